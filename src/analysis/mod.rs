@@ -1,0 +1,8 @@
+//! Deterministic analyses over the syntax layer: control-flow graphs, call graphs and data
+//! dependency. Pure, synchronous and deterministic (architecture invariant 2): no I/O, no
+//! clock, no randomness; long loops poll a [`Cancel`](crate::syntax::Cancel) flag; broken or
+//! hostile input yields partial results plus errors, never a panic.
+
+pub mod callgraph;
+pub mod cfg;
+pub mod dataflow;

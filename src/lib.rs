@@ -1,0 +1,2 @@
+pub mod syntax;
+pub mod analysis;

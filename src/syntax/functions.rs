@@ -1,0 +1,553 @@
+//! Function discovery: every function, method, constructor, modifier and lambda of a file,
+//! with its qualified name (`Class.method`, `Outer.Inner.method`, `ns::Class::method` in C++),
+//! signature and body. Nested functions and lambdas are separate functions.
+//!
+//! The walk is iterative, so deeply nested input cannot overflow the stack.
+
+use super::language::Language;
+use super::parse::ParsedFile;
+use tree_sitter::Node;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FunctionKind {
+    Function,
+    Method,
+    Constructor,
+    Lambda,
+    /// Solidity modifier.
+    Modifier,
+}
+
+/// One function of a parsed file.
+#[derive(Debug, Clone)]
+pub struct Function<'t> {
+    /// Qualified name, unique within the file except for overloads (see `signature`).
+    pub name: String,
+    /// The unqualified name (`method`), or `<lambda@LINE>` for anonymous functions.
+    pub simple_name: String,
+    /// Qualified name of the innermost enclosing class/contract/struct, if any.
+    pub class: Option<String>,
+    /// Qualified name of the enclosing scope (class, namespace or function), if any.
+    pub container: Option<String>,
+    pub kind: FunctionKind,
+    /// Parameter list as written, whitespace collapsed, e.g. `(self, a: int)`.
+    pub signature: String,
+    /// Parameter names in order (receiver parameters such as Python's `self` included).
+    pub params: Vec<String>,
+    /// The whole definition node (for Python, the `function_definition`, not the decorator).
+    pub node: Node<'t>,
+    /// The body (a block, or an expression for lambdas), if present.
+    pub body: Option<Node<'t>>,
+    /// 1-based first and last line of the definition.
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+impl Function<'_> {
+    /// Number of parameters a caller passes (Python's `self`/`cls` on methods excluded).
+    pub fn call_arity(&self) -> usize {
+        let skip = usize::from(
+            self.kind != FunctionKind::Function
+                && self.kind != FunctionKind::Lambda
+                && matches!(self.params.first().map(String::as_str), Some("self" | "cls"))
+                && self.class.is_some(),
+        );
+        self.params.len().saturating_sub(skip)
+    }
+
+    /// True when the function takes a variable number of arguments.
+    pub fn is_variadic(&self) -> bool {
+        self.signature.contains("...") || self.signature.contains('*')
+            && self.node.kind() == "function_definition"
+            && self.signature.split(',').any(|p| p.trim_start().starts_with('*'))
+    }
+}
+
+/// The separator between qualified-name segments for a language.
+pub fn separator(lang: Language) -> &'static str {
+    match lang {
+        Language::Cpp => "::",
+        _ => ".",
+    }
+}
+
+#[derive(Clone)]
+struct Scope {
+    /// Qualified name of this scope ("" at top level).
+    path: String,
+    /// Qualified name of the innermost class-like scope.
+    class: Option<String>,
+}
+
+fn join(sep: &str, path: &str, seg: &str) -> String {
+    if path.is_empty() {
+        seg.to_string()
+    } else {
+        format!("{path}{sep}{seg}")
+    }
+}
+
+fn collapse_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for ch in s.chars() {
+        if ch.is_whitespace() {
+            space = true;
+        } else {
+            if space && !out.is_empty() && !out.ends_with('(') && ch != ')' {
+                out.push(' ');
+            }
+            space = false;
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// Finds all functions in document order.
+pub fn collect_functions(file: &ParsedFile) -> Vec<Function<'_>> {
+    let lang = file.language;
+    let sep = separator(lang);
+    let mut out = Vec::new();
+    let root = file.root();
+    let top = Scope {
+        path: String::new(),
+        class: None,
+    };
+    // Explicit stack of (node, scope) pairs; children pushed in reverse to keep document order.
+    let mut stack: Vec<(Node<'_>, Scope)> = vec![(root, top)];
+    while let Some((node, scope)) = stack.pop() {
+        let mut child_scope = scope.clone();
+        if let Some(class_name) = class_like_name(file, node) {
+            let path = join(sep, &scope.path, &class_name);
+            child_scope = Scope {
+                path: path.clone(),
+                class: Some(path),
+            };
+        } else if let Some(ns) = namespace_name(file, node) {
+            child_scope = Scope {
+                path: join(sep, &scope.path, &ns),
+                class: scope.class.clone(),
+            };
+        } else if let Some(f) = function_at(file, node, &scope) {
+            child_scope = Scope {
+                path: f.name.clone(),
+                class: scope.class.clone(),
+            };
+            out.push(f);
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in children.into_iter().rev() {
+            stack.push((child, child_scope.clone()));
+        }
+    }
+    out
+}
+
+fn field_text<'a>(file: &'a ParsedFile, node: Node<'_>, field: &str) -> Option<&'a str> {
+    node.child_by_field_name(field).map(|n| file.node_text(n))
+}
+
+/// If `node` declares a class-like scope, its (unqualified) name.
+fn class_like_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
+    let kind = node.kind();
+    let named = matches!(
+        (file.language, kind),
+        (Language::Python, "class_definition")
+            | (
+                Language::Java,
+                "class_declaration"
+                    | "interface_declaration"
+                    | "enum_declaration"
+                    | "record_declaration"
+                    | "annotation_type_declaration"
+            )
+            | (
+                Language::Cpp,
+                "class_specifier" | "struct_specifier" | "union_specifier"
+            )
+            | (
+                Language::Solidity,
+                "contract_declaration" | "interface_declaration" | "library_declaration"
+            )
+            | (
+                Language::JavaScript | Language::TypeScript,
+                "class_declaration" | "class" | "abstract_class_declaration"
+            )
+    );
+    if named {
+        // C++ forward declarations (`struct S;`) and elaborated types have no body.
+        if file.language == Language::Cpp && node.child_by_field_name("body").is_none() {
+            return None;
+        }
+        let name = field_text(file, node, "name")
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("<anonymous@{}>", file.line_of(node.start_byte())));
+        return Some(name);
+    }
+    // Java anonymous classes: `new T() { ... }`.
+    if file.language == Language::Java && kind == "class_body" {
+        if let Some(parent) = node.parent() {
+            if parent.kind() == "object_creation_expression" {
+                let ty = field_text(file, parent, "type").unwrap_or("Object");
+                return Some(format!("<anonymous {}@{}>", ty, file.line_of(node.start_byte())));
+            }
+        }
+    }
+    None
+}
+
+fn namespace_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
+    if file.language == Language::Cpp && node.kind() == "namespace_definition" {
+        return Some(
+            field_text(file, node, "name")
+                .map(|s| s.split_whitespace().collect::<String>())
+                .unwrap_or_else(|| "(anonymous namespace)".to_string()),
+        );
+    }
+    None
+}
+
+/// If `node` defines a function, describe it.
+fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Option<Function<'t>> {
+    let lang = file.language;
+    let sep = separator(lang);
+    let line = file.line_of(node.start_byte());
+    let lambda_name = || format!("<lambda@{line}>");
+    let in_class = scope.class.is_some() && scope.class.as_deref() == Some(scope.path.as_str());
+    let method_or_fn = |k| if in_class { k } else { FunctionKind::Function };
+    let (simple, kind, params_node, body): (String, FunctionKind, Option<Node<'t>>, Option<Node<'t>>) =
+        match (lang, node.kind()) {
+            (Language::Python, "function_definition") => {
+                let name = field_text(file, node, "name")?.to_string();
+                let kind = if in_class && name == "__init__" {
+                    FunctionKind::Constructor
+                } else {
+                    method_or_fn(FunctionKind::Method)
+                };
+                (name, kind, node.child_by_field_name("parameters"), node.child_by_field_name("body"))
+            }
+            (Language::Python, "lambda") => (
+                lambda_name(),
+                FunctionKind::Lambda,
+                node.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            ),
+            (Language::Java, "method_declaration") => (
+                field_text(file, node, "name")?.to_string(),
+                FunctionKind::Method,
+                node.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            ),
+            (Language::Java, "constructor_declaration" | "compact_constructor_declaration") => (
+                field_text(file, node, "name")?.to_string(),
+                FunctionKind::Constructor,
+                node.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            ),
+            (Language::Java, "lambda_expression") => (
+                lambda_name(),
+                FunctionKind::Lambda,
+                node.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            ),
+            (Language::C | Language::Cpp, "function_definition") => {
+                let declarator = find_function_declarator(node.child_by_field_name("declarator")?)?;
+                let name_node = declarator.child_by_field_name("declarator")?;
+                let raw: String = file.node_text(name_node).split_whitespace().collect();
+                let (simple, extra) = split_cpp_qualified(&raw);
+                let in_cls = !extra.is_empty() || in_class;
+                let kind = if lang == Language::Cpp {
+                    let cls_simple = if !extra.is_empty() {
+                        extra.rsplit("::").next().map(str::to_string)
+                    } else {
+                        scope.class.as_deref().map(|c| c.rsplit("::").next().unwrap_or(c).to_string())
+                    };
+                    if in_cls && (cls_simple.as_deref() == Some(simple.as_str()) || simple.starts_with('~')) {
+                        FunctionKind::Constructor
+                    } else if in_cls {
+                        FunctionKind::Method
+                    } else {
+                        FunctionKind::Function
+                    }
+                } else {
+                    FunctionKind::Function
+                };
+                let full_simple = if extra.is_empty() { simple } else { format!("{extra}::{simple}") };
+                (
+                    full_simple,
+                    kind,
+                    declarator.child_by_field_name("parameters"),
+                    node.child_by_field_name("body"),
+                )
+            }
+            (Language::Cpp, "lambda_expression") => {
+                let params = node
+                    .child_by_field_name("declarator")
+                    .and_then(|d| d.child_by_field_name("parameters"));
+                (lambda_name(), FunctionKind::Lambda, params, node.child_by_field_name("body"))
+            }
+            (Language::Solidity, "function_definition") => (
+                field_text(file, node, "name")?.to_string(),
+                method_or_fn(FunctionKind::Method),
+                None,
+                node.child_by_field_name("body"),
+            ),
+            (Language::Solidity, "constructor_definition") => (
+                "constructor".to_string(),
+                FunctionKind::Constructor,
+                None,
+                node.child_by_field_name("body"),
+            ),
+            (Language::Solidity, "modifier_definition") => (
+                field_text(file, node, "name")?.to_string(),
+                FunctionKind::Modifier,
+                None,
+                node.child_by_field_name("body"),
+            ),
+            (Language::Solidity, "fallback_receive_definition") => {
+                let t = file.node_text(node);
+                let name = if t.trim_start().starts_with("receive") { "receive" } else { "fallback" };
+                (name.to_string(), FunctionKind::Method, None, node.child_by_field_name("body"))
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "function_declaration" | "generator_function_declaration" | "method_definition",
+            ) => {
+                let name = field_text(file, node, "name")?.to_string();
+                let kind = if node.kind() == "method_definition" {
+                    if name == "constructor" { FunctionKind::Constructor } else { FunctionKind::Method }
+                } else {
+                    FunctionKind::Function
+                };
+                (name, kind, node.child_by_field_name("parameters"), node.child_by_field_name("body"))
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "arrow_function" | "function_expression" | "function" | "generator_function",
+            ) => {
+                // `const f = () => ...` takes the variable's name.
+                let named = node
+                    .child_by_field_name("name")
+                    .or_else(|| {
+                        node.parent()
+                            .filter(|p| p.kind() == "variable_declarator")
+                            .and_then(|p| p.child_by_field_name("name"))
+                    })
+                    .map(|n| file.node_text(n).to_string());
+                let params = node
+                    .child_by_field_name("parameters")
+                    .or_else(|| node.child_by_field_name("parameter"));
+                let kind = if named.is_some() { FunctionKind::Function } else { FunctionKind::Lambda };
+                (named.unwrap_or_else(lambda_name), kind, params, node.child_by_field_name("body"))
+            }
+            _ => return None,
+        };
+    let (signature, params) = match (lang, params_node) {
+        (Language::Solidity, _) => {
+            let mut cursor = node.walk();
+            let ps: Vec<Node<'_>> = node
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "parameter")
+                .collect();
+            let sig = format!(
+                "({})",
+                ps.iter().map(|p| collapse_ws(file.node_text(*p))).collect::<Vec<_>>().join(", ")
+            );
+            let names = ps
+                .iter()
+                .filter_map(|p| p.child_by_field_name("name").map(|n| file.node_text(n).to_string()))
+                .collect();
+            (sig, names)
+        }
+        (_, Some(p)) => {
+            let text = collapse_ws(file.node_text(p));
+            let sig = if text.starts_with('(') { text } else { format!("({text})") };
+            (sig, parameter_names(file, p))
+        }
+        (_, None) => ("()".to_string(), Vec::new()),
+    };
+    let name = join(sep, &scope.path, &simple);
+    let simple_name = simple.rsplit(sep).next().unwrap_or(&simple).to_string();
+    let class = match lang {
+        Language::Cpp if simple.contains("::") => {
+            let (_, extra) = split_cpp_qualified(&simple);
+            Some(join(sep, &scope.path, &extra))
+        }
+        _ if in_class => scope.class.clone(),
+        _ => None,
+    };
+    let container = if scope.path.is_empty() { None } else { Some(scope.path.clone()) };
+    Some(Function {
+        name,
+        simple_name,
+        class,
+        container,
+        kind,
+        signature,
+        params,
+        node,
+        body,
+        start_line: line,
+        end_line: file.line_of(node.end_byte().saturating_sub(1).max(node.start_byte())),
+    })
+}
+
+/// Unwraps pointer/reference/parenthesised declarators down to the function declarator.
+fn find_function_declarator(mut node: Node<'_>) -> Option<Node<'_>> {
+    for _ in 0..64 {
+        match node.kind() {
+            "function_declarator" => return Some(node),
+            "pointer_declarator" | "reference_declarator" | "parenthesized_declarator"
+            | "attributed_declarator" => {
+                node = node
+                    .child_by_field_name("declarator")
+                    .or_else(|| node.named_child(node.named_child_count().saturating_sub(1)))?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Splits `A::B::f` into (`f`, `A::B`); template arguments in qualifiers are kept.
+fn split_cpp_qualified(raw: &str) -> (String, String) {
+    match raw.rfind("::") {
+        Some(i) if !raw[i + 2..].is_empty() => (raw[i + 2..].to_string(), raw[..i].trim_start_matches("::").to_string()),
+        _ => (raw.to_string(), String::new()),
+    }
+}
+
+/// Names declared by a parameter list node (best effort across grammars).
+fn parameter_names(file: &ParsedFile, params: Node<'_>) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut cursor = params.walk();
+    if params.kind() == "identifier" {
+        // JS single-parameter arrow function `x => x`.
+        return vec![file.node_text(params).to_string()];
+    }
+    for p in params.named_children(&mut cursor) {
+        if p.kind() == "comment" {
+            continue;
+        }
+        if let Some(n) = declared_identifier(file, p) {
+            names.push(n);
+        } else if p.kind() != "variadic_parameter" || file.node_text(p).trim() != "..." {
+            names.push(String::new());
+        }
+    }
+    names
+}
+
+/// The identifier a parameter declares (drilling through declarators and defaults).
+fn declared_identifier(file: &ParsedFile, mut node: Node<'_>) -> Option<String> {
+    for _ in 0..32 {
+        match node.kind() {
+            "identifier" | "field_identifier" | "shorthand_property_identifier_pattern" => {
+                return Some(file.node_text(node).to_string())
+            }
+            _ => {}
+        }
+        let next = node
+            .child_by_field_name("name")
+            .or_else(|| node.child_by_field_name("declarator"))
+            .or_else(|| node.child_by_field_name("pattern"))
+            .or_else(|| node.child_by_field_name("left"))
+            .or_else(|| {
+                let mut c = node.walk();
+                let found = node
+                    .named_children(&mut c)
+                    .find(|c| matches!(c.kind(), "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"));
+                found
+            });
+        node = next?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(lang: Language, src: &str) -> Vec<(String, String)> {
+        let f = ParsedFile::parse(lang, src);
+        collect_functions(&f)
+            .into_iter()
+            .map(|x| (x.name, x.signature))
+            .collect()
+    }
+
+    #[test]
+    fn python_qualified_names() {
+        let src = "class Report:\n    def render(self):\n        def helper(x):\n            return x\n        return helper(1)\n\ndef main(a, b=2, *args):\n    f = lambda y: y\n";
+        assert_eq!(
+            names(Language::Python, src),
+            vec![
+                ("Report.render".into(), "(self)".into()),
+                ("Report.render.helper".into(), "(x)".into()),
+                ("main".into(), "(a, b=2, *args)".into()),
+                ("main.<lambda@8>".into(), "(y)".into()),
+            ]
+        );
+        let f = ParsedFile::parse(Language::Python, src);
+        let fs = collect_functions(&f);
+        assert_eq!(fs[0].call_arity(), 0);
+        assert_eq!(fs[0].class.as_deref(), Some("Report"));
+        assert_eq!(fs[1].class, None);
+        assert_eq!(fs[2].params, vec!["a", "b", "args"]);
+    }
+
+    #[test]
+    fn java_nested_classes_and_overloads() {
+        let src = "class Outer { class Inner { void m(int a) {} void m(String s, int b) {} } Outer() {} }";
+        assert_eq!(
+            names(Language::Java, src),
+            vec![
+                ("Outer.Inner.m".into(), "(int a)".into()),
+                ("Outer.Inner.m".into(), "(String s, int b)".into()),
+                ("Outer.Outer".into(), "()".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn cpp_namespaces_and_out_of_class_definitions() {
+        let src = "namespace ns { int f(int x) { return x; } struct S { void g() {} }; }\nvoid ns::S::h(int a, char *b) {}\nint *p(void) { return 0; }\n";
+        assert_eq!(
+            names(Language::Cpp, src),
+            vec![
+                ("ns::f".into(), "(int x)".into()),
+                ("ns::S::g".into(), "()".into()),
+                ("ns::S::h".into(), "(int a, char *b)".into()),
+                ("p".into(), "(void)".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn solidity_contract_members() {
+        let src = "contract Bank { modifier onlyOwner() { _; } constructor() {} function pay(address to, uint v) public {} receive() external payable {} }";
+        assert_eq!(
+            names(Language::Solidity, src),
+            vec![
+                ("Bank.onlyOwner".into(), "()".into()),
+                ("Bank.constructor".into(), "()".into()),
+                ("Bank.pay".into(), "(address to, uint v)".into()),
+                ("Bank.receive".into(), "()".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn c_functions_with_pointer_returns() {
+        let src = "static char *dup(const char *s) { return 0; }\nint main(int argc, char **argv) { return 0; }\n";
+        let f = ParsedFile::parse(Language::C, src);
+        let fs = collect_functions(&f);
+        assert_eq!(fs.len(), 2);
+        assert_eq!(fs[0].name, "dup");
+        assert_eq!(fs[1].params, vec!["argc", "argv"]);
+        assert_eq!((fs[1].start_line, fs[1].end_line), (2, 2));
+    }
+}

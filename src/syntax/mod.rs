@@ -1,0 +1,12 @@
+//! The syntax layer: languages, parsing, positions, function discovery and the normalised AST.
+//! Pure and synchronous (architecture invariant 2).
+
+pub mod cancel;
+pub mod functions;
+pub mod language;
+pub mod parse;
+pub mod position;
+
+pub use cancel::Cancel;
+pub use language::Language;
+pub use parse::ParsedFile;

@@ -1,0 +1,334 @@
+//! Parsing with tree-sitter: source validation, error regions, and incremental reparsing.
+
+use super::cancel::Cancel;
+use super::language::Language;
+use super::position::{ColumnEncoding, LineCol, LineIndex};
+use serde::Serialize;
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
+
+/// Default ceiling on a file's size; larger files are refused with a per-file error.
+pub const DEFAULT_MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+/// At most this many syntax-error regions are reported per file.
+pub const MAX_REPORTED_ERRORS: usize = 100;
+
+/// A problem with one file: unreadable, binary, not UTF-8, too large, or syntax errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceError {
+    /// 1-based line, 0 when the error concerns the whole file.
+    pub line: usize,
+    pub message: String,
+}
+
+/// Why a file could not be turned into text for parsing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    Binary,
+    NotUtf8 { byte_offset: usize, line: usize },
+    TooLarge { bytes: usize, limit: usize },
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::Binary => write!(f, "binary file (contains NUL bytes); not analysed"),
+            DecodeError::NotUtf8 { byte_offset, line } => write!(
+                f,
+                "not valid UTF-8 (first invalid byte at offset {byte_offset}, line {line}); not analysed"
+            ),
+            DecodeError::TooLarge { bytes, limit } => {
+                write!(f, "file is {bytes} bytes, over the {limit}-byte limit; not analysed")
+            }
+        }
+    }
+}
+
+/// Validates raw bytes as analysable source text.
+pub fn decode_source(bytes: &[u8], max_bytes: usize) -> Result<&str, DecodeError> {
+    if bytes.len() > max_bytes {
+        return Err(DecodeError::TooLarge {
+            bytes: bytes.len(),
+            limit: max_bytes,
+        });
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(DecodeError::Binary);
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => {
+            if s.contains('\0') {
+                Err(DecodeError::Binary)
+            } else {
+                Ok(s)
+            }
+        }
+        Err(e) => {
+            let off = e.valid_up_to();
+            let line = bytes[..off].iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(DecodeError::NotUtf8 {
+                byte_offset: off,
+                line,
+            })
+        }
+    }
+}
+
+/// One parsed source file. Owns its text and tree; byte offsets index into `text`.
+pub struct ParsedFile {
+    pub language: Language,
+    pub text: String,
+    pub tree: Tree,
+    pub lines: LineIndex,
+    /// Syntax-error regions (ERROR and MISSING nodes), in document order.
+    pub errors: Vec<SourceError>,
+    /// True when parsing stopped early (cancelled); the tree is then absent-or-partial.
+    pub cancelled: bool,
+}
+
+impl std::fmt::Debug for ParsedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParsedFile")
+            .field("language", &self.language)
+            .field("bytes", &self.text.len())
+            .field("errors", &self.errors)
+            .finish()
+    }
+}
+
+fn new_parser(language: Language) -> Parser {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language.grammar())
+        .expect("bundled grammars are ABI compatible (checked by tests)");
+    parser
+}
+
+fn run_parser(
+    parser: &mut Parser,
+    text: &str,
+    old: Option<&Tree>,
+    cancel: &Cancel,
+) -> Option<Tree> {
+    let bytes = text.as_bytes();
+    let mut progress = |_: &tree_sitter::ParseState| {
+        // Returning true asks tree-sitter to stop.
+        cancel.is_cancelled()
+    };
+    let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+    parser.parse_with_options(
+        &mut |i, _| if i < bytes.len() { &bytes[i..] } else { &[] },
+        old,
+        Some(options),
+    )
+}
+
+impl ParsedFile {
+    /// Parses a text. Never panics; syntax errors are collected in `errors`.
+    pub fn parse(language: Language, text: impl Into<String>) -> ParsedFile {
+        Self::parse_with_cancel(language, text, &Cancel::never())
+    }
+
+    pub fn parse_with_cancel(
+        language: Language,
+        text: impl Into<String>,
+        cancel: &Cancel,
+    ) -> ParsedFile {
+        let text = text.into();
+        let mut parser = new_parser(language);
+        let tree = run_parser(&mut parser, &text, None, cancel);
+        Self::from_tree(language, text, tree)
+    }
+
+    fn from_tree(language: Language, text: String, tree: Option<Tree>) -> ParsedFile {
+        let lines = LineIndex::new(&text);
+        let (tree, cancelled) = match tree {
+            Some(t) => (t, false),
+            None => {
+                // Cancelled: keep an empty tree so callers still have a valid value.
+                let mut p = new_parser(language);
+                (p.parse("", None).expect("empty parse succeeds"), true)
+            }
+        };
+        let mut file = ParsedFile {
+            language,
+            text,
+            tree,
+            lines,
+            errors: Vec::new(),
+            cancelled,
+        };
+        file.errors = file.collect_errors();
+        if cancelled {
+            file.errors.push(SourceError {
+                line: 0,
+                message: "parsing was cancelled; results are partial".into(),
+            });
+        }
+        file
+    }
+
+    /// Applies one edit (replace `start..old_end` bytes by `new_text`) and reparses
+    /// incrementally, reusing the old tree. Out-of-range or non-boundary offsets are clamped
+    /// to character boundaries.
+    pub fn edit(&mut self, start: usize, old_end: usize, new_text: &str) {
+        let clamp = |t: &str, mut o: usize| {
+            o = o.min(t.len());
+            while !t.is_char_boundary(o) {
+                o -= 1;
+            }
+            o
+        };
+        let start = clamp(&self.text, start);
+        let old_end = clamp(&self.text, old_end.max(start));
+        let start_position = self.point_at(start);
+        let old_end_position = self.point_at(old_end);
+        let mut text = String::with_capacity(self.text.len() + new_text.len());
+        text.push_str(&self.text[..start]);
+        text.push_str(new_text);
+        text.push_str(&self.text[old_end..]);
+        let new_end = start + new_text.len();
+        let new_lines = LineIndex::new(&text);
+        let lc = new_lines.to_line_col(&text, new_end, ColumnEncoding::Utf8);
+        let new_end_position = Point::new(lc.line as usize, lc.col as usize);
+        self.tree.edit(&InputEdit {
+            start_byte: start,
+            old_end_byte: old_end,
+            new_end_byte: new_end,
+            start_position,
+            old_end_position,
+            new_end_position,
+        });
+        let mut parser = new_parser(self.language);
+        let old = if self.cancelled { None } else { Some(&self.tree) };
+        let tree = run_parser(&mut parser, &text, old, &Cancel::never());
+        *self = Self::from_tree(self.language, text, tree);
+    }
+
+    fn point_at(&self, offset: usize) -> Point {
+        let lc = self
+            .lines
+            .to_line_col(&self.text, offset, ColumnEncoding::Utf8);
+        Point::new(lc.line as usize, lc.col as usize)
+    }
+
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The text of a node.
+    pub fn node_text(&self, node: Node<'_>) -> &str {
+        self.text.get(node.byte_range()).unwrap_or("")
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.lines.line_of(offset) + 1
+    }
+
+    /// Line/column of a byte offset in the requested encoding.
+    pub fn position(&self, offset: usize, enc: ColumnEncoding) -> LineCol {
+        self.lines.to_line_col(&self.text, offset, enc)
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.root().has_error() || self.cancelled
+    }
+
+    /// Collects ERROR and MISSING nodes iteratively (no recursion: safe on deep trees).
+    fn collect_errors(&self) -> Vec<SourceError> {
+        let mut out = Vec::new();
+        let root = self.root();
+        if !root.has_error() {
+            return out;
+        }
+        let mut cursor = root.walk();
+        let mut total = 0usize;
+        'walk: loop {
+            let node = cursor.node();
+            let mut descend = node.has_error();
+            if node.is_error() || node.is_missing() {
+                total += 1;
+                if out.len() < MAX_REPORTED_ERRORS {
+                    let line = self.line_of(node.start_byte());
+                    let message = if node.is_missing() {
+                        format!("syntax error: missing `{}`", node.kind())
+                    } else {
+                        let end_line = self.line_of(node.end_byte());
+                        if end_line > line {
+                            format!("syntax error (lines {line}-{end_line} not parsed)")
+                        } else {
+                            "syntax error".to_string()
+                        }
+                    };
+                    out.push(SourceError { line, message });
+                }
+                descend = false;
+            }
+            if descend && cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    continue 'walk;
+                }
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+        if total > out.len() {
+            out.push(SourceError {
+                line: 0,
+                message: format!("{} more syntax errors not listed", total - out.len()),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_error_regions_and_keeps_parsing() {
+        let f = ParsedFile::parse(Language::Python, "def ok():\n    return 1\n\ndef bad(:\n    pass\n");
+        assert!(f.has_errors());
+        assert!(!f.errors.is_empty());
+        assert!(f.errors.iter().all(|e| e.line >= 4 || e.line == 0), "{:?}", f.errors);
+    }
+
+    #[test]
+    fn refuses_binary_non_utf8_and_oversized_input() {
+        assert_eq!(decode_source(b"a\0b", 100), Err(DecodeError::Binary));
+        assert_eq!(
+            decode_source(b"x = 1\ny = '\xe9'\n", 100),
+            Err(DecodeError::NotUtf8 { byte_offset: 11, line: 2 })
+        );
+        assert!(matches!(decode_source(&[b'a'; 10], 5), Err(DecodeError::TooLarge { .. })));
+        assert_eq!(decode_source(b"", 5), Ok(""));
+    }
+
+    #[test]
+    fn incremental_edit_matches_fresh_parse() {
+        let mut f = ParsedFile::parse(Language::C, "int f(int a) { return a; }\n");
+        let at = f.text.find("return a").unwrap() + "return ".len();
+        f.edit(at, at + 1, "a + 1");
+        let fresh = ParsedFile::parse(Language::C, f.text.clone());
+        assert_eq!(f.text, "int f(int a) { return a + 1; }\n");
+        assert_eq!(f.root().to_sexp(), fresh.root().to_sexp());
+        // Clamped, out-of-range edit does not panic.
+        f.edit(10_000, 20_000, "\n// tail");
+        assert!(f.text.ends_with("// tail"));
+    }
+
+    #[test]
+    fn cancelled_parse_yields_partial_result() {
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let big = "x = 1\n".repeat(50_000);
+        let f = ParsedFile::parse_with_cancel(Language::Python, big, &cancel);
+        assert!(f.cancelled);
+        assert!(f.errors.iter().any(|e| e.message.contains("cancelled")));
+    }
+}
