@@ -1,2 +1,9 @@
-pub mod syntax;
+//! crosscheck: a language server and CLI that cross-checks LLM code analysis against
+//! deterministic analysis. See ARCHITECTURE.md for the code map and invariants.
+//!
+//! Layers depend one way: `syntax` -> `analysis` -> (`llm`, `crosscheck`) -> `telemetry` ->
+//! front ends (`lsp`, `cli`).
+
 pub mod analysis;
+pub mod cli;
+pub mod syntax;

@@ -1,0 +1,115 @@
+//! The command-line front end: argument parsing, input collection, output. Calls the same core
+//! as the language server.
+
+pub mod analyze;
+pub mod bench;
+pub mod inputs;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Json,
+    Text,
+}
+
+/// crosscheck: deterministic code analysis, cross-checked LLM judgments, agreement telemetry.
+#[derive(Debug, Parser)]
+#[command(name = "crosscheck", version, about, propagate_version = true)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace). CROSSCHECK_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse files and run the deterministic analyses (CFG, call graph, data dependency).
+    Analyze(analyze::AnalyzeArgs),
+    /// Measure parsing and analysis throughput and peak memory on a corpus.
+    Bench(bench::BenchArgs),
+    /// Print a JSON Schema of an output contract.
+    Schema {
+        /// Which contract.
+        #[arg(value_enum)]
+        which: SchemaKind,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SchemaKind {
+    Analyze,
+}
+
+/// Writes to stdout, treating a closed pipe (`crosscheck analyze x | head`) as success.
+pub fn print_stdout(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let res = out
+        .write_all(text.as_bytes())
+        .and_then(|_| if text.ends_with('\n') { Ok(()) } else { out.write_all(b"\n") })
+        .and_then(|_| out.flush());
+    match res {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CROSSCHECK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Logs always go to stderr: stdout carries data (and the protocol in `lsp` mode).
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Runs a parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    init_tracing(cli.verbose);
+    let result = match &cli.command {
+        Command::Analyze(args) => analyze::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Schema { which } => match which {
+            SchemaKind::Analyze => {
+                print_stdout(crate::analysis::report::ANALYZE_SCHEMA).map(|_| 0).map_err(Into::into)
+            }
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("crosscheck: error: {e:#}");
+            1
+        }
+    }
+}
+
+/// Entry point of the binary. The work runs on a thread with a large stack as a second line of
+/// defence: analyses are iterative or depth-bounded, but hostile input must never crash us.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("crosscheck-main".into())
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || run(cli));
+    match worker {
+        Ok(handle) => handle.join().unwrap_or_else(|_| {
+            eprintln!("crosscheck: internal error (a bug): the analysis thread panicked");
+            101
+        }),
+        Err(e) => {
+            eprintln!("crosscheck: cannot start worker thread: {e}");
+            1
+        }
+    }
+}
