@@ -1,2 +1,4 @@
 pub mod syntax;
 pub mod analysis;
+pub mod cli;
+pub mod stats;
