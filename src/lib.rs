@@ -6,4 +6,5 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod stats;
 pub mod syntax;

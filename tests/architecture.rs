@@ -18,7 +18,13 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Top-level module of a source file (`src/analysis/cfg.rs` -> `analysis`).
 fn module_of(src: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(src).unwrap();
-    let first = rel.components().next().unwrap().as_os_str().to_string_lossy().to_string();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy()
+        .to_string();
     first.trim_end_matches(".rs").to_string()
 }
 
@@ -52,7 +58,10 @@ fn layers_depend_one_way_and_boundaries_hold() {
     for file in &files {
         let module = module_of(&src, file);
         let Some(my_rank) = rank(&module) else {
-            violations.push(format!("{}: module `{module}` has no layer in tests/architecture.rs", file.display()));
+            violations.push(format!(
+                "{}: module `{module}` has no layer in tests/architecture.rs",
+                file.display()
+            ));
             continue;
         };
         let text = std::fs::read_to_string(file).unwrap();
@@ -61,10 +70,15 @@ fn layers_depend_one_way_and_boundaries_hold() {
             let mut rest = line;
             while let Some(pos) = rest.find("crate::") {
                 let tail = &rest[pos + 7..];
-                let target: String = tail.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let target: String = tail
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
                 if let Some(r) = rank(&target) {
                     if r > my_rank {
-                        violations.push(format!("{at}: `{module}` (layer {my_rank}) uses `{target}` (layer {r})"));
+                        violations.push(format!(
+                            "{at}: `{module}` (layer {my_rank}) uses `{target}` (layer {r})"
+                        ));
                     }
                 }
                 rest = tail;
@@ -72,20 +86,39 @@ fn layers_depend_one_way_and_boundaries_hold() {
             if module != "llm" && (line.contains("reqwest") || line.contains("hyper::")) {
                 violations.push(format!("{at}: only `llm` may use HTTP"));
             }
-            if module != "lsp" && (line.contains("tower_lsp_server") || line.contains("lsp_types")) {
+            if module != "lsp" && (line.contains("tower_lsp_server") || line.contains("lsp_types"))
+            {
                 violations.push(format!("{at}: only `lsp` may use LSP types"));
             }
             if matches!(module.as_str(), "syntax" | "analysis" | "stats") {
-                for banned in ["std::fs", "std::net", "std::time::Instant", "SystemTime", "std::env", "tokio", "println!", "print!("] {
+                for banned in [
+                    "std::fs",
+                    "std::net",
+                    "std::time::Instant",
+                    "SystemTime",
+                    "std::env",
+                    "tokio",
+                    "println!",
+                    "print!(",
+                ] {
                     if line.contains(banned) {
                         violations.push(format!("{at}: pure layer `{module}` uses `{banned}`"));
                     }
                 }
             }
-            if module != "cli" && (line.contains("println!") || line.contains("print!(")) && !line.contains("eprint") {
-                violations.push(format!("{at}: stdout belongs to the CLI output function and the LSP protocol"));
+            if module != "cli"
+                && (line.contains("println!") || line.contains("print!("))
+                && !line.contains("eprint")
+            {
+                violations.push(format!(
+                    "{at}: stdout belongs to the CLI output function and the LSP protocol"
+                ));
             }
         }
     }
-    assert!(violations.is_empty(), "architecture violations:\n{}", violations.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "architecture violations:\n{}",
+        violations.join("\n")
+    );
 }

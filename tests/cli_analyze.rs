@@ -9,7 +9,10 @@ fn analyze_json(args: &[&str]) -> (Value, i32) {
     full.extend_from_slice(args);
     let out = run(&full);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "stdout is not JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     (v, out.status.code().unwrap_or(-1))
 }
@@ -37,7 +40,12 @@ fn bundled_examples_follow_the_contract() {
     let files = report["files"].as_array().unwrap();
     assert_eq!(files.len(), 5, "one entry per example file");
     for f in files {
-        assert!(f["errors"].as_array().unwrap().is_empty(), "{}: {:?}", f["file"], f["errors"]);
+        assert!(
+            f["errors"].as_array().unwrap().is_empty(),
+            "{}: {:?}",
+            f["file"],
+            f["errors"]
+        );
         for func in f["functions"].as_array().unwrap() {
             assert_cfg_invariants(func);
         }
@@ -61,7 +69,9 @@ fn bundled_examples_follow_the_contract() {
     assert!(
         edges.iter().any(|e| e["caller"]["name"] == "main"
             && e["callee"]["name"] == "lookup"
-            && e["callee"]["file"].as_str().is_some_and(|f| f.ends_with("inventory.py"))),
+            && e["callee"]["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("inventory.py"))),
         "main -> lookup missing"
     );
     // A data dependency: query depends on name.
@@ -91,11 +101,22 @@ fn exit_code_1_when_an_input_cannot_be_analysed_but_others_are() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("missing.py") && stderr.contains("cannot read"), "{stderr}");
-    assert!(stderr.contains("notes.txt") && stderr.contains("unknown language"), "{stderr}");
+    assert!(
+        stderr.contains("missing.py") && stderr.contains("cannot read"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("notes.txt") && stderr.contains("unknown language"),
+        "{stderr}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_valid_analyze_json(&v);
-    let ok = v["files"].as_array().unwrap().iter().find(|f| f["file"].as_str().unwrap().ends_with("ok.py")).unwrap();
+    let ok = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"].as_str().unwrap().ends_with("ok.py"))
+        .unwrap();
     assert_eq!(ok["functions"][0]["name"], "f");
 }
 
@@ -113,8 +134,14 @@ fn lang_flag_overrides_detection() {
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(run(&["analyze"]).status.code(), Some(2));
-    assert_eq!(run(&["analyze", "x.py", "--lang", "cobol"]).status.code(), Some(2));
-    assert_eq!(run(&["analyze", "x.py", "--format", "yaml"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["analyze", "x.py", "--lang", "cobol"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["analyze", "x.py", "--format", "yaml"]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -131,7 +158,12 @@ fn syntax_errors_are_reported_with_partial_results() {
     assert_valid_analyze_json(&v);
     let f = &v["files"][0];
     assert!(!f["errors"].as_array().unwrap().is_empty());
-    let ok = f["functions"].as_array().unwrap().iter().find(|x| x["name"] == "A.ok").expect("A.ok parsed");
+    let ok = f["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "A.ok")
+        .expect("A.ok parsed");
     assert_eq!(ok["cyclomatic"], 2);
 }
 

@@ -39,7 +39,13 @@ fn nested(lang: &str, depth: usize) -> String {
             };
             let mut s = String::from(head);
             for i in 0..depth {
-                s.push_str(if i % 3 == 0 { "if (x) {" } else if i % 3 == 1 { "while (x) {" } else { "{" });
+                s.push_str(if i % 3 == 0 {
+                    "if (x) {"
+                } else if i % 3 == 1 {
+                    "while (x) {"
+                } else {
+                    "{"
+                });
             }
             s.push_str("x = x - 1;");
             s.push_str(&"}".repeat(depth));
@@ -54,8 +60,12 @@ fn long_expression(lang: &str, bytes: usize) -> String {
     let parens = format!("{}1{}", "(".repeat(300), ")".repeat(300));
     match lang {
         "py" => format!("def f():\n    x = {expr}\n    y = {parens}\n    return x\n"),
-        "java" => format!("class A {{ int f() {{ int x = {expr}; int y = {parens}; return x; }} }}"),
-        "sol" => format!("contract A {{ function f() public returns (uint) {{ uint x = {expr}; return x; }} }}"),
+        "java" => {
+            format!("class A {{ int f() {{ int x = {expr}; int y = {parens}; return x; }} }}")
+        }
+        "sol" => format!(
+            "contract A {{ function f() public returns (uint) {{ uint x = {expr}; return x; }} }}"
+        ),
         _ => format!("int f(void) {{ int x = {expr}; int y = {parens}; return x; }}"),
     }
 }
@@ -131,22 +141,44 @@ fn random_bytes_latin1_empty_and_broken_files() {
         std::fs::write(dir.path().join(&name), text).unwrap();
         files.push(name);
     }
-    std::fs::write(dir.path().join("latin1.py"), b"# caf\xe9\ndef f():\n    return 1\n").unwrap();
+    std::fs::write(
+        dir.path().join("latin1.py"),
+        b"# caf\xe9\ndef f():\n    return 1\n",
+    )
+    .unwrap();
     files.push("latin1.py".into());
     std::fs::write(dir.path().join("empty.java"), b"").unwrap();
     files.push("empty.java".into());
-    std::fs::write(dir.path().join("broken.py"), "def f(:\n  if x\n    return (\n").unwrap();
+    std::fs::write(
+        dir.path().join("broken.py"),
+        "def f(:\n  if x\n    return (\n",
+    )
+    .unwrap();
     files.push("broken.py".into());
     let v = check_run(dir.path(), &files, &[1]);
     let by_name = |n: &str| {
-        v["files"].as_array().unwrap().iter().find(|f| f["file"] == n).unwrap_or_else(|| panic!("{n}")).clone()
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["file"] == n)
+            .unwrap_or_else(|| panic!("{n}"))
+            .clone()
     };
     assert_eq!(by_name("random.c")["analysed"], false);
-    assert!(by_name("random.c")["errors"][0]["message"].as_str().unwrap().contains("binary"));
+    assert!(by_name("random.c")["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("binary"));
     assert_eq!(by_name("latin1.py")["analysed"], false);
-    assert!(by_name("latin1.py")["errors"][0]["message"].as_str().unwrap().contains("UTF-8"));
+    assert!(by_name("latin1.py")["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("UTF-8"));
     assert_eq!(by_name("empty.java")["analysed"], true);
-    assert!(by_name("noise.py")["errors"].as_array().is_some_and(|e| !e.is_empty()));
+    assert!(by_name("noise.py")["errors"]
+        .as_array()
+        .is_some_and(|e| !e.is_empty()));
     for f in v["files"].as_array().unwrap() {
         for func in f["functions"].as_array().unwrap() {
             assert_cfg_invariants(func);
@@ -166,8 +198,21 @@ fn oversized_files_are_refused_per_file() {
     );
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let big = v["files"].as_array().unwrap().iter().find(|f| f["file"] == "big.py").unwrap();
-    assert!(big["errors"][0]["message"].as_str().unwrap().contains("limit"));
-    let small = v["files"].as_array().unwrap().iter().find(|f| f["file"] == "small.py").unwrap();
+    let big = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"] == "big.py")
+        .unwrap();
+    assert!(big["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("limit"));
+    let small = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"] == "small.py")
+        .unwrap();
     assert_eq!(small["functions"][0]["name"], "f");
 }

@@ -20,7 +20,11 @@ pub fn analyze(args: &AnalyzeArgs) -> (AnalyzeReport, i32) {
     let cancel = Cancel::never();
     let (parsed, refused) = collect_inputs(&args.inputs).parse(&cancel);
     let report = build_report(&parsed, refused, &cancel);
-    let code = if report.files.iter().any(|f| !f.analysed) { 1 } else { 0 };
+    let code = if report.files.iter().any(|f| !f.analysed) {
+        1
+    } else {
+        0
+    };
     (report, code)
 }
 

@@ -93,7 +93,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
             let start = Instant::now();
             let parsed: Vec<(String, ParsedFile)> = sources
                 .iter()
-                .map(|s| (s.path.clone(), ParsedFile::parse(s.language, s.text.clone())))
+                .map(|s| {
+                    (
+                        s.path.clone(),
+                        ParsedFile::parse(s.language, s.text.clone()),
+                    )
+                })
                 .collect();
             let report = build_report(&parsed, Vec::new(), &cancel);
             functions = report.files.iter().map(|f| f.functions.len()).sum();
@@ -123,7 +128,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
     let out = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&result)?,
         OutputFormat::Text => {
-            let f = |x: Option<f64>, d: usize| x.map(|v| format!("{v:.d$}")).unwrap_or_else(|| "-".into());
+            let f = |x: Option<f64>, d: usize| {
+                x.map(|v| format!("{v:.d$}")).unwrap_or_else(|| "-".into())
+            };
             format!(
                 "files {} (refused {}), lines {}, bytes {}, functions {}\n\
                  parse (tree-sitter alone): {} s, {} lines/s\n\

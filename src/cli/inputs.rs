@@ -67,7 +67,10 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
     for path in &args.paths {
         if path.is_dir() {
             let mut found = Vec::new();
-            for entry in ignore::WalkBuilder::new(path).sort_by_file_name(|a, b| a.cmp(b)).build() {
+            for entry in ignore::WalkBuilder::new(path)
+                .sort_by_file_name(|a, b| a.cmp(b))
+                .build()
+            {
                 match entry {
                     Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
                         let p = e.into_path();
@@ -81,7 +84,11 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
                         }
                     }
                     Ok(_) => {}
-                    Err(err) => refused.push(refused_file(&display(path), None, format!("cannot walk directory: {err}"))),
+                    Err(err) => refused.push(refused_file(
+                        &display(path),
+                        None,
+                        format!("cannot walk directory: {err}"),
+                    )),
                 }
             }
             files.extend(found);
@@ -119,7 +126,11 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
             Err(e) => Err(e),
         };
         match bytes {
-            Err(e) => refused.push(refused_file(&shown, Some(language), format!("cannot read file: {e}"))),
+            Err(e) => refused.push(refused_file(
+                &shown,
+                Some(language),
+                format!("cannot read file: {e}"),
+            )),
             Ok(bytes) => match decode_source(&bytes, args.max_file_size) {
                 Ok(text) => sources.push(SourceFile {
                     path: shown,

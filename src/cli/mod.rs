@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod inputs;
+pub mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -31,6 +32,8 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Measure parsing and analysis throughput and peak memory on a corpus.
     Bench(bench::BenchArgs),
+    /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
+    Stats(stats::StatsArgs),
     /// Print a JSON Schema of an output contract.
     Schema {
         /// Which contract.
@@ -49,7 +52,13 @@ pub fn print_stdout(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     let res = out
         .write_all(text.as_bytes())
-        .and_then(|_| if text.ends_with('\n') { Ok(()) } else { out.write_all(b"\n") })
+        .and_then(|_| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        })
         .and_then(|_| out.flush());
     match res {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -79,10 +88,11 @@ pub fn run(cli: Cli) -> i32 {
     let result = match &cli.command {
         Command::Analyze(args) => analyze::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Stats(args) => stats::run(args),
         Command::Schema { which } => match which {
-            SchemaKind::Analyze => {
-                print_stdout(crate::analysis::report::ANALYZE_SCHEMA).map(|_| 0).map_err(Into::into)
-            }
+            SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
+                .map(|_| 0)
+                .map_err(Into::into),
         },
     };
     match result {

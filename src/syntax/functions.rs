@@ -50,7 +50,10 @@ impl Function<'_> {
         let skip = usize::from(
             self.kind != FunctionKind::Function
                 && self.kind != FunctionKind::Lambda
-                && matches!(self.params.first().map(String::as_str), Some("self" | "cls"))
+                && matches!(
+                    self.params.first().map(String::as_str),
+                    Some("self" | "cls")
+                )
                 && self.class.is_some(),
         );
         self.params.len().saturating_sub(skip)
@@ -58,9 +61,13 @@ impl Function<'_> {
 
     /// True when the function takes a variable number of arguments.
     pub fn is_variadic(&self) -> bool {
-        self.signature.contains("...") || self.signature.contains('*')
-            && self.node.kind() == "function_definition"
-            && self.signature.split(',').any(|p| p.trim_start().starts_with('*'))
+        self.signature.contains("...")
+            || self.signature.contains('*')
+                && self.node.kind() == "function_definition"
+                && self
+                    .signature
+                    .split(',')
+                    .any(|p| p.trim_start().starts_with('*'))
     }
 }
 
@@ -192,7 +199,11 @@ fn class_like_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
         if let Some(parent) = node.parent() {
             if parent.kind() == "object_creation_expression" {
                 let ty = field_text(file, parent, "type").unwrap_or("Object");
-                return Some(format!("<anonymous {}@{}>", ty, file.line_of(node.start_byte())));
+                return Some(format!(
+                    "<anonymous {}@{}>",
+                    ty,
+                    file.line_of(node.start_byte())
+                ));
             }
         }
     }
@@ -218,133 +229,183 @@ fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Optio
     let lambda_name = || format!("<lambda@{line}>");
     let in_class = scope.class.is_some() && scope.class.as_deref() == Some(scope.path.as_str());
     let method_or_fn = |k| if in_class { k } else { FunctionKind::Function };
-    let (simple, kind, params_node, body): (String, FunctionKind, Option<Node<'t>>, Option<Node<'t>>) =
-        match (lang, node.kind()) {
-            (Language::Python, "function_definition") => {
-                let name = field_text(file, node, "name")?.to_string();
-                let kind = if in_class && name == "__init__" {
+    let (simple, kind, params_node, body): (
+        String,
+        FunctionKind,
+        Option<Node<'t>>,
+        Option<Node<'t>>,
+    ) = match (lang, node.kind()) {
+        (Language::Python, "function_definition") => {
+            let name = field_text(file, node, "name")?.to_string();
+            let kind = if in_class && name == "__init__" {
+                FunctionKind::Constructor
+            } else {
+                method_or_fn(FunctionKind::Method)
+            };
+            (
+                name,
+                kind,
+                node.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            )
+        }
+        (Language::Python, "lambda") => (
+            lambda_name(),
+            FunctionKind::Lambda,
+            node.child_by_field_name("parameters"),
+            node.child_by_field_name("body"),
+        ),
+        (Language::Java, "method_declaration") => (
+            field_text(file, node, "name")?.to_string(),
+            FunctionKind::Method,
+            node.child_by_field_name("parameters"),
+            node.child_by_field_name("body"),
+        ),
+        (Language::Java, "constructor_declaration" | "compact_constructor_declaration") => (
+            field_text(file, node, "name")?.to_string(),
+            FunctionKind::Constructor,
+            node.child_by_field_name("parameters"),
+            node.child_by_field_name("body"),
+        ),
+        (Language::Java, "lambda_expression") => (
+            lambda_name(),
+            FunctionKind::Lambda,
+            node.child_by_field_name("parameters"),
+            node.child_by_field_name("body"),
+        ),
+        (Language::C | Language::Cpp, "function_definition") => {
+            let declarator = find_function_declarator(node.child_by_field_name("declarator")?)?;
+            let name_node = declarator.child_by_field_name("declarator")?;
+            let raw: String = file.node_text(name_node).split_whitespace().collect();
+            let (simple, extra) = split_cpp_qualified(&raw);
+            let in_cls = !extra.is_empty() || in_class;
+            let kind = if lang == Language::Cpp {
+                let cls_simple = if !extra.is_empty() {
+                    extra.rsplit("::").next().map(str::to_string)
+                } else {
+                    scope
+                        .class
+                        .as_deref()
+                        .map(|c| c.rsplit("::").next().unwrap_or(c).to_string())
+                };
+                if in_cls
+                    && (cls_simple.as_deref() == Some(simple.as_str()) || simple.starts_with('~'))
+                {
+                    FunctionKind::Constructor
+                } else if in_cls {
+                    FunctionKind::Method
+                } else {
+                    FunctionKind::Function
+                }
+            } else {
+                FunctionKind::Function
+            };
+            let full_simple = if extra.is_empty() {
+                simple
+            } else {
+                format!("{extra}::{simple}")
+            };
+            (
+                full_simple,
+                kind,
+                declarator.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            )
+        }
+        (Language::Cpp, "lambda_expression") => {
+            let params = node
+                .child_by_field_name("declarator")
+                .and_then(|d| d.child_by_field_name("parameters"));
+            (
+                lambda_name(),
+                FunctionKind::Lambda,
+                params,
+                node.child_by_field_name("body"),
+            )
+        }
+        (Language::Solidity, "function_definition") => (
+            field_text(file, node, "name")?.to_string(),
+            method_or_fn(FunctionKind::Method),
+            None,
+            node.child_by_field_name("body"),
+        ),
+        (Language::Solidity, "constructor_definition") => (
+            "constructor".to_string(),
+            FunctionKind::Constructor,
+            None,
+            node.child_by_field_name("body"),
+        ),
+        (Language::Solidity, "modifier_definition") => (
+            field_text(file, node, "name")?.to_string(),
+            FunctionKind::Modifier,
+            None,
+            node.child_by_field_name("body"),
+        ),
+        (Language::Solidity, "fallback_receive_definition") => {
+            let t = file.node_text(node);
+            let name = if t.trim_start().starts_with("receive") {
+                "receive"
+            } else {
+                "fallback"
+            };
+            (
+                name.to_string(),
+                FunctionKind::Method,
+                None,
+                node.child_by_field_name("body"),
+            )
+        }
+        (
+            Language::JavaScript | Language::TypeScript,
+            "function_declaration" | "generator_function_declaration" | "method_definition",
+        ) => {
+            let name = field_text(file, node, "name")?.to_string();
+            let kind = if node.kind() == "method_definition" {
+                if name == "constructor" {
                     FunctionKind::Constructor
                 } else {
-                    method_or_fn(FunctionKind::Method)
-                };
-                (name, kind, node.child_by_field_name("parameters"), node.child_by_field_name("body"))
-            }
-            (Language::Python, "lambda") => (
-                lambda_name(),
-                FunctionKind::Lambda,
-                node.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
-            ),
-            (Language::Java, "method_declaration") => (
-                field_text(file, node, "name")?.to_string(),
-                FunctionKind::Method,
-                node.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
-            ),
-            (Language::Java, "constructor_declaration" | "compact_constructor_declaration") => (
-                field_text(file, node, "name")?.to_string(),
-                FunctionKind::Constructor,
-                node.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
-            ),
-            (Language::Java, "lambda_expression") => (
-                lambda_name(),
-                FunctionKind::Lambda,
-                node.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
-            ),
-            (Language::C | Language::Cpp, "function_definition") => {
-                let declarator = find_function_declarator(node.child_by_field_name("declarator")?)?;
-                let name_node = declarator.child_by_field_name("declarator")?;
-                let raw: String = file.node_text(name_node).split_whitespace().collect();
-                let (simple, extra) = split_cpp_qualified(&raw);
-                let in_cls = !extra.is_empty() || in_class;
-                let kind = if lang == Language::Cpp {
-                    let cls_simple = if !extra.is_empty() {
-                        extra.rsplit("::").next().map(str::to_string)
-                    } else {
-                        scope.class.as_deref().map(|c| c.rsplit("::").next().unwrap_or(c).to_string())
-                    };
-                    if in_cls && (cls_simple.as_deref() == Some(simple.as_str()) || simple.starts_with('~')) {
-                        FunctionKind::Constructor
-                    } else if in_cls {
-                        FunctionKind::Method
-                    } else {
-                        FunctionKind::Function
-                    }
-                } else {
-                    FunctionKind::Function
-                };
-                let full_simple = if extra.is_empty() { simple } else { format!("{extra}::{simple}") };
-                (
-                    full_simple,
-                    kind,
-                    declarator.child_by_field_name("parameters"),
-                    node.child_by_field_name("body"),
-                )
-            }
-            (Language::Cpp, "lambda_expression") => {
-                let params = node
-                    .child_by_field_name("declarator")
-                    .and_then(|d| d.child_by_field_name("parameters"));
-                (lambda_name(), FunctionKind::Lambda, params, node.child_by_field_name("body"))
-            }
-            (Language::Solidity, "function_definition") => (
-                field_text(file, node, "name")?.to_string(),
-                method_or_fn(FunctionKind::Method),
-                None,
-                node.child_by_field_name("body"),
-            ),
-            (Language::Solidity, "constructor_definition") => (
-                "constructor".to_string(),
-                FunctionKind::Constructor,
-                None,
-                node.child_by_field_name("body"),
-            ),
-            (Language::Solidity, "modifier_definition") => (
-                field_text(file, node, "name")?.to_string(),
-                FunctionKind::Modifier,
-                None,
-                node.child_by_field_name("body"),
-            ),
-            (Language::Solidity, "fallback_receive_definition") => {
-                let t = file.node_text(node);
-                let name = if t.trim_start().starts_with("receive") { "receive" } else { "fallback" };
-                (name.to_string(), FunctionKind::Method, None, node.child_by_field_name("body"))
-            }
+                    FunctionKind::Method
+                }
+            } else {
+                FunctionKind::Function
+            };
             (
-                Language::JavaScript | Language::TypeScript,
-                "function_declaration" | "generator_function_declaration" | "method_definition",
-            ) => {
-                let name = field_text(file, node, "name")?.to_string();
-                let kind = if node.kind() == "method_definition" {
-                    if name == "constructor" { FunctionKind::Constructor } else { FunctionKind::Method }
-                } else {
-                    FunctionKind::Function
-                };
-                (name, kind, node.child_by_field_name("parameters"), node.child_by_field_name("body"))
-            }
+                name,
+                kind,
+                node.child_by_field_name("parameters"),
+                node.child_by_field_name("body"),
+            )
+        }
+        (
+            Language::JavaScript | Language::TypeScript,
+            "arrow_function" | "function_expression" | "function" | "generator_function",
+        ) => {
+            // `const f = () => ...` takes the variable's name.
+            let named = node
+                .child_by_field_name("name")
+                .or_else(|| {
+                    node.parent()
+                        .filter(|p| p.kind() == "variable_declarator")
+                        .and_then(|p| p.child_by_field_name("name"))
+                })
+                .map(|n| file.node_text(n).to_string());
+            let params = node
+                .child_by_field_name("parameters")
+                .or_else(|| node.child_by_field_name("parameter"));
+            let kind = if named.is_some() {
+                FunctionKind::Function
+            } else {
+                FunctionKind::Lambda
+            };
             (
-                Language::JavaScript | Language::TypeScript,
-                "arrow_function" | "function_expression" | "function" | "generator_function",
-            ) => {
-                // `const f = () => ...` takes the variable's name.
-                let named = node
-                    .child_by_field_name("name")
-                    .or_else(|| {
-                        node.parent()
-                            .filter(|p| p.kind() == "variable_declarator")
-                            .and_then(|p| p.child_by_field_name("name"))
-                    })
-                    .map(|n| file.node_text(n).to_string());
-                let params = node
-                    .child_by_field_name("parameters")
-                    .or_else(|| node.child_by_field_name("parameter"));
-                let kind = if named.is_some() { FunctionKind::Function } else { FunctionKind::Lambda };
-                (named.unwrap_or_else(lambda_name), kind, params, node.child_by_field_name("body"))
-            }
-            _ => return None,
-        };
+                named.unwrap_or_else(lambda_name),
+                kind,
+                params,
+                node.child_by_field_name("body"),
+            )
+        }
+        _ => return None,
+    };
     let (signature, params) = match (lang, params_node) {
         (Language::Solidity, _) => {
             let mut cursor = node.walk();
@@ -354,17 +415,27 @@ fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Optio
                 .collect();
             let sig = format!(
                 "({})",
-                ps.iter().map(|p| collapse_ws(file.node_text(*p))).collect::<Vec<_>>().join(", ")
+                ps.iter()
+                    .map(|p| collapse_ws(file.node_text(*p)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             let names = ps
                 .iter()
-                .filter_map(|p| p.child_by_field_name("name").map(|n| file.node_text(n).to_string()))
+                .filter_map(|p| {
+                    p.child_by_field_name("name")
+                        .map(|n| file.node_text(n).to_string())
+                })
                 .collect();
             (sig, names)
         }
         (_, Some(p)) => {
             let text = collapse_ws(file.node_text(p));
-            let sig = if text.starts_with('(') { text } else { format!("({text})") };
+            let sig = if text.starts_with('(') {
+                text
+            } else {
+                format!("({text})")
+            };
             (sig, parameter_names(file, p))
         }
         (_, None) => ("()".to_string(), Vec::new()),
@@ -379,7 +450,11 @@ fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Optio
         _ if in_class => scope.class.clone(),
         _ => None,
     };
-    let container = if scope.path.is_empty() { None } else { Some(scope.path.clone()) };
+    let container = if scope.path.is_empty() {
+        None
+    } else {
+        Some(scope.path.clone())
+    };
     Some(Function {
         name,
         simple_name,
@@ -400,7 +475,9 @@ fn find_function_declarator(mut node: Node<'_>) -> Option<Node<'_>> {
     for _ in 0..64 {
         match node.kind() {
             "function_declarator" => return Some(node),
-            "pointer_declarator" | "reference_declarator" | "parenthesized_declarator"
+            "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
             | "attributed_declarator" => {
                 node = node
                     .child_by_field_name("declarator")
@@ -415,7 +492,10 @@ fn find_function_declarator(mut node: Node<'_>) -> Option<Node<'_>> {
 /// Splits `A::B::f` into (`f`, `A::B`); template arguments in qualifiers are kept.
 fn split_cpp_qualified(raw: &str) -> (String, String) {
     match raw.rfind("::") {
-        Some(i) if !raw[i + 2..].is_empty() => (raw[i + 2..].to_string(), raw[..i].trim_start_matches("::").to_string()),
+        Some(i) if !raw[i + 2..].is_empty() => (
+            raw[i + 2..].to_string(),
+            raw[..i].trim_start_matches("::").to_string(),
+        ),
         _ => (raw.to_string(), String::new()),
     }
 }
@@ -457,9 +537,12 @@ fn declared_identifier(file: &ParsedFile, mut node: Node<'_>) -> Option<String> 
             .or_else(|| node.child_by_field_name("left"))
             .or_else(|| {
                 let mut c = node.walk();
-                let found = node
-                    .named_children(&mut c)
-                    .find(|c| matches!(c.kind(), "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"));
+                let found = node.named_children(&mut c).find(|c| {
+                    matches!(
+                        c.kind(),
+                        "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"
+                    )
+                });
                 found
             });
         node = next?;

@@ -97,11 +97,20 @@ mod tests {
 
     #[test]
     fn detects_languages_from_extensions() {
-        assert_eq!(Language::from_path(Path::new("a/b.py")), Some(Language::Python));
-        assert_eq!(Language::from_path(Path::new("X.JAVA")), Some(Language::Java));
+        assert_eq!(
+            Language::from_path(Path::new("a/b.py")),
+            Some(Language::Python)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("X.JAVA")),
+            Some(Language::Java)
+        );
         assert_eq!(Language::from_path(Path::new("x.h")), Some(Language::C));
         assert_eq!(Language::from_path(Path::new("x.hpp")), Some(Language::Cpp));
-        assert_eq!(Language::from_path(Path::new("t.sol")), Some(Language::Solidity));
+        assert_eq!(
+            Language::from_path(Path::new("t.sol")),
+            Some(Language::Solidity)
+        );
         assert_eq!(Language::from_path(Path::new("README")), None);
         assert_eq!(Language::from_path(Path::new("a.txt")), None);
     }
@@ -110,7 +119,9 @@ mod tests {
     fn every_grammar_loads() {
         for lang in Language::ALL {
             let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&lang.grammar()).expect("grammar ABI compatible");
+            parser
+                .set_language(&lang.grammar())
+                .expect("grammar ABI compatible");
             assert_eq!(Language::from_name(lang.name()), Some(lang));
         }
     }

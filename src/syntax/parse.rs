@@ -199,7 +199,11 @@ impl ParsedFile {
             new_end_position,
         });
         let mut parser = new_parser(self.language);
-        let old = if self.cancelled { None } else { Some(&self.tree) };
+        let old = if self.cancelled {
+            None
+        } else {
+            Some(&self.tree)
+        };
         let tree = run_parser(&mut parser, &text, old, &Cancel::never());
         *self = Self::from_tree(self.language, text, tree);
     }
@@ -292,10 +296,17 @@ mod tests {
 
     #[test]
     fn reports_error_regions_and_keeps_parsing() {
-        let f = ParsedFile::parse(Language::Python, "def ok():\n    return 1\n\ndef bad(:\n    pass\n");
+        let f = ParsedFile::parse(
+            Language::Python,
+            "def ok():\n    return 1\n\ndef bad(:\n    pass\n",
+        );
         assert!(f.has_errors());
         assert!(!f.errors.is_empty());
-        assert!(f.errors.iter().all(|e| e.line >= 4 || e.line == 0), "{:?}", f.errors);
+        assert!(
+            f.errors.iter().all(|e| e.line >= 4 || e.line == 0),
+            "{:?}",
+            f.errors
+        );
     }
 
     #[test]
@@ -303,9 +314,15 @@ mod tests {
         assert_eq!(decode_source(b"a\0b", 100), Err(DecodeError::Binary));
         assert_eq!(
             decode_source(b"x = 1\ny = '\xe9'\n", 100),
-            Err(DecodeError::NotUtf8 { byte_offset: 11, line: 2 })
+            Err(DecodeError::NotUtf8 {
+                byte_offset: 11,
+                line: 2
+            })
         );
-        assert!(matches!(decode_source(&[b'a'; 10], 5), Err(DecodeError::TooLarge { .. })));
+        assert!(matches!(
+            decode_source(&[b'a'; 10], 5),
+            Err(DecodeError::TooLarge { .. })
+        ));
         assert_eq!(decode_source(b"", 5), Ok(""));
     }
 

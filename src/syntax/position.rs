@@ -139,10 +139,22 @@ mod tests {
     fn clamps_out_of_range_positions() {
         let text = "a😀\nb";
         let idx = LineIndex::new(text);
-        assert_eq!(idx.to_offset(text, LineCol { line: 9, col: 0 }, ColumnEncoding::Utf16), 7);
-        assert_eq!(idx.to_offset(text, LineCol { line: 0, col: 99 }, ColumnEncoding::Utf16), 5);
+        assert_eq!(
+            idx.to_offset(text, LineCol { line: 9, col: 0 }, ColumnEncoding::Utf16),
+            7
+        );
+        assert_eq!(
+            idx.to_offset(text, LineCol { line: 0, col: 99 }, ColumnEncoding::Utf16),
+            5
+        );
         // Column 2 is between the surrogates of the emoji: rounds down to its start.
-        assert_eq!(idx.to_offset(text, LineCol { line: 0, col: 2 }, ColumnEncoding::Utf16), 1);
-        assert_eq!(idx.to_line_col(text, 2, ColumnEncoding::Utf8), LineCol { line: 0, col: 1 });
+        assert_eq!(
+            idx.to_offset(text, LineCol { line: 0, col: 2 }, ColumnEncoding::Utf16),
+            1
+        );
+        assert_eq!(
+            idx.to_line_col(text, 2, ColumnEncoding::Utf8),
+            LineCol { line: 0, col: 1 }
+        );
     }
 }

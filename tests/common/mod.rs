@@ -69,7 +69,11 @@ pub fn assert_valid_analyze_json(value: &serde_json::Value) {
         .map(|e| format!("{} at {}", e, e.instance_path))
         .take(20)
         .collect();
-    assert!(errors.is_empty(), "output violates the analyze schema:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "output violates the analyze schema:\n{}",
+        errors.join("\n")
+    );
 }
 
 /// Structural CFG invariants every function must satisfy.
@@ -86,10 +90,17 @@ pub fn assert_cfg_invariants(func: &serde_json::Value) {
     assert_eq!(nodes[n - 1]["kind"], "exit", "{name}: last node is exit");
     let entries = nodes.iter().filter(|x| x["kind"] == "entry").count();
     let exits = nodes.iter().filter(|x| x["kind"] == "exit").count();
-    assert_eq!((entries, exits), (1, 1), "{name}: exactly one entry and one exit");
+    assert_eq!(
+        (entries, exits),
+        (1, 1),
+        "{name}: exactly one entry and one exit"
+    );
     let mut succ = vec![Vec::new(); n];
     for e in edges {
-        let (a, b) = (e["from"].as_u64().unwrap() as usize, e["to"].as_u64().unwrap() as usize);
+        let (a, b) = (
+            e["from"].as_u64().unwrap() as usize,
+            e["to"].as_u64().unwrap() as usize,
+        );
         assert!(a < n && b < n, "{name}: edge endpoints exist");
         succ[a].push(b);
     }
@@ -105,5 +116,9 @@ pub fn assert_cfg_invariants(func: &serde_json::Value) {
     }
     assert!(succ[n - 1].is_empty(), "{name}: exit has no successors");
     let cyclomatic = edges.len() as i64 - n as i64 + 2;
-    assert_eq!(func["cyclomatic"].as_i64(), Some(cyclomatic), "{name}: cyclomatic = E - N + 2");
+    assert_eq!(
+        func["cyclomatic"].as_i64(),
+        Some(cyclomatic),
+        "{name}: cyclomatic = E - N + 2"
+    );
 }
