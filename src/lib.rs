@@ -6,5 +6,6 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod llm;
 pub mod stats;
 pub mod syntax;
