@@ -6,3 +6,4 @@
 pub mod callgraph;
 pub mod cfg;
 pub mod dataflow;
+pub mod pointsto;
