@@ -6,4 +6,5 @@
 pub mod callgraph;
 pub mod cfg;
 pub mod dataflow;
+pub mod pointsto;
 pub mod report;

@@ -1,0 +1,992 @@
+//! Lowering of C/C++ expressions to a small pointer IR shared by constraint generation and
+//! post-solve evaluation.
+//!
+//! An expression is either an *rvalue* ([`Val`], a set of abstract objects it may point to)
+//! or an *lvalue* ([`Loc`], a set of abstract objects it may designate). The rules mirror C:
+//! `&e` is `Addr(loc e)`, `*e` is `Deref(val e)`, `e[i]` is `*(e + i)`, `e->f` is `(*e).f`,
+//! and — field-insensitively — `e.f` designates the same object as `e`. Arrays and functions
+//! used as values decay to their own address. Recursion is bounded by [`MAX_DEPTH`]; deeper
+//! sub-expressions lower to "nothing" and the first such place is recorded.
+
+use super::model::{simple_class_name, Model, VarFlags};
+use crate::syntax::position::ColumnEncoding;
+use crate::syntax::{Language, ParsedFile};
+use tree_sitter::Node;
+
+/// Nesting depth beyond which sub-expressions are ignored (and an error is recorded).
+pub const MAX_DEPTH: usize = 256;
+
+/// A variable: a global (`function == None`) or a local/parameter of a function.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct VarKey {
+    pub function: Option<String>,
+    pub name: String,
+}
+
+/// An abstract memory object.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum ObjKey {
+    Var(VarKey),
+    Func(String),
+    /// Allocation site, `malloc@FILE:LINE:COL`.
+    Heap(String),
+}
+
+/// An lvalue: the objects an expression may designate.
+#[derive(Debug, Clone)]
+pub(crate) enum Loc {
+    Obj(ObjKey),
+    Deref(Box<Val>),
+}
+
+/// An rvalue: the objects an expression's value may point to (plus its side effects).
+#[derive(Debug, Clone)]
+pub(crate) enum Val {
+    Nothing,
+    Addr(Loc),
+    Load(Loc),
+    Union(Vec<Val>),
+    /// Evaluate all for side effects; the value is the last element's.
+    Seq(Vec<Val>),
+    /// Store the value into the location; the value is the stored value.
+    Assign(Box<Loc>, Box<Val>),
+    Call(Box<CallIr>),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct CallIr {
+    pub callee: Callee,
+    pub args: Vec<Val>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Callee {
+    /// Defined functions (all candidates are bound); `receiver` is the value bound to `this`.
+    Defined {
+        names: Vec<String>,
+        receiver: Option<Val>,
+    },
+    /// A call through a pointer: every function the value may point to is bound.
+    Indirect(Val),
+    /// A heap allocation; `keeps_arg0` for `realloc` (the result may be the old block).
+    Alloc { heap: String, keeps_arg0: bool },
+    /// `memcpy(d, s, n)` and friends: `*d = *s`, result `d`.
+    CopyMem,
+    /// Library functions returning (a pointer into) their first argument.
+    ReturnsArg0,
+    /// Unknown external function: arguments evaluated for side effects, no result.
+    External,
+    /// C++ `new T(args)`: a heap object bound as `this` of T's constructors.
+    New { heap: String, ctors: Vec<String> },
+}
+
+/// Allocation functions: the result is a fresh heap object named by its site.
+const ALLOC_FNS: &[&str] = &[
+    "malloc",
+    "calloc",
+    "realloc",
+    "reallocarray",
+    "strdup",
+    "strndup",
+    "aligned_alloc",
+    "valloc",
+    "alloca",
+];
+const COPY_FNS: &[&str] = &[
+    "memcpy", "memmove", "strcpy", "strncpy", "strcat", "strncat",
+];
+const RETURNS_ARG0_FNS: &[&str] = &[
+    "memset", "strchr", "strrchr", "strstr", "strpbrk", "memchr", "strtok", "fgets",
+];
+
+pub(crate) fn deref(v: Val) -> Loc {
+    match v {
+        Val::Addr(l) => l,
+        other => Loc::Deref(Box::new(other)),
+    }
+}
+
+pub(crate) fn addr(l: Loc) -> Val {
+    match l {
+        Loc::Deref(v) => *v,
+        other => Val::Addr(other),
+    }
+}
+
+/// The address of the object a value was read from, if the value is a plain read
+/// (used to bind C++ reference parameters).
+pub(crate) fn address_of_value(v: &Val) -> Val {
+    match v {
+        Val::Load(l) => addr(l.clone()),
+        Val::Seq(items) => items.last().map(address_of_value).unwrap_or(Val::Nothing),
+        Val::Assign(l, _) => addr((**l).clone()),
+        _ => Val::Nothing,
+    }
+}
+
+fn push_operand(kept: &mut Vec<Val>, effects: &mut Vec<Val>, keeping: bool, v: Val) {
+    if keeping {
+        if !matches!(v, Val::Nothing) {
+            kept.push(v);
+        }
+    } else if !is_pure(&v) {
+        effects.push(v);
+    }
+}
+
+fn union(mut items: Vec<Val>) -> Val {
+    items.retain(|v| !matches!(v, Val::Nothing));
+    match items.len() {
+        0 => Val::Nothing,
+        1 => items.pop().unwrap_or(Val::Nothing),
+        _ => Val::Union(items),
+    }
+}
+
+fn seq(mut effects: Vec<Val>, value: Val) -> Val {
+    effects.retain(|v| !is_pure(v));
+    if effects.is_empty() {
+        value
+    } else {
+        effects.push(value);
+        Val::Seq(effects)
+    }
+}
+
+/// True when evaluating the value has no side effects worth generating constraints for.
+fn is_pure(v: &Val) -> bool {
+    matches!(
+        v,
+        Val::Nothing | Val::Addr(Loc::Obj(_)) | Val::Load(Loc::Obj(_))
+    )
+}
+
+/// How an identifier resolves in a scope.
+enum Resolved {
+    Var(VarKey, VarFlags),
+    /// A data member of the enclosing C++ class (`this->name`); flag: declared as array.
+    ThisField(String, bool),
+    Funcs(Vec<String>),
+    /// Not declared anywhere in the analysed units (an extern, a macro, a library function).
+    Unknown,
+}
+
+/// Expression kinds handed to the lowering (the statement walker stops descending there).
+pub(crate) fn is_expression_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "assignment_expression"
+            | "binary_expression"
+            | "call_expression"
+            | "cast_expression"
+            | "compound_literal_expression"
+            | "conditional_expression"
+            | "field_expression"
+            | "parenthesized_expression"
+            | "pointer_expression"
+            | "subscript_expression"
+            | "unary_expression"
+            | "update_expression"
+            | "comma_expression"
+            | "new_expression"
+            | "delete_expression"
+            | "extension_expression"
+            | "lambda_expression"
+            | "identifier"
+            | "qualified_identifier"
+            | "this"
+            | "sizeof_expression"
+    )
+}
+
+pub(crate) struct Lowerer<'a> {
+    pub model: &'a Model,
+    pub unit: usize,
+    pub file: &'a ParsedFile,
+    /// Qualified name of the enclosing function, `None` for global initialisers.
+    pub func: Option<&'a str>,
+    /// Byte offset of the first sub-expression beyond [`MAX_DEPTH`], if any.
+    pub too_deep: Option<usize>,
+}
+
+impl<'a> Lowerer<'a> {
+    pub fn new(model: &'a Model, unit: usize, file: &'a ParsedFile, func: Option<&'a str>) -> Self {
+        Lowerer {
+            model,
+            unit,
+            file,
+            func,
+            too_deep: None,
+        }
+    }
+
+    fn text(&self, node: Node<'_>) -> &'a str {
+        self.file.node_text(node)
+    }
+
+    fn is_cpp(&self) -> bool {
+        self.file.language == Language::Cpp
+    }
+
+    fn over_limit(&mut self, node: Node<'_>, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            self.too_deep.get_or_insert(node.start_byte());
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The named children of a node, comments excluded.
+    fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+        let mut cursor = node.walk();
+        node.named_children(&mut cursor)
+            .filter(|c| c.kind() != "comment")
+            .collect()
+    }
+
+    /// The heap object name for an allocation at `node`.
+    fn heap_name(&self, what: &str, node: Node<'_>) -> String {
+        let pos = self.file.position(node.start_byte(), ColumnEncoding::Utf8);
+        let path = self
+            .model
+            .units
+            .get(self.unit)
+            .map(|u| u.path.as_str())
+            .unwrap_or("");
+        format!("{what}@{path}:{}:{}", pos.line + 1, pos.col + 1)
+    }
+
+    fn resolve(&self, name: &str) -> Resolved {
+        // Locals of this function, then of enclosing functions (lambdas, nested functions).
+        let mut current = self.func.map(str::to_string);
+        let mut class_scope: Option<(String, String)> = None; // (function, class)
+        for _ in 0..64 {
+            let Some(f) = current.take() else { break };
+            let Some(scope) = self.model.scopes.get(&f) else {
+                break;
+            };
+            if let Some(flags) = scope.locals.get(name) {
+                return Resolved::Var(
+                    VarKey {
+                        function: Some(f),
+                        name: name.to_string(),
+                    },
+                    *flags,
+                );
+            }
+            if class_scope.is_none() {
+                if let Some(c) = &scope.class {
+                    if scope.locals.contains_key("this") {
+                        class_scope = Some((f.clone(), c.clone()));
+                    }
+                }
+            }
+            current = scope.container.clone();
+        }
+        if let Some((f, class)) = class_scope {
+            if let Some(&array) = self
+                .model
+                .class_fields
+                .get(&class)
+                .and_then(|m| m.get(name))
+            {
+                return Resolved::ThisField(f, array);
+            }
+        }
+        if let Some(flags) = self.model.globals.get(name) {
+            return Resolved::Var(
+                VarKey {
+                    function: None,
+                    name: name.to_string(),
+                },
+                *flags,
+            );
+        }
+        let funcs = self.model.resolve_function(name, self.func);
+        if !funcs.is_empty() {
+            return Resolved::Funcs(funcs);
+        }
+        if self.model.prototypes.contains(name) {
+            return Resolved::Funcs(vec![name.to_string()]);
+        }
+        Resolved::Unknown
+    }
+
+    /// The function whose `this` is visible here (a method, or the method around a lambda).
+    fn this_owner(&self) -> Option<String> {
+        let mut current = self.func.map(str::to_string);
+        for _ in 0..64 {
+            let f = current.take()?;
+            let scope = self.model.scopes.get(&f)?;
+            if scope.locals.contains_key("this") {
+                return Some(f);
+            }
+            current = scope.container.clone();
+        }
+        None
+    }
+
+    fn unknown_global(name: &str) -> Loc {
+        // Unknown names (externs declared elsewhere, macros) are treated as globals.
+        Loc::Obj(ObjKey::Var(VarKey {
+            function: None,
+            name: name.to_string(),
+        }))
+    }
+
+    fn this_loc(&self, function: String) -> Loc {
+        deref(Val::Load(Loc::Obj(ObjKey::Var(VarKey {
+            function: Some(function),
+            name: "this".to_string(),
+        }))))
+    }
+
+    /// The lvalue of a name.
+    fn name_loc(&self, name: &str) -> Loc {
+        match self.resolve(name) {
+            Resolved::Var(key, flags) => {
+                let obj = Loc::Obj(ObjKey::Var(key));
+                if flags.reference {
+                    deref(Val::Load(obj))
+                } else {
+                    obj
+                }
+            }
+            Resolved::ThisField(f, _) => self.this_loc(f),
+            Resolved::Funcs(fs) => match fs.into_iter().next() {
+                Some(f) => Loc::Obj(ObjKey::Func(f)),
+                None => Loc::Deref(Box::new(Val::Nothing)),
+            },
+            Resolved::Unknown => Self::unknown_global(name),
+        }
+    }
+
+    /// The rvalue of a name (arrays and functions decay to their address).
+    fn name_val(&self, name: &str) -> Val {
+        match self.resolve(name) {
+            Resolved::Var(key, flags) => {
+                let obj = Loc::Obj(ObjKey::Var(key));
+                let loc = if flags.reference {
+                    deref(Val::Load(obj))
+                } else {
+                    obj
+                };
+                if flags.array {
+                    addr(loc)
+                } else {
+                    Val::Load(loc)
+                }
+            }
+            Resolved::ThisField(f, array) => {
+                let loc = self.this_loc(f);
+                if array {
+                    addr(loc)
+                } else {
+                    Val::Load(loc)
+                }
+            }
+            Resolved::Funcs(fs) => union(
+                fs.into_iter()
+                    .map(|f| Val::Addr(Loc::Obj(ObjKey::Func(f))))
+                    .collect(),
+            ),
+            Resolved::Unknown => Val::Load(Self::unknown_global(name)),
+        }
+    }
+
+    fn qualified_text(&self, node: Node<'_>) -> String {
+        self.text(node).split_whitespace().collect()
+    }
+
+    /// Lowers an initialiser: an expression, or an initializer list (whose element values all
+    /// flow into the initialised object, field-insensitively).
+    pub fn init_value(&mut self, node: Node<'_>, depth: usize) -> Val {
+        if self.over_limit(node, depth) {
+            return Val::Nothing;
+        }
+        match node.kind() {
+            "initializer_list" | "argument_list" => {
+                let items = Self::children(node)
+                    .into_iter()
+                    .map(|c| self.init_value(c, depth + 1))
+                    .collect();
+                union(items)
+            }
+            "initializer_pair" => match node.child_by_field_name("value") {
+                Some(v) => self.init_value(v, depth + 1),
+                None => Val::Nothing,
+            },
+            _ => self.val(node, depth),
+        }
+    }
+
+    /// Lowers an expression as an rvalue. A thin dispatcher: the work happens in
+    /// out-of-line helpers so that each nesting level costs little stack.
+    pub fn val(&mut self, node: Node<'_>, depth: usize) -> Val {
+        if self.over_limit(node, depth) {
+            return Val::Nothing;
+        }
+        let d = depth + 1;
+        match node.kind() {
+            "identifier" => self.name_val(self.text(node)),
+            "qualified_identifier" | "template_function" => self.val_qualified(node),
+            "this" => self.val_this(),
+            "parenthesized_expression" | "extension_expression" => self.val_paren(node, d),
+            "cast_expression" => self.val_field_of(node, "value", d),
+            "update_expression" => self.val_field_of(node, "argument", d),
+            "pointer_expression" => self.val_pointer(node, d),
+            "field_expression" => self.val_member(node, depth),
+            "subscript_expression" => self.val_load(node, depth),
+            "call_expression" => self.call(node, d),
+            "assignment_expression" => self.assignment(node, d),
+            "binary_expression" => self.binary(node, depth),
+            "conditional_expression" => self.val_conditional(node, d),
+            "comma_expression" => self.val_comma(node, d),
+            "compound_literal_expression" => self.val_compound_literal(node, d),
+            "initializer_list" => self.init_value(node, depth),
+            "new_expression" => self.new_expr(node, d),
+            "lambda_expression" => self.val_lambda(node),
+            // Literals, sizeof/alignof/offsetof (unevaluated), strings.
+            "number_literal"
+            | "char_literal"
+            | "string_literal"
+            | "concatenated_string"
+            | "raw_string_literal"
+            | "true"
+            | "false"
+            | "null"
+            | "nullptr"
+            | "sizeof_expression"
+            | "alignof_expression"
+            | "offsetof_expression"
+            | "user_defined_literal" => Val::Nothing,
+            "delete_expression" | "unary_expression" => self.val_effects(node, d, false),
+            // Unknown or broken (ERROR) nodes: keep the side effects of expression children.
+            _ => self.val_effects(node, d, true),
+        }
+    }
+
+    #[inline(never)]
+    fn val_qualified(&mut self, node: Node<'_>) -> Val {
+        let name = self.qualified_text(node);
+        let fs = self.model.resolve_function(&name, self.func);
+        if !fs.is_empty() {
+            return union(
+                fs.into_iter()
+                    .map(|f| Val::Addr(Loc::Obj(ObjKey::Func(f))))
+                    .collect(),
+            );
+        }
+        let base = match node.kind() {
+            "template_function" => node
+                .child_by_field_name("name")
+                .map(|n| self.text(n).to_string())
+                .unwrap_or(name),
+            _ => simple_class_name(&name),
+        };
+        self.name_val(&base)
+    }
+
+    #[inline(never)]
+    fn val_this(&mut self) -> Val {
+        match self.this_owner() {
+            Some(f) => Val::Load(Loc::Obj(ObjKey::Var(VarKey {
+                function: Some(f),
+                name: "this".to_string(),
+            }))),
+            None => Val::Nothing,
+        }
+    }
+
+    #[inline(never)]
+    fn val_paren(&mut self, node: Node<'_>, d: usize) -> Val {
+        match Self::children(node).pop() {
+            Some(inner) if inner.kind() != "compound_statement" => self.val(inner, d),
+            _ => Val::Nothing,
+        }
+    }
+
+    #[inline(never)]
+    fn val_field_of(&mut self, node: Node<'_>, field: &str, d: usize) -> Val {
+        match node.child_by_field_name(field) {
+            Some(v) => self.val(v, d),
+            None => Val::Nothing,
+        }
+    }
+
+    #[inline(never)]
+    fn val_pointer(&mut self, node: Node<'_>, d: usize) -> Val {
+        let Some(arg) = node.child_by_field_name("argument") else {
+            return Val::Nothing;
+        };
+        if self.operator_is(node, "&") {
+            addr(self.loc(arg, d))
+        } else {
+            Val::Load(deref(self.val(arg, d)))
+        }
+    }
+
+    #[inline(never)]
+    fn val_member(&mut self, node: Node<'_>, depth: usize) -> Val {
+        let array_field = self.field_is_array(node);
+        let loc = self.loc(node, depth);
+        match array_field {
+            Some(true) => addr(loc),
+            Some(false) => Val::Load(loc),
+            None => {
+                let a = addr(loc.clone());
+                union(vec![a, Val::Load(loc)])
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn val_load(&mut self, node: Node<'_>, depth: usize) -> Val {
+        Val::Load(self.loc(node, depth))
+    }
+
+    #[inline(never)]
+    fn val_conditional(&mut self, node: Node<'_>, d: usize) -> Val {
+        let cond = self.val_field_of(node, "condition", d);
+        let a = self.val_field_of(node, "consequence", d);
+        let b = self.val_field_of(node, "alternative", d);
+        seq(vec![cond], union(vec![a, b]))
+    }
+
+    /// Right-nested chains (`a, b, c`) are walked iteratively.
+    #[inline(never)]
+    fn val_comma(&mut self, node: Node<'_>, d: usize) -> Val {
+        let mut effects = Vec::new();
+        let mut cur = node;
+        while cur.kind() == "comma_expression" {
+            if let Some(l) = cur.child_by_field_name("left") {
+                let v = self.val(l, d);
+                if !is_pure(&v) {
+                    effects.push(v);
+                }
+            }
+            match cur.child_by_field_name("right") {
+                Some(r) => cur = r,
+                None => return seq(effects, Val::Nothing),
+            }
+        }
+        let last = self.val(cur, d);
+        seq(effects, last)
+    }
+
+    #[inline(never)]
+    fn val_compound_literal(&mut self, node: Node<'_>, d: usize) -> Val {
+        match node.child_by_field_name("value") {
+            Some(v) => self.init_value(v, d),
+            None => Val::Nothing,
+        }
+    }
+
+    #[inline(never)]
+    fn val_lambda(&mut self, node: Node<'_>) -> Val {
+        let name = self
+            .model
+            .units
+            .get(self.unit)
+            .and_then(|u| u.lambdas.get(&node.start_byte()));
+        match name {
+            Some(n) => Val::Addr(Loc::Obj(ObjKey::Func(n.clone()))),
+            None => Val::Nothing,
+        }
+    }
+
+    /// Side effects of the expression children; no value.
+    #[inline(never)]
+    fn val_effects(&mut self, node: Node<'_>, d: usize, include_errors: bool) -> Val {
+        let mut effects = Vec::new();
+        for c in Self::children(node) {
+            if is_expression_kind(c.kind()) || (include_errors && c.kind() == "ERROR") {
+                let v = self.val(c, d);
+                if !is_pure(&v) {
+                    effects.push(v);
+                }
+            }
+        }
+        seq(effects, Val::Nothing)
+    }
+
+    fn operator_is(&self, node: Node<'_>, op: &str) -> bool {
+        node.child_by_field_name("operator")
+            .map(|o| self.text(o) == op)
+            .unwrap_or(false)
+    }
+
+    /// Whether `e.f` names an array member: `Some(true)` array only, `Some(false)` never an
+    /// array (or unknown field), `None` declared both ways in different structs.
+    fn field_is_array(&self, node: Node<'_>) -> Option<bool> {
+        let field = node.child_by_field_name("field")?;
+        match self.model.field_kinds.get(self.text(field)) {
+            Some((true, false)) => Some(true),
+            Some((true, true)) => None,
+            _ => Some(false),
+        }
+    }
+
+    /// Lowers an expression as an lvalue (dispatcher; helpers are out of line).
+    pub fn loc(&mut self, node: Node<'_>, depth: usize) -> Loc {
+        if self.over_limit(node, depth) {
+            return Loc::Deref(Box::new(Val::Nothing));
+        }
+        let d = depth + 1;
+        match node.kind() {
+            "identifier" => self.name_loc(self.text(node)),
+            "qualified_identifier" => self.loc_qualified(node),
+            "parenthesized_expression" | "extension_expression" => self.loc_paren(node, d),
+            "cast_expression" => self.loc_cast(node, d),
+            "pointer_expression" if !self.operator_is(node, "&") => self.loc_deref(node, d),
+            "field_expression" => self.loc_member(node, d),
+            "subscript_expression" => self.loc_subscript(node, d),
+            "conditional_expression" => self.loc_conditional(node, d),
+            "assignment_expression" | "comma_expression" => self.loc_assigned(node, d),
+            _ => self.loc_none(node, d),
+        }
+    }
+
+    #[inline(never)]
+    fn loc_qualified(&mut self, node: Node<'_>) -> Loc {
+        let name = self.qualified_text(node);
+        match self
+            .model
+            .resolve_function(&name, self.func)
+            .into_iter()
+            .next()
+        {
+            Some(f) => Loc::Obj(ObjKey::Func(f)),
+            None => self.name_loc(&simple_class_name(&name)),
+        }
+    }
+
+    #[inline(never)]
+    fn loc_paren(&mut self, node: Node<'_>, d: usize) -> Loc {
+        match Self::children(node).pop() {
+            Some(inner) if inner.kind() != "compound_statement" => self.loc(inner, d),
+            _ => Loc::Deref(Box::new(Val::Nothing)),
+        }
+    }
+
+    #[inline(never)]
+    fn loc_cast(&mut self, node: Node<'_>, d: usize) -> Loc {
+        match node.child_by_field_name("value") {
+            Some(v) => self.loc(v, d),
+            None => Loc::Deref(Box::new(Val::Nothing)),
+        }
+    }
+
+    #[inline(never)]
+    fn loc_deref(&mut self, node: Node<'_>, d: usize) -> Loc {
+        match node.child_by_field_name("argument") {
+            Some(a) => deref(self.val(a, d)),
+            None => Loc::Deref(Box::new(Val::Nothing)),
+        }
+    }
+
+    /// `e->f` is `*e`; `e.f` and `e.*f` designate (part of) the object `e`:
+    /// field-insensitive.
+    #[inline(never)]
+    fn loc_member(&mut self, node: Node<'_>, d: usize) -> Loc {
+        let Some(arg) = node.child_by_field_name("argument") else {
+            return Loc::Deref(Box::new(Val::Nothing));
+        };
+        if self.operator_is(node, "->") {
+            deref(self.val(arg, d))
+        } else {
+            self.loc(arg, d)
+        }
+    }
+
+    /// `e[i]` is `*(e + i)`.
+    #[inline(never)]
+    fn loc_subscript(&mut self, node: Node<'_>, d: usize) -> Loc {
+        let base = self.val_field_of(node, "argument", d);
+        let index = match node.child_by_field_name("index") {
+            Some(i) => self.val(i, d),
+            None => match node.child_by_field_name("indices") {
+                Some(list) => {
+                    let items = Self::children(list)
+                        .into_iter()
+                        .map(|c| self.val(c, d))
+                        .collect();
+                    union(items)
+                }
+                None => Val::Nothing,
+            },
+        };
+        deref(union(vec![base, index]))
+    }
+
+    /// C++ `(c ? a : b) = v`: either branch's object.
+    #[inline(never)]
+    fn loc_conditional(&mut self, node: Node<'_>, d: usize) -> Loc {
+        let cond = self.val_field_of(node, "condition", d);
+        let branch = |this: &mut Self, field: &str| match node.child_by_field_name(field) {
+            Some(c) => addr(this.loc(c, d)),
+            None => Val::Nothing,
+        };
+        let a = branch(self, "consequence");
+        let b = branch(self, "alternative");
+        deref(seq(vec![cond], union(vec![a, b])))
+    }
+
+    /// C++ `(a = b) = c`, `(x, y) = z`: the object the value was read from.
+    #[inline(never)]
+    fn loc_assigned(&mut self, node: Node<'_>, d: usize) -> Loc {
+        let v = self.val(node, d);
+        let a = address_of_value(&v);
+        deref(seq(vec![v], a))
+    }
+
+    /// Not an lvalue (calls returning structs, literals, ...): no location, but keep the
+    /// side effects.
+    #[inline(never)]
+    fn loc_none(&mut self, node: Node<'_>, d: usize) -> Loc {
+        let v = self.val(node, d);
+        Loc::Deref(Box::new(seq(vec![v], Val::Nothing)))
+    }
+
+    fn assignment(&mut self, node: Node<'_>, d: usize) -> Val {
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return Val::Nothing;
+        };
+        let loc = self.loc(left, d);
+        let rhs = self.init_value(right, d);
+        let compound = !self.operator_is(node, "=");
+        let value = if compound {
+            // `p += i` keeps p's targets and adds i's (pointer arithmetic).
+            union(vec![Val::Load(loc.clone()), rhs])
+        } else {
+            rhs
+        };
+        Val::Assign(Box::new(loc), Box::new(value))
+    }
+
+    /// Binary operators: `+`/`-` (and bitwise/arithmetic operators, which may carry a
+    /// pointer through integer casts) yield the union of their operands; comparisons and
+    /// logical operators yield no pointer. Left-nested chains are walked iteratively, so a
+    /// million-term `1+1+...` does not recurse.
+    fn binary(&mut self, node: Node<'_>, depth: usize) -> Val {
+        let d = depth + 1;
+        let mut kept = Vec::new();
+        let mut effects = Vec::new();
+        // Operands are kept while every operator from the root down is pointer-preserving.
+        let mut keeping = true;
+        let mut cur = node;
+        let mut leaf = None;
+        loop {
+            if cur.kind() != "binary_expression" {
+                leaf = Some(cur);
+                break;
+            }
+            let op = cur
+                .child_by_field_name("operator")
+                .map(|o| self.text(o))
+                .unwrap_or("");
+            if matches!(
+                op,
+                "==" | "!="
+                    | "<"
+                    | ">"
+                    | "<="
+                    | ">="
+                    | "<=>"
+                    | "&&"
+                    | "||"
+                    | "and"
+                    | "or"
+                    | "not_eq"
+            ) {
+                keeping = false;
+            }
+            if let Some(r) = cur.child_by_field_name("right") {
+                let v = self.val(r, d);
+                push_operand(&mut kept, &mut effects, keeping, v);
+            }
+            match cur.child_by_field_name("left") {
+                Some(l) => cur = l,
+                None => break,
+            }
+        }
+        if let Some(l) = leaf {
+            let v = self.val(l, d);
+            push_operand(&mut kept, &mut effects, keeping, v);
+        }
+        seq(effects, union(kept))
+    }
+
+    #[inline(never)]
+    fn args(&mut self, node: Node<'_>, d: usize) -> Vec<Val> {
+        match node.child_by_field_name("arguments") {
+            Some(list) if list.kind() == "argument_list" => Self::children(list)
+                .into_iter()
+                .map(|a| self.init_value(a, d))
+                .collect(),
+            Some(list) => vec![self.init_value(list, d)],
+            None => Vec::new(),
+        }
+    }
+
+    fn call(&mut self, node: Node<'_>, d: usize) -> Val {
+        let args = self.args(node, d);
+        let callee = self.call_target(node, &args, d);
+        Val::Call(Box::new(CallIr { callee, args }))
+    }
+
+    #[inline(never)]
+    fn call_target(&mut self, node: Node<'_>, args: &[Val], d: usize) -> Callee {
+        let Some(mut callee) = node.child_by_field_name("function") else {
+            return Callee::External;
+        };
+        // `(*fp)(...)`, `(**fp)(...)`, `(fp)(...)` all call fp's targets.
+        for _ in 0..64 {
+            match callee.kind() {
+                "parenthesized_expression" => match Self::children(callee).pop() {
+                    Some(inner) => callee = inner,
+                    None => break,
+                },
+                "pointer_expression" if !self.operator_is(callee, "&") => {
+                    match callee.child_by_field_name("argument") {
+                        Some(inner) => callee = inner,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        match callee.kind() {
+            "identifier" | "qualified_identifier" | "template_function" => {
+                let name = match callee.kind() {
+                    "template_function" => callee
+                        .child_by_field_name("name")
+                        .map(|n| self.qualified_text(n))
+                        .unwrap_or_default(),
+                    _ => self.qualified_text(callee),
+                };
+                self.named_callee(&name, callee, node, args, d)
+            }
+            "field_expression" => self.member_callee(callee, d),
+            _ => Callee::Indirect(self.val(callee, d)),
+        }
+    }
+
+    fn named_callee(
+        &mut self,
+        name: &str,
+        callee: Node<'_>,
+        call: Node<'_>,
+        args: &[Val],
+        d: usize,
+    ) -> Callee {
+        let simple = simple_class_name(name);
+        let lookup = if callee.kind() == "identifier" {
+            name.to_string()
+        } else {
+            simple.clone()
+        };
+        match self.resolve(&lookup) {
+            Resolved::Var(..) | Resolved::ThisField(..) if callee.kind() == "identifier" => {
+                return Callee::Indirect(self.val(callee, d));
+            }
+            _ => {}
+        }
+        let defined = self.model.resolve_function(name, self.func);
+        if !defined.is_empty() {
+            let receiver = self.implicit_receiver(&defined);
+            return Callee::Defined {
+                names: defined,
+                receiver,
+            };
+        }
+        let lib = simple.as_str();
+        if ALLOC_FNS.contains(&lib) {
+            return Callee::Alloc {
+                heap: self.heap_name(lib, call),
+                keeps_arg0: lib == "realloc" || lib == "reallocarray",
+            };
+        }
+        if COPY_FNS.contains(&lib) && args.len() >= 2 {
+            return Callee::CopyMem;
+        }
+        if RETURNS_ARG0_FNS.contains(&lib) && !args.is_empty() {
+            return Callee::ReturnsArg0;
+        }
+        if self.is_cpp() {
+            // `T(args)` constructs a temporary: bind T's constructors (no object to point to).
+            if let Some(ctors) = self.model.ctors_by_class.get(&simple) {
+                return Callee::Defined {
+                    names: ctors.iter().cloned().collect(),
+                    receiver: None,
+                };
+            }
+        }
+        Callee::External
+    }
+
+    /// `this` passed implicitly when a method calls another method of its class.
+    fn implicit_receiver(&self, callees: &[String]) -> Option<Val> {
+        let owner = self.this_owner()?;
+        let callee_has_this = callees
+            .iter()
+            .any(|c| self.model.defs_of(c).any(|d| d.has_this));
+        callee_has_this.then(|| {
+            Val::Load(Loc::Obj(ObjKey::Var(VarKey {
+                function: Some(owner),
+                name: "this".to_string(),
+            })))
+        })
+    }
+
+    fn member_callee(&mut self, callee: Node<'_>, d: usize) -> Callee {
+        if self.is_cpp() {
+            let field = callee
+                .child_by_field_name("field")
+                .map(|f| simple_class_name(&self.qualified_text(f)))
+                .unwrap_or_default();
+            if let Some(methods) = self.model.methods_by_simple.get(&field) {
+                let receiver = callee.child_by_field_name("argument").map(|arg| {
+                    if self.operator_is(callee, "->") {
+                        self.val(arg, d)
+                    } else {
+                        addr(self.loc(arg, d))
+                    }
+                });
+                return Callee::Defined {
+                    names: methods.iter().cloned().collect(),
+                    receiver,
+                };
+            }
+        }
+        Callee::Indirect(self.val(callee, d))
+    }
+
+    fn new_expr(&mut self, node: Node<'_>, d: usize) -> Val {
+        let heap = self.heap_name("new", node);
+        let class = node
+            .child_by_field_name("type")
+            .map(|t| simple_class_name(&self.qualified_text(t)))
+            .unwrap_or_default();
+        let ctors = self
+            .model
+            .ctors_by_class
+            .get(&class)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        let args = self.args(node, d);
+        let placement = node
+            .child_by_field_name("placement")
+            .map(|p| self.init_value(p, d))
+            .unwrap_or(Val::Nothing);
+        let call = Val::Call(Box::new(CallIr {
+            callee: Callee::New { heap, ctors },
+            args,
+        }));
+        seq(vec![placement], call)
+    }
+}

@@ -1,0 +1,374 @@
+//! May-point-to analysis for C and C++: Andersen-style (inclusion-based), flow-insensitive,
+//! context-insensitive and field-insensitive, over one file or a set of files.
+//!
+//! # Model
+//!
+//! * **Objects** are variables (globals: `function == None`; locals and parameters:
+//!   `(function, name)` with the function's qualified name from
+//!   [`collect_functions`]), functions (a target
+//!   `{"kind": "var", "name": f, "function": null}`) and heap allocation sites
+//!   (`{"kind": "heap", "name": "malloc@FILE:LINE:COL", "function": null}`; FILE is the
+//!   unit's path as given, LINE and COL are 1-based, COL counts UTF-8 bytes, the position is
+//!   the start of the allocating call or `new` expression). Recognised allocators: `malloc`,
+//!   `calloc`, `realloc` (which may also return its argument's targets), `reallocarray`,
+//!   `strdup`, `strndup`, `aligned_alloc`, `valloc`, `alloca`, and C++ `new` (named `new@…`).
+//!   A function defined in the analysed units always wins over these library models.
+//! * **Field-insensitive:** a field access stands for the whole struct object: `s.f` is `s`,
+//!   `p->f` is `*p`, `&s.f` is `&s`, `&p->f` is `p`. `field` targets are therefore never
+//!   emitted. Arrays are one object: `a[i]` is `*(a + i)`, an array used as a value decays
+//!   to `&a`, and struct members declared as arrays (`s.buf`) decay to the struct.
+//! * **Statements** that generate constraints: declarations with initialisers (initializer
+//!   lists flow every element into the object), assignments (`p = &x`, `p = q`, `p = *q`,
+//!   `*p = q`, and compound `p += i`), returns, direct calls to defined functions (actuals
+//!   flow to formals, the return value to the call's value), indirect calls (`fp(a)`,
+//!   `(*fp)(a)`, `s->op(a)`: parameters of every function the callee may point to are bound,
+//!   discovered during solving), `memcpy`-like copies (`*d ⊇ *s`). Casts are ignored;
+//!   `p++`, `p + i`, `p - i` keep p's targets; comparisons and logical operators carry none.
+//! * **C++ (where simple):** references are pointers that are implicitly dereferenced
+//!   (`int &r = x` makes `r` point to `x`; reference parameters are bound to the actual's
+//!   address at direct calls); `this` is a parameter of methods (bound at `obj.m()`,
+//!   `p->m()`, implicit calls between methods, and `new T(..)` constructors); data members
+//!   used without `this->` resolve to `*this`; method calls bind every method with that
+//!   name (no class hierarchy); lambdas are functions (their free variables are the
+//!   enclosing function's).
+//! * Unknown identifiers (externs declared in headers, macros) are treated as globals; calls
+//!   to unknown functions have no effect on points-to sets. K&R definitions are supported.
+//! * **Output** lists every variable with a non-empty set, including struct and array
+//!   variables (their set is what their members/elements may point to) and C++ `this`.
+//!   Objects are identified by name: block-scoped shadowing within one function, `static`
+//!   functions or globals with the same name in two units, and C++ overloads with the same
+//!   qualified name are merged.
+//! * **Not modelled:** field sensitivity, context sensitivity, C++ direct-initialisation
+//!   with arguments (`T x(a);` parses as a declaration of a function), virtual dispatch by
+//!   class hierarchy (all methods of the called name are bound), functions returning
+//!   references, reference parameters reached through function pointers (bound by value),
+//!   string literals (no object), and library functions other than the allocators,
+//!   `memcpy`/`memmove`/`strcpy`/`strncpy`/`strcat`/`strncat` (contents copied) and
+//!   `memset`/`strchr`/`strrchr`/`strstr`/`strpbrk`/`memchr`/`strtok`/`fgets` (return
+//!   their first argument).
+//!
+//! Solving is a worklist over the constraint graph with difference propagation, bounded by
+//! [`MAX_WORK`] elementary steps, polling [`Cancel`]. Everything is ordered (`BTreeMap`,
+//! `BTreeSet`), so output is deterministic. Expression lowering recurses at most
+//! [`MAX_DEPTH`] levels; deeper parts are skipped with an error; statement walks are
+//! iterative.
+
+mod eval;
+mod graph;
+mod lower;
+mod model;
+mod walk;
+
+pub use crate::analysis::callgraph::SourceUnit;
+pub use graph::MAX_WORK;
+pub use lower::MAX_DEPTH;
+
+use crate::syntax::functions::{collect_functions, Function};
+use crate::syntax::{Cancel, ParsedFile};
+use graph::{Gen, Graph, Incomplete, NodeKey};
+use lower::{Lowerer, ObjKey};
+use model::{supported, Model};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use tree_sitter::Node;
+
+/// What a pointer may point to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// A variable or a function.
+    Var,
+    /// A named field of an object (never emitted: the analysis is field-insensitive).
+    Field,
+    /// A heap allocation site.
+    Heap,
+}
+
+/// One points-to target. Sorted by kind, then name, then function.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Target {
+    pub kind: TargetKind,
+    pub name: String,
+    /// The function of a local/parameter target; `None` for globals, functions and heap.
+    pub function: Option<String>,
+}
+
+impl Target {
+    pub fn var(function: Option<&str>, name: &str) -> Target {
+        Target {
+            kind: TargetKind::Var,
+            name: name.to_string(),
+            function: function.map(str::to_string),
+        }
+    }
+
+    pub fn heap(name: &str) -> Target {
+        Target {
+            kind: TargetKind::Heap,
+            name: name.to_string(),
+            function: None,
+        }
+    }
+
+    fn from_obj(obj: &ObjKey) -> Target {
+        match obj {
+            ObjKey::Var(v) => Target::var(v.function.as_deref(), &v.name),
+            ObjKey::Func(f) => Target::var(None, f),
+            ObjKey::Heap(h) => Target::heap(h),
+        }
+    }
+}
+
+/// The targets of one pointer variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PointsToEntry {
+    /// Qualified name of the variable's function; `None` for globals.
+    pub function: Option<String>,
+    pub var: String,
+    /// Non-empty, sorted.
+    pub targets: Vec<Target>,
+}
+
+/// A problem met while analysing (unsupported language, depth limit, cancellation, bound).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PointsToError {
+    /// The unit's path ("" for problems of the whole analysis).
+    pub file: String,
+    /// 1-based line, 0 when not tied to a line.
+    pub line: usize,
+    pub message: String,
+}
+
+/// A variable named by its function (qualified name; `None` for a global) and name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VarRef<'a> {
+    pub function: Option<&'a str>,
+    pub name: &'a str,
+}
+
+impl<'a> VarRef<'a> {
+    pub fn global(name: &'a str) -> Self {
+        VarRef {
+            function: None,
+            name,
+        }
+    }
+
+    pub fn local(function: &'a str, name: &'a str) -> Self {
+        VarRef {
+            function: Some(function),
+            name,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct State {
+    model: Model,
+    graph: Graph,
+}
+
+/// The analysis result. Serialises as `{"points_to": [...]}` (plus `partial` and `errors`
+/// when set).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PointsTo {
+    /// One entry per variable with a non-empty points-to set, sorted by (function, var);
+    /// globals (function `None`) first.
+    pub points_to: Vec<PointsToEntry>,
+    /// True when the result may be missing targets (cancelled, work bound, depth limit).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<PointsToError>,
+    #[serde(skip)]
+    state: State,
+}
+
+/// Analyses one file.
+pub fn analyze_file(path: &str, file: &ParsedFile, cancel: &Cancel) -> PointsTo {
+    analyze_points_to(
+        &[SourceUnit {
+            path: path.to_string(),
+            file,
+        }],
+        cancel,
+    )
+}
+
+/// Analyses a set of files together: globals (by name) and functions (by qualified name) are
+/// shared across units, so calls and pointers flow between files. Units in languages other
+/// than C and C++ are skipped with an error.
+pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo {
+    let mut errors = Vec::new();
+    let pairs: Vec<(String, &ParsedFile)> =
+        units.iter().map(|u| (u.path.clone(), u.file)).collect();
+    let functions: Vec<Vec<Function<'_>>> = units
+        .iter()
+        .map(|u| {
+            if supported(u.file.language) {
+                collect_functions(u.file)
+            } else {
+                errors.push(PointsToError {
+                    file: u.path.clone(),
+                    line: 0,
+                    message: format!(
+                        "points-to analysis supports C and C++ only; {} file not analysed",
+                        u.file.language
+                    ),
+                });
+                Vec::new()
+            }
+        })
+        .collect();
+    let model = Model::build(&pairs, &functions, cancel);
+    let mut cancelled = model.cancelled;
+    let mut graph = {
+        let mut gen = Gen::new(&model);
+        let mut walker = walk::Walker {
+            gen: &mut gen,
+            cancel,
+            errors: &mut errors,
+            steps: 0,
+            cancelled,
+        };
+        for (ui, unit) in units.iter().enumerate() {
+            if walker.cancelled || !supported(unit.file.language) {
+                continue;
+            }
+            walker.globals(ui, &unit.path, unit.file);
+            for func in functions.get(ui).into_iter().flatten() {
+                if walker.cancelled {
+                    break;
+                }
+                walker.function(ui, &unit.path, unit.file, func);
+            }
+        }
+        cancelled = walker.cancelled;
+        gen.graph
+    };
+    let mut partial = errors.iter().any(|e| e.message.contains("nested deeper"));
+    match graph.solve(&model, cancel) {
+        Some(Incomplete::Cancelled) => cancelled = true,
+        Some(Incomplete::WorkLimit) => {
+            partial = true;
+            errors.push(PointsToError {
+                file: String::new(),
+                line: 0,
+                message: format!(
+                    "points-to solving stopped after {MAX_WORK} propagation steps; sets may be incomplete"
+                ),
+            });
+        }
+        None => {}
+    }
+    if cancelled {
+        partial = true;
+        errors.push(PointsToError {
+            file: String::new(),
+            line: 0,
+            message: "points-to analysis was cancelled; results are partial".to_string(),
+        });
+    }
+    let points_to = entries(&graph);
+    PointsTo {
+        points_to,
+        partial,
+        errors,
+        state: State { model, graph },
+    }
+}
+
+fn entries(graph: &Graph) -> Vec<PointsToEntry> {
+    let mut out = Vec::new();
+    for (key, &node) in &graph.keys {
+        let NodeKey::Var(var) = key else { continue };
+        let Some(pts) = graph.pts_of(node) else {
+            continue;
+        };
+        if pts.is_empty() || var.name.is_empty() {
+            continue;
+        }
+        let targets: BTreeSet<Target> = pts
+            .iter()
+            .filter_map(|&o| graph.objs.get(o as usize))
+            .map(Target::from_obj)
+            .collect();
+        out.push(PointsToEntry {
+            function: var.function.clone(),
+            var: var.name.clone(),
+            targets: targets.into_iter().collect(),
+        });
+    }
+    out
+}
+
+/// True when two target sets share a target.
+pub fn sets_may_alias(a: &BTreeSet<Target>, b: &BTreeSet<Target>) -> bool {
+    a.intersection(b).next().is_some()
+}
+
+impl PointsTo {
+    /// The targets of a variable (empty when it points to nothing known).
+    pub fn targets(&self, var: VarRef<'_>) -> &[Target] {
+        self.points_to
+            .binary_search_by(|e| {
+                (e.function.as_deref(), e.var.as_str()).cmp(&(var.function, var.name))
+            })
+            .ok()
+            .and_then(|i| self.points_to.get(i))
+            .map(|e| e.targets.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// May `a` and `b` point to the same object (non-empty intersection)?
+    pub fn may_alias(&self, a: VarRef<'_>, b: VarRef<'_>) -> bool {
+        let ta = self.targets(a);
+        let tb = self.targets(b);
+        ta.iter().any(|t| tb.binary_search(t).is_ok())
+    }
+
+    /// The entries for variables of one unit: locals of functions defined there and globals
+    /// declared there (globals declared nowhere, such as externs from unparsed headers, are
+    /// listed with every unit).
+    pub fn entries_for_file(&self, path: &str) -> Vec<PointsToEntry> {
+        let model = &self.state.model;
+        let Some(unit) = model.units.iter().position(|u| u.path == path) else {
+            return Vec::new();
+        };
+        self.points_to
+            .iter()
+            .filter(|e| match &e.function {
+                Some(f) => model.function_units.get(f) == Some(&unit),
+                None => model
+                    .global_units
+                    .get(&e.var)
+                    .is_none_or(|units| units.contains(&unit)),
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// What an expression of a unit may point to, evaluated against the solved sets, with
+    /// names resolved in `function` (qualified name; `None` for global scope) and then among
+    /// globals. E.g. `s->next`, `&a[1]`, `*pp`, `fp`.
+    pub fn eval_expr(
+        &self,
+        path: &str,
+        file: &ParsedFile,
+        function: Option<&str>,
+        expr: Node<'_>,
+    ) -> BTreeSet<Target> {
+        let model = &self.state.model;
+        let unit = model
+            .units
+            .iter()
+            .position(|u| u.path == path)
+            .unwrap_or(usize::MAX);
+        let mut lw = Lowerer::new(model, unit, file, function);
+        let v = lw.val(expr, 0);
+        let ev = eval::Eval {
+            graph: &self.state.graph,
+        };
+        ev.val(&v).iter().map(Target::from_obj).collect()
+    }
+}

@@ -1,0 +1,525 @@
+//! Program facts the constraint generator and the expression evaluator share: which names are
+//! functions, globals, locals (per function), arrays and references, and which struct fields
+//! are declared as arrays. Built once per analysis by iterative walks (no recursion).
+
+use super::lower::is_expression_kind;
+use crate::syntax::functions::{Function, FunctionKind};
+use crate::syntax::{Cancel, Language, ParsedFile};
+use std::collections::{BTreeMap, BTreeSet};
+use tree_sitter::Node;
+
+/// How a declared name was declared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct VarFlags {
+    /// Declared as an array (`int *a[2]`): its value decays to its own address.
+    pub array: bool,
+    /// A C++ reference (`int &r = x`): modelled as a pointer that is implicitly dereferenced.
+    pub reference: bool,
+}
+
+impl VarFlags {
+    fn merge(&mut self, other: VarFlags) {
+        self.array |= other.array;
+        self.reference |= other.reference;
+    }
+}
+
+/// One function definition, indexed by qualified name (overloads are separate defs).
+#[derive(Debug, Clone)]
+pub(crate) struct FnDef {
+    /// Parameter names by position ("" for unnamed parameters).
+    pub params: Vec<String>,
+    /// Parameters declared as C++ references.
+    pub ref_params: BTreeSet<String>,
+    /// True for methods and constructors (they have a `this` parameter).
+    pub has_this: bool,
+}
+
+/// Names visible inside one function (merged over overloads of the same qualified name).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FnScope {
+    pub locals: BTreeMap<String, VarFlags>,
+    /// Qualified name of the enclosing function for lambdas and nested functions.
+    pub container: Option<String>,
+    /// Simple name of the class of a C++ method.
+    pub class: Option<String>,
+}
+
+/// Per-unit facts.
+#[derive(Debug, Clone)]
+pub(crate) struct UnitInfo {
+    pub path: String,
+    /// Lambda start byte -> the lambda's qualified function name.
+    pub lambdas: BTreeMap<usize, String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Model {
+    pub units: Vec<UnitInfo>,
+    pub defs: Vec<FnDef>,
+    /// Qualified name -> indices into `defs`.
+    pub by_name: BTreeMap<String, Vec<usize>>,
+    /// Simple name -> qualified names of C++ methods (for `obj.m()` calls).
+    pub methods_by_simple: BTreeMap<String, BTreeSet<String>>,
+    /// Simple class name -> qualified names of its constructors.
+    pub ctors_by_class: BTreeMap<String, BTreeSet<String>>,
+    pub scopes: BTreeMap<String, FnScope>,
+    pub globals: BTreeMap<String, VarFlags>,
+    /// Global name -> units that declare it.
+    pub global_units: BTreeMap<String, BTreeSet<usize>>,
+    /// Qualified name of a function -> unit that defines it (first definition).
+    pub function_units: BTreeMap<String, usize>,
+    /// Functions declared by prototype (defined or not).
+    pub prototypes: BTreeSet<String>,
+    /// Field name -> (declared as an array somewhere, declared as a non-array somewhere).
+    pub field_kinds: BTreeMap<String, (bool, bool)>,
+    /// Simple class name -> its data members (name -> declared as array).
+    pub class_fields: BTreeMap<String, BTreeMap<String, bool>>,
+    /// Set when the model walk was cancelled.
+    pub cancelled: bool,
+}
+
+/// The innermost type constructor applied to a declared name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wrapper {
+    Plain,
+    Pointer,
+    Array,
+    Function,
+    Reference,
+}
+
+/// Drills a declarator down to its name; returns the name and the innermost wrapper (the
+/// declarator closest to the name decides what the name is: `*a[2]` is an array of
+/// pointers, `(*p)[2]` a pointer to an array, `*f(int)` a function).
+pub(crate) fn declarator_info(file: &ParsedFile, mut node: Node<'_>) -> Option<(String, Wrapper)> {
+    let mut wrapper = Wrapper::Plain;
+    for _ in 0..128 {
+        match node.kind() {
+            "identifier"
+            | "field_identifier"
+            | "qualified_identifier"
+            | "destructor_name"
+            | "operator_name"
+            | "template_function"
+            | "type_identifier" => {
+                let name: String = file.node_text(node).split_whitespace().collect();
+                return (!name.is_empty()).then_some((name, wrapper));
+            }
+            "pointer_declarator" => wrapper = Wrapper::Pointer,
+            "array_declarator" => wrapper = Wrapper::Array,
+            "function_declarator" => wrapper = Wrapper::Function,
+            "reference_declarator" => wrapper = Wrapper::Reference,
+            "init_declarator" | "parenthesized_declarator" | "attributed_declarator" => {}
+            _ => return None,
+        }
+        node = node.child_by_field_name("declarator").or_else(|| {
+            let mut cursor = node.walk();
+            let found = node.named_children(&mut cursor).find(|c| {
+                let k = c.kind();
+                k.ends_with("declarator")
+                    || matches!(
+                        k,
+                        "identifier"
+                            | "field_identifier"
+                            | "qualified_identifier"
+                            | "destructor_name"
+                            | "operator_name"
+                            | "template_function"
+                    )
+            });
+            found
+        })?;
+    }
+    None
+}
+
+/// The last `::` segment of a C++ name, without template arguments.
+pub(crate) fn simple_class_name(name: &str) -> String {
+    let no_templates = match name.find('<') {
+        Some(i) => name.get(..i).unwrap_or(name),
+        None => name,
+    };
+    no_templates
+        .rsplit("::")
+        .next()
+        .unwrap_or(no_templates)
+        .trim()
+        .to_string()
+}
+
+/// Whether the analysis handles this language.
+pub(crate) fn supported(lang: Language) -> bool {
+    matches!(lang, Language::C | Language::Cpp)
+}
+
+/// The node holding a C/C++ function's parameter list.
+fn parameter_list<'t>(func: &Function<'t>) -> Option<Node<'t>> {
+    let node = func.node;
+    if node.kind() == "lambda_expression" {
+        return node
+            .child_by_field_name("declarator")
+            .and_then(|d| d.child_by_field_name("parameters"));
+    }
+    let mut decl = node.child_by_field_name("declarator")?;
+    for _ in 0..64 {
+        if decl.kind() == "function_declarator" {
+            return decl.child_by_field_name("parameters");
+        }
+        decl = decl.child_by_field_name("declarator").or_else(|| {
+            let mut cursor = decl.walk();
+            let found = decl
+                .named_children(&mut cursor)
+                .find(|c| c.kind().ends_with("declarator"));
+            found
+        })?;
+    }
+    None
+}
+
+impl Model {
+    pub fn build(
+        units: &[(String, &ParsedFile)],
+        functions: &[Vec<Function<'_>>],
+        cancel: &Cancel,
+    ) -> Model {
+        let mut model = Model::default();
+        for (ui, (path, file)) in units.iter().enumerate() {
+            model.units.push(UnitInfo {
+                path: path.clone(),
+                lambdas: BTreeMap::new(),
+            });
+            if !supported(file.language) {
+                continue;
+            }
+            if let Some(funcs) = functions.get(ui) {
+                for func in funcs {
+                    if cancel.is_cancelled() {
+                        model.cancelled = true;
+                        return model;
+                    }
+                    model.add_function(ui, file, func);
+                }
+            }
+            if !model.walk_declarations(ui, file, cancel) {
+                model.cancelled = true;
+                return model;
+            }
+        }
+        model
+    }
+
+    fn add_function(&mut self, unit: usize, file: &ParsedFile, func: &Function<'_>) {
+        let is_cpp = file.language == Language::Cpp;
+        let class = if is_cpp {
+            func.class.as_deref().map(simple_class_name)
+        } else {
+            None
+        };
+        let has_this = class.is_some() && func.kind != FunctionKind::Lambda;
+        // Parameter names are read from the declarators here (function-pointer parameters
+        // such as `void (*f)(int)` included); `func.params` is the fallback.
+        let mut ref_params = BTreeSet::new();
+        let mut params = Vec::new();
+        match parameter_list(func) {
+            Some(list) => {
+                let mut cursor = list.walk();
+                for p in list.named_children(&mut cursor) {
+                    if p.kind() == "identifier" {
+                        // K&R definition: `int f(a, b) char *a; int b; { ... }`.
+                        params.push(file.node_text(p).to_string());
+                        continue;
+                    }
+                    if !matches!(
+                        p.kind(),
+                        "parameter_declaration" | "optional_parameter_declaration"
+                    ) {
+                        continue;
+                    }
+                    let info = p
+                        .child_by_field_name("declarator")
+                        .and_then(|d| declarator_info(file, d));
+                    match info {
+                        Some((name, w)) => {
+                            if w == Wrapper::Reference {
+                                ref_params.insert(name.clone());
+                            }
+                            params.push(name);
+                        }
+                        None => params.push(String::new()),
+                    }
+                }
+            }
+            None => params = func.params.clone(),
+        }
+        let def = FnDef {
+            params: params.clone(),
+            ref_params: ref_params.clone(),
+            has_this,
+        };
+        let idx = self.defs.len();
+        self.defs.push(def);
+        self.by_name.entry(func.name.clone()).or_default().push(idx);
+        self.function_units.entry(func.name.clone()).or_insert(unit);
+        if func.kind == FunctionKind::Lambda {
+            if let Some(u) = self.units.get_mut(unit) {
+                u.lambdas.insert(func.node.start_byte(), func.name.clone());
+            }
+        }
+        if let Some(cls) = &class {
+            if func.kind == FunctionKind::Constructor && !func.simple_name.starts_with('~') {
+                self.ctors_by_class
+                    .entry(cls.clone())
+                    .or_default()
+                    .insert(func.name.clone());
+            } else if func.kind == FunctionKind::Method {
+                self.methods_by_simple
+                    .entry(func.simple_name.clone())
+                    .or_default()
+                    .insert(func.name.clone());
+            }
+        }
+        let container = func
+            .container
+            .clone()
+            .filter(|c| self.by_name.contains_key(c));
+        let scope = self.scopes.entry(func.name.clone()).or_default();
+        if scope.container.is_none() {
+            scope.container = container;
+        }
+        if scope.class.is_none() {
+            scope.class = class;
+        }
+        for p in &params {
+            if !p.is_empty() {
+                let flags = VarFlags {
+                    array: false,
+                    reference: ref_params.contains(p),
+                };
+                scope.locals.entry(p.clone()).or_default().merge(flags);
+            }
+        }
+        if has_this {
+            scope.locals.entry("this".to_string()).or_default();
+        }
+        let Some(body) = func.body else { return };
+        // Locals: every declaration in the body, excluding nested functions and lambdas.
+        let mut stack = vec![body];
+        let mut locals: Vec<(String, VarFlags)> = Vec::new();
+        let mut local_protos: Vec<String> = Vec::new();
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "function_definition" | "lambda_expression" if node.id() != body.id() => continue,
+                "declaration" => {
+                    let mut cursor = node.walk();
+                    for d in node.children_by_field_name("declarator", &mut cursor) {
+                        match declarator_info(file, d) {
+                            Some((name, Wrapper::Function)) => local_protos.push(name),
+                            Some((name, w)) => locals.push((name, flags_of(w))),
+                            None => {}
+                        }
+                    }
+                }
+                "for_range_loop" => {
+                    if let Some(d) = node.child_by_field_name("declarator") {
+                        if let Some((name, w)) = declarator_info(file, d) {
+                            locals.push((name, flags_of(w)));
+                        }
+                    }
+                }
+                kind if !may_declare(kind) => continue,
+                _ => {}
+            }
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        let scope = self.scopes.entry(func.name.clone()).or_default();
+        for (name, flags) in locals {
+            scope.locals.entry(name).or_default().merge(flags);
+        }
+        self.prototypes.extend(local_protos);
+    }
+
+    /// Global declarations, prototypes and struct fields. Returns false when cancelled.
+    fn walk_declarations(&mut self, unit: usize, file: &ParsedFile, cancel: &Cancel) -> bool {
+        let is_cpp = file.language == Language::Cpp;
+        // (node, inside a function body)
+        let mut stack: Vec<(Node<'_>, bool)> = vec![(file.root(), false)];
+        let mut steps = 0usize;
+        while let Some((node, in_fn)) = stack.pop() {
+            steps += 1;
+            if steps.is_multiple_of(1024) && cancel.is_cancelled() {
+                return false;
+            }
+            let mut child_in_fn = in_fn;
+            match node.kind() {
+                "function_definition" | "lambda_expression" => child_in_fn = true,
+                "declaration" if !in_fn => {
+                    let mut cursor = node.walk();
+                    for d in node.children_by_field_name("declarator", &mut cursor) {
+                        match declarator_info(file, d) {
+                            Some((name, Wrapper::Function)) => {
+                                self.prototypes.insert(name);
+                            }
+                            Some((name, w)) => {
+                                let name = if is_cpp {
+                                    simple_class_name(&name)
+                                } else {
+                                    name
+                                };
+                                self.globals
+                                    .entry(name.clone())
+                                    .or_default()
+                                    .merge(flags_of(w));
+                                self.global_units.entry(name).or_default().insert(unit);
+                            }
+                            None => {}
+                        }
+                    }
+                }
+                "field_declaration" => self.add_field(file, node),
+                kind if !may_declare(kind) => continue,
+                _ => {}
+            }
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev().map(|c| (c, child_in_fn)));
+        }
+        true
+    }
+
+    fn add_field(&mut self, file: &ParsedFile, node: Node<'_>) {
+        let class = node
+            .parent()
+            .filter(|p| p.kind() == "field_declaration_list")
+            .and_then(|p| p.parent())
+            .and_then(|p| p.child_by_field_name("name"))
+            .map(|n| simple_class_name(file.node_text(n)));
+        let mut cursor = node.walk();
+        for d in node.children_by_field_name("declarator", &mut cursor) {
+            let Some((name, w)) = declarator_info(file, d) else {
+                continue;
+            };
+            if w == Wrapper::Function {
+                continue;
+            }
+            let array = w == Wrapper::Array;
+            let entry = self
+                .field_kinds
+                .entry(name.clone())
+                .or_insert((false, false));
+            if array {
+                entry.0 = true;
+            } else {
+                entry.1 = true;
+            }
+            if file.language == Language::Cpp {
+                if let Some(cls) = &class {
+                    let fields = self.class_fields.entry(cls.clone()).or_default();
+                    let slot = fields.entry(name).or_insert(false);
+                    *slot |= array;
+                }
+            }
+        }
+    }
+
+    /// Definitions of a qualified function name.
+    pub fn defs_of(&self, name: &str) -> impl Iterator<Item = &FnDef> {
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.defs.get(i))
+    }
+
+    pub fn is_defined(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Resolves a (possibly unqualified) function name used inside `func` to defined functions:
+    /// the enclosing C++ scopes of `func` from the innermost out, then the name as written.
+    pub fn resolve_function(&self, name: &str, func: Option<&str>) -> Vec<String> {
+        // `::g` names the global scope explicitly.
+        let global_only = name.starts_with("::");
+        let name = name.trim_start_matches("::");
+        if let Some(f) = func.filter(|_| !global_only) {
+            let segments: Vec<&str> = f.split("::").collect();
+            for keep in (1..segments.len()).rev() {
+                let prefix = segments.get(..keep).unwrap_or_default().join("::");
+                let candidate = format!("{prefix}::{name}");
+                if self.is_defined(&candidate) {
+                    return vec![candidate];
+                }
+            }
+        }
+        if self.is_defined(name) {
+            return vec![name.to_string()];
+        }
+        Vec::new()
+    }
+}
+
+/// False for expression nodes, which cannot contain declarations (GNU statement
+/// expressions aside, reached through parentheses): walks need not descend into them, which
+/// keeps a multi-megabyte expression cheap.
+fn may_declare(kind: &str) -> bool {
+    kind == "parenthesized_expression"
+        || !(is_expression_kind(kind) || matches!(kind, "initializer_list" | "argument_list"))
+}
+
+fn flags_of(w: Wrapper) -> VarFlags {
+    VarFlags {
+        array: w == Wrapper::Array,
+        reference: w == Wrapper::Reference,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The declarator of the first declaration in `src`.
+    fn info(lang: Language, src: &str) -> Option<(String, Wrapper)> {
+        let file = ParsedFile::parse(lang, src);
+        let decl = file.root().named_child(0)?;
+        let d = decl.child_by_field_name("declarator")?;
+        declarator_info(&file, d)
+    }
+
+    #[test]
+    fn the_declarator_nearest_the_name_decides_what_it_declares() {
+        let c = |src| info(Language::C, src);
+        assert_eq!(c("int *a[2];"), Some(("a".into(), Wrapper::Array)));
+        assert_eq!(c("int (*p)[2];"), Some(("p".into(), Wrapper::Pointer)));
+        assert_eq!(c("int *f(int);"), Some(("f".into(), Wrapper::Function)));
+        assert_eq!(c("int (*fp)(int);"), Some(("fp".into(), Wrapper::Pointer)));
+        assert_eq!(c("int x = 1;"), Some(("x".into(), Wrapper::Plain)));
+        assert_eq!(
+            info(Language::Cpp, "int *&r = p;"),
+            Some(("r".into(), Wrapper::Reference))
+        );
+        assert_eq!(
+            info(Language::Cpp, "int &r = x;"),
+            Some(("r".into(), Wrapper::Reference))
+        );
+    }
+
+    #[test]
+    fn class_names_drop_scopes_and_template_arguments() {
+        assert_eq!(simple_class_name("ns::Box<int>"), "Box");
+        assert_eq!(simple_class_name("Box"), "Box");
+    }
+
+    #[test]
+    fn function_names_resolve_innermost_scope_first() {
+        let src = "int *g(int *p) { return p; }\nnamespace ns { int *g(int *p) { return p; } int *f() { return g(0); } }\n";
+        let file = ParsedFile::parse(Language::Cpp, src);
+        let funcs = vec![crate::syntax::functions::collect_functions(&file)];
+        let model = Model::build(&[("a.cpp".to_string(), &file)], &funcs, &Cancel::never());
+        assert_eq!(model.resolve_function("g", Some("ns::f")), vec!["ns::g"]);
+        assert_eq!(model.resolve_function("g", Some("main")), vec!["g"]);
+        assert_eq!(model.resolve_function("::g", Some("ns::f")), vec!["g"]);
+        assert!(model.resolve_function("h", Some("ns::f")).is_empty());
+    }
+}
