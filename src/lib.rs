@@ -1,2 +1,3 @@
 pub mod syntax;
 pub mod analysis;
+pub mod crosscheck;
