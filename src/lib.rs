@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod crosscheck;
 pub mod llm;
 pub mod stats;
 pub mod syntax;
