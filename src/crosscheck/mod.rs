@@ -8,4 +8,5 @@
 //! Everything here is pure, synchronous and deterministic, and never panics on any input.
 
 pub mod llm_ast;
+pub mod record;
 pub mod scores;
