@@ -12,7 +12,8 @@
 //!
 //! In *shallow* mode (the default, one CFG node) the bodies of compound statements are skipped
 //! (the CFG has separate nodes for them); a node that stands for a whole compound statement
-//! (the CFG builder collapses over-deep nesting into one node) is walked with its bodies.
+//! (the CFG builder collapses over-deep nesting into one node) is walked with its bodies, and
+//! its definitions are then weak (they happen conditionally).
 //! Nested functions, lambdas and comprehensions are summarised by their free variables, found
 //! by a second walk that walks everything and does not summarise again (no recursion).
 
@@ -441,6 +442,8 @@ struct Walker<'t, 'c> {
     defs: BTreeMap<(&'t str, u32), (usize, bool)>,
     visited: usize,
     truncated: bool,
+    /// Statement bodies were walked as part of this node: all its definitions are weak.
+    conditional: bool,
 }
 
 impl<'t, 'c> Walker<'t, 'c> {
@@ -468,6 +471,7 @@ impl<'t, 'c> Walker<'t, 'c> {
             defs: BTreeMap::new(),
             visited: 0,
             truncated: false,
+            conditional: false,
         }
     }
 
@@ -621,8 +625,12 @@ impl<'t, 'c> Walker<'t, 'c> {
                 Some(f) => BODY_FIELDS.contains(&f),
                 None => is_statement_like(c.kind()),
             };
-            if body && !self.deep {
-                continue;
+            if body {
+                if !self.deep {
+                    continue;
+                }
+                // Bodies walked inside one node run conditionally: their writes are weak.
+                self.conditional = self.summarise;
             }
             if it.node.kind() == "except_clause" && field == Some("value") {
                 // `except E as e`: `E` names a type; only `e` is a variable.
@@ -1447,6 +1455,7 @@ impl<'t, 'c> Walker<'t, 'c> {
         let all: Vec<usize> = (0..uses.len()).collect();
         let mut defs: BTreeMap<&str, DefFact> = BTreeMap::new();
         for (&(name, frame), &(line, strong)) in &self.defs {
+            let strong = strong && !self.conditional;
             let sources: Vec<usize> = if coarse {
                 all.clone()
             } else {

@@ -5,7 +5,9 @@
 //!
 //! 1. **Def/use extraction** ([`extract`]): for every CFG node, the variables its byte range
 //!    defines and reads, and which reads flow into which definitions. The entry node defines
-//!    the parameters; the exit node does nothing.
+//!    the parameters; the exit node does nothing. A `normal` node spanning a whole compound
+//!    statement (the CFG's degraded form for over-deep nesting or unparsed regions) is walked
+//!    entirely, with weak definitions: a coarser but sound result.
 //! 2. **Reaching definitions** ([`reaching`]): a worklist solver over bit sets, bounded, polling
 //!    [`Cancel`]; too-large functions fall back to a flow-insensitive answer (flagged).
 //! 3. **Def-use chains** ([`DataFlow::def_use`]): definition -> lines of the uses it reaches.
@@ -25,33 +27,47 @@
 //! * Definitions: assignments (tuple/destructuring element-wise when both sides have the same
 //!   arity, chained `a = b = c`), augmented assignments (`x += y` defines `x`, uses `x`, `y`),
 //!   `++`/`--`, declarations **with** initialisers (`int x;` defines nothing), for-each
-//!   targets, `with ... as x`, `except E as e` / `catch (E e)`, parameters, `std::cin >> x`,
-//!   C/C++ `scanf`-family out-arguments (`&x` defines `x`; a bare buffer is written weakly),
-//!   `&x` passed to any other call (weak definition that also reads `x`), and calls of
-//!   mutating methods on a receiver (`xs.append(y)`, `m.put(k, v)`, `list.add(v)`,
-//!   `v.push_back(x)`: define the receiver and read it and the arguments). Field and index
-//!   writes `a.f = y`, `a[i] = y` define `a` field-insensitively.
-//! * Strong and weak definitions: an assignment to a whole variable kills its earlier
-//!   definitions; field/index/element writes, mutating calls and possible out-arguments are
-//!   *weak*: they add a definition without killing the old ones, so `a[i] = y` leaves the
-//!   previous contents of `a` reaching later reads (the old value of `a` is not listed as a
-//!   direct source of the write itself, matching the CoRe labels).
+//!   targets, `with ... as x`, `except E as e` / `catch (E e)`, parameters (at the lines where
+//!   they are written), `std::cin >> x`, C/C++ `scanf`-family out-arguments (`&x`, a bare
+//!   buffer, `a + i`), `&x` passed to any other call (a weak definition that also reads `x`),
+//!   C functions writing their first argument (`memset`, `strcpy`, `fgets`, ...), and calls
+//!   of mutating methods on a receiver (`xs.append(y)`, `m.put(k, v)`, `list.add(v)`,
+//!   `v.push_back(x)`, also `Collections.sort(l)` / `heapq.heappush(h, x)` on the argument).
+//! * Strong and weak definitions. A strong definition kills the variable's earlier
+//!   definitions. Mutating calls and field writes (`a.f = y`, field-insensitive) are strong
+//!   definitions that also *read* the variable: a new version of `a` made from the old one,
+//!   so its earlier values still flow through. Index and element writes (`a[i] = y`) and
+//!   possible out-arguments are *weak*: they add a definition without killing the old ones and
+//!   do not list the old value as a source (the old contents keep reaching later reads).
+//!   These choices follow the CoRe benchmark's human labels (see
+//!   `tests/dataflow_core_bench.rs`); `fill`/`memset`-style calls overwrite without reading.
 //! * Uses: identifiers read in the node, excluding callee names of plain calls, attribute /
-//!   field / member names, type names, keyword-argument names, labels, and names that are
-//!   never defined in the function and are either ALL-CAPS constants (`EOF`, `MAX_N`) or
-//!   qualifiers that look like classes or imported modules (`Math.max`, `heapq.heappush`,
-//!   `System.out`). Well-known non-data library objects (`cout`, `endl`, `stdout`, `console`)
-//!   are ignored.
+//!   field / member names, type names, keyword-argument names, labels, operands of C
+//!   `sizeof`, exception types, and names that are never defined in the function and are
+//!   either ALL-CAPS constants (`EOF`, `MAX_N`) or qualifiers that look like classes or
+//!   imported modules (`Math.max`, `heapq.heappush`, `System.out`). Well-known non-data
+//!   library objects (`cout`, `endl`, `stdout`, `console`) are ignored, and so are input
+//!   readers used through reading methods (`sc.nextInt()`, `br.readLine()`, and
+//!   `sc.next()` / `sc.hasNext()` when `sc` is known as a reader): the value comes from the
+//!   input, not from the reader variable.
 //! * Within one CFG node, reads see the definitions reaching the node's entry (so `x = x + 1`
 //!   reads the previous `x`). Lines are those of the identifiers.
 //! * Nested functions, lambdas and comprehensions are summarised by their free variables,
 //!   read where they are written; a named nested function is a definition of its name.
 //! * Call arguments flow into the call's value: `r = f(a, b)` makes `r` depend on `a` and `b`
 //!   (no interprocedural summaries).
-//! * Control dependence ignores exceptional edges and considers branch and loop nodes only.
+//! * Control dependence ignores exceptional edges and considers branch and loop nodes only;
+//!   the relation is the direct one (an `else if` depends on its `if`, not on what controls
+//!   the `if`), and early exits (`return`, `break`, `assert`, `require`) create it.
+//! * Extraction runs twice when needed: the first pass learns which names the function
+//!   defines (so `S.add(x)` mutates a variable `S` while `Arrays.sort(a)` does not define a
+//!   class `Arrays`) and which are input readers.
 //!
 //! Everything is deterministic (ordered maps and sets only), iterative, and never panics;
-//! broken syntax yields facts for the parts that parse.
+//! broken syntax yields facts for the parts that parse. Limits: bit sets up to
+//! [`reaching::MAX_SET_WORDS`] words (larger functions get a flow-insensitive answer, flagged
+//! in `errors`), a worklist budget of [`reaching::VISITS_PER_NODE`] visits per node, and a
+//! work budget for the transitive closure.
 
 pub mod control;
 pub mod extract;

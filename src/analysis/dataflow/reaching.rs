@@ -115,6 +115,18 @@ pub fn solve(
     cancel: &Cancel,
 ) -> Reaching {
     let n = facts.len();
+    // Adjacency of exactly `n` nodes, dropping out-of-range entries (robust to callers).
+    let fit = |lists: &[Vec<usize>]| -> Vec<Vec<usize>> {
+        (0..n)
+            .map(|v| {
+                lists
+                    .get(v)
+                    .map(|l| l.iter().copied().filter(|&w| w < n).collect())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    let (succ, pred) = (&fit(succ), &fit(pred));
     let mut defs = Vec::new();
     // var -> ids of its definitions
     let mut by_var: BTreeMap<&str, Vec<usize>> = BTreeMap::new();

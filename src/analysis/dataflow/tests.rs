@@ -194,6 +194,22 @@ fn compound_statement_range_covers_only_its_header() {
 }
 
 #[test]
+fn a_node_standing_for_a_whole_compound_statement_walks_its_bodies_weakly() {
+    // The CFG builder collapses over-deep nesting into one node with the statement's range.
+    let src = "def f(a, x):\n    if a:\n        x = a\n    return x\n";
+    let file = parse(Language::Python, src);
+    let r = range_of(src, "if a:\n        x = a", 0);
+    let s = summarise(&super::extract::extract_statement(
+        &file,
+        r.clone(),
+        &Cancel::never(),
+    ));
+    assert_def(&s, "x", false, &["a"]);
+    let s = summarise(&extract_range(&file, r, &Cancel::never()));
+    assert!(s.defs.is_empty(), "a branch node covers its condition only");
+}
+
+#[test]
 fn with_as_defines_alias() {
     let s = facts_of(
         Language::Python,
@@ -828,4 +844,31 @@ fn oversized_functions_fall_back_to_flow_insensitive() {
         .iter()
         .any(|e| e.message.contains("flow-sensitive")));
     assert!(df.use_defs[&vl("v5", 8)].contains(&vl("v5", 7)));
+}
+
+#[test]
+fn malformed_facts_do_not_panic() {
+    let file = parse(Language::Python, STRAIGHT);
+    let funcs = collect_functions(&file);
+    let c = cfg(
+        &file,
+        &funcs[0],
+        &[(Normal, "x = a")],
+        &[(0, 1, Ft), (1, 2, Ft)],
+    );
+    // Fewer facts than nodes, sources pointing nowhere.
+    let facts = vec![NodeFacts::new(
+        vec![DefFact {
+            var: "x".into(),
+            line: 2,
+            strong: true,
+            sources: vec![5, 9],
+        }],
+        Vec::new(),
+    )];
+    let df = analyze_facts(&c, &facts, &Cancel::never());
+    assert!(df.direct[&vl("x", 2)].is_empty());
+    let sol = reaching::solve(&[vec![1, 99]], &[], 7, &facts, &Cancel::never());
+    assert_eq!(sol.uses.len(), 1);
+    assert!(control::post_dominators(&[vec![3]], 5, &Cancel::never()).is_none());
 }
