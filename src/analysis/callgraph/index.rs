@@ -472,13 +472,16 @@ impl<'t> Index<'t> {
                         let Some(name) = d.child_by_field_name("name") else {
                             continue;
                         };
-                        let fact = match (is_var, d.child_by_field_name("value")) {
-                            (true, Some(v)) => Fact::Value(v),
-                            _ => Fact::Declared(ty),
-                        };
-                        self.push_local(scope, ui, &text(name), fact);
+                        let value = d.child_by_field_name("value");
+                        if !is_var {
+                            self.push_local(scope, ui, &text(name), Fact::Declared(ty));
+                        }
+                        if let Some(v) = value {
+                            self.push_local(scope, ui, &text(name), Fact::Value(v));
+                        }
                     }
                 }
+                "assignment_expression" => self.assignment_fact(file, node, scope),
                 "enhanced_for_statement" => {
                     if let (Some(t), Some(n)) = (
                         node.child_by_field_name("type"),
@@ -493,6 +496,7 @@ impl<'t> Index<'t> {
                 "call_expression" => self.site(scope, node, SiteKind::Call),
                 "new_expression" => self.site(scope, node, SiteKind::New),
                 "field_initializer" => self.site(scope, node, SiteKind::FieldInit),
+                "assignment_expression" => self.assignment_fact(file, node, scope),
                 "preproc_include" => {
                     if let Some(p) = node.child_by_field_name("path") {
                         let inc = text(p).trim_matches(['"', '<', '>']).to_string();
@@ -573,15 +577,21 @@ impl<'t> Index<'t> {
                         let Some(name) = declarator_name(file, name_node) else {
                             continue;
                         };
-                        let fact = match (is_auto, value) {
-                            (true, Some(v)) => Fact::Value(v),
-                            (true, None) => continue,
-                            _ => Fact::Declared(ty),
-                        };
-                        if kind == "field_declaration" {
-                            self.push_field(scope.class, &name, fact, None);
-                        } else {
-                            self.push_local(scope, ui, &name, fact);
+                        let mut facts = Vec::new();
+                        if !is_auto {
+                            facts.push(Fact::Declared(ty));
+                        }
+                        if let Some(v) = value
+                            .filter(|v| !matches!(v.kind(), "argument_list" | "initializer_list"))
+                        {
+                            facts.push(Fact::Value(v));
+                        }
+                        for fact in facts {
+                            if kind == "field_declaration" {
+                                self.push_field(scope.class, &name, fact, None);
+                            } else {
+                                self.push_local(scope, ui, &name, fact);
+                            }
                         }
                     }
                     if lang == Language::Cpp && kind == "declaration" && has_ctor_form {
@@ -624,6 +634,9 @@ impl<'t> Index<'t> {
                         node.child_by_field_name("name"),
                     ) {
                         self.push_local(scope, ui, &text(n), Fact::Declared(t));
+                        if let Some(v) = node.child_by_field_name("value") {
+                            self.push_local(scope, ui, &text(n), Fact::Value(v));
+                        }
                     }
                 }
                 _ => {}
@@ -648,6 +661,21 @@ impl<'t> Index<'t> {
                         _ => return,
                     };
                     self.push_local(scope, ui, &text(name), fact);
+                }
+                "required_parameter" | "optional_parameter" => {
+                    // `constructor(private svc: Svc)` declares a field.
+                    let is_prop = named_children(node).iter().any(|c| {
+                        matches!(c.kind(), "accessibility_modifier" | "override_modifier")
+                    }) || file.node_text(node).starts_with("readonly ");
+                    let (Some(p), Some(t)) = (
+                        node.child_by_field_name("pattern"),
+                        node.child_by_field_name("type"),
+                    ) else {
+                        return;
+                    };
+                    if is_prop && scope.fun.is_some() {
+                        self.push_field(scope.class, &text(p), Fact::Declared(t), None);
+                    }
                 }
                 "public_field_definition" | "field_definition" => {
                     let name = node
@@ -685,6 +713,36 @@ impl<'t> Index<'t> {
                 }
                 _ => {}
             },
+        }
+    }
+
+    /// Java/C++ `x = expr;` (a known local's value) and `this.f = expr;` / `this->f = expr;`.
+    fn assignment_fact(&mut self, file: &ParsedFile, node: Node<'t>, scope: &Scope) {
+        let (Some(l), Some(r)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        let Some(fun) = scope.fun else { return };
+        match l.kind() {
+            "identifier" => {
+                // Only variables already known as locals get value facts (fields keep theirs).
+                if let Some(v) = self.locals.get_mut(&(fun, file.node_text(l).to_string())) {
+                    v.push(Fact::Value(r));
+                }
+            }
+            "field_access" | "field_expression" => {
+                let obj = l
+                    .child_by_field_name("object")
+                    .or_else(|| l.child_by_field_name("argument"));
+                if let (Some(o), Some(f)) = (obj, l.child_by_field_name("field")) {
+                    if o.kind() == "this" {
+                        self.push_field(scope.class, file.node_text(f), Fact::Value(r), Some(fun));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -983,7 +1041,7 @@ pub(super) fn strip_anon(name: &str) -> String {
     }
     split_cpp(name)
         .into_iter()
-        .filter(|s| s != "(anonymous namespace)")
+        .filter(|s| s != "(anonymousnamespace)")
         .collect::<Vec<_>>()
         .join("::")
 }

@@ -133,7 +133,7 @@ impl<'a, 't> Resolver<'a, 't> {
             Some(f) => Ctx {
                 unit: f.unit,
                 fun: Some(fun),
-                class: f.scope_class,
+                class: self.enclosing_class(fun),
             },
             None => Ctx {
                 unit: 0,
@@ -141,6 +141,14 @@ impl<'a, 't> Resolver<'a, 't> {
                 class: None,
             },
         }
+    }
+
+    /// The class whose members are implicitly in scope: the function's own class (also for
+    /// out-of-class C++ bodies), else the lexically enclosing class of it or its parents.
+    fn enclosing_class(&self, fun: FunId) -> Option<ClassId> {
+        self.chain(Some(fun))
+            .into_iter()
+            .find_map(|f| self.ix.funs.get(f).and_then(|x| x.class.or(x.scope_class)))
     }
 
     /// The function chain from `fun` outwards.
@@ -628,26 +636,42 @@ impl<'a, 't> Resolver<'a, 't> {
     }
 
     fn facts_type(&self, facts: &[Fact<'t>], ctx: Ctx, depth: usize) -> Option<Ty> {
-        let file = self.file(ctx.unit);
-        for f in facts {
-            if let Fact::Declared(t) = f {
-                return self
-                    .resolve_class(file.node_text(*t), ctx, depth + 1)
-                    .map(Ty::Inst);
+        let with_ctx: Vec<(Fact<'t>, Ctx)> = facts.iter().map(|f| (*f, ctx)).collect();
+        self.facts_type_ctx(&with_ctx, depth)
+    }
+
+    /// Type from a variable's facts: a declared type wins, refined to the class of the only
+    /// assigned value when that is a subclass (`Shape s = new Square()`); otherwise all
+    /// assigned values must agree (null/None assignments ignored).
+    fn facts_type_ctx(&self, facts: &[(Fact<'t>, Ctx)], depth: usize) -> Option<Ty> {
+        let values: Vec<(Node<'t>, Ctx)> = facts
+            .iter()
+            .filter_map(|(f, c)| match f {
+                Fact::Value(v) if !Self::is_null(unwrap_expr(*v).kind()) => Some((*v, *c)),
+                _ => None,
+            })
+            .collect();
+        if let Some((Fact::Declared(t), ctx)) =
+            facts.iter().find(|(f, _)| matches!(f, Fact::Declared(_)))
+        {
+            let file = self.file(ctx.unit);
+            let declared = self.resolve_class(file.node_text(*t), *ctx, depth + 1)?;
+            if let [(v, vctx)] = values.as_slice() {
+                if let Some(Ty::Inst(k)) = self.type_of(*v, *vctx, depth + 1) {
+                    if k != declared && self.mro(k).contains(&declared) {
+                        return Some(Ty::Inst(k));
+                    }
+                }
             }
+            return Some(Ty::Inst(declared));
         }
         let mut out: Option<Ty> = None;
-        for f in facts {
-            if let Fact::Value(v) = f {
-                if Self::is_null(unwrap_expr(*v).kind()) {
-                    continue;
-                }
-                let t = self.type_of(*v, ctx, depth + 1)?;
-                if out.as_ref().is_some_and(|o| *o != t) {
-                    return None;
-                }
-                out = Some(t);
+        for (v, ctx) in values {
+            let t = self.type_of(v, ctx, depth + 1)?;
+            if out.as_ref().is_some_and(|o| *o != t) {
+                return None;
             }
+            out = Some(t);
         }
         out
     }
@@ -659,38 +683,20 @@ impl<'a, 't> Resolver<'a, 't> {
             let Some(facts) = cls.fields.get(name) else {
                 continue;
             };
-            let file = self.file(cls.unit);
-            for (f, fun) in facts {
-                if let Fact::Declared(t) = f {
-                    let ctx = Ctx {
-                        unit: cls.unit,
-                        fun: *fun,
-                        class: Some(k),
-                    };
-                    return self
-                        .resolve_class(file.node_text(*t), ctx, depth + 1)
-                        .map(Ty::Inst);
-                }
-            }
-            let mut out: Option<Ty> = None;
-            for (f, fun) in facts {
-                if let Fact::Value(v) = f {
-                    if Self::is_null(unwrap_expr(*v).kind()) {
-                        continue;
-                    }
-                    let ctx = Ctx {
-                        unit: cls.unit,
-                        fun: *fun,
-                        class: Some(k),
-                    };
-                    let t = self.type_of(*v, ctx, depth + 1)?;
-                    if out.as_ref().is_some_and(|o| *o != t) {
-                        return None;
-                    }
-                    out = Some(t);
-                }
-            }
-            return out;
+            let with_ctx: Vec<(Fact<'t>, Ctx)> = facts
+                .iter()
+                .map(|(f, fun)| {
+                    (
+                        *f,
+                        Ctx {
+                            unit: cls.unit,
+                            fun: *fun,
+                            class: Some(k),
+                        },
+                    )
+                })
+                .collect();
+            return self.facts_type_ctx(&with_ctx, depth + 1);
         }
         None
     }
@@ -1165,6 +1171,11 @@ impl<'a, 't> Resolver<'a, 't> {
                         && self.resolve_class(&n, ctx, depth + 1).is_some())
                 {
                     return Vec::new();
+                }
+                if lang == Language::Python {
+                    if let Some(Ty::Class(c)) = self.python_receiver(&n, ctx) {
+                        return self.ctor_targets(c, &args, ctx);
+                    }
                 }
                 let found = self.resolve_name(&n, &args, ctx, depth + 1);
                 if found.is_empty() {

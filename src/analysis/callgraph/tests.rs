@@ -358,8 +358,8 @@ int main() {
         "geo::Square::size -> geo::Shape::size",
         "geo::Square::size -> geo::area",
         "main -> ?Square",
-        "main -> geo::Shape::size",
         "main -> geo::Shape::twice",
+        "main -> geo::Square::size",
         "main -> geo::area",
     ];
     assert_eq!(v, want, "{v:#?}");
