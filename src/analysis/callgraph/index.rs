@@ -2,11 +2,12 @@
 //! with its bases, fields and methods, per-file imports and aliases, local variable facts,
 //! and the call sites of every function. Built by one iterative walk per file.
 
-use super::util::{named_children, norm_type, split_cpp, unwrap_expr};
+use super::util::{named_children, norm_type, split_cpp, strip_template, unwrap_expr};
 use super::SourceUnit;
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use tree_sitter::Node;
 
 pub(super) type FunId = usize;
@@ -19,6 +20,8 @@ pub(super) enum Fact<'t> {
     Declared(Node<'t>),
     /// An assigned value; its type is inferred on demand.
     Value(Node<'t>),
+    /// An instance of a known class (Java enum constants).
+    OfClass(ClassId),
 }
 
 pub(super) struct Fun<'t> {
@@ -145,7 +148,7 @@ pub(super) struct Index<'t> {
 
 #[derive(Clone)]
 struct Scope {
-    path: String,
+    path: Rc<str>,
     class: Option<ClassId>,
     fun: Option<FunId>,
 }
@@ -248,7 +251,7 @@ impl<'t> Index<'t> {
         };
         let sep = sep(lang);
         let top = Scope {
-            path: String::new(),
+            path: Rc::from(""),
             class: None,
             fun: None,
         };
@@ -276,7 +279,7 @@ impl<'t> Index<'t> {
                     }
                     self.children.entry(scope.fun).or_default().push(fid);
                     child_scope = Some(Scope {
-                        path: fun.f.name.clone(),
+                        path: Rc::from(fun.f.name.as_str()),
                         class: scope.class,
                         fun: Some(fid),
                     });
@@ -318,7 +321,7 @@ impl<'t> Index<'t> {
                     is_interface: node.kind().contains("interface"),
                 });
                 child_scope = Some(Scope {
-                    path: qname,
+                    path: Rc::from(qname.as_str()),
                     class: Some(cid),
                     fun: scope.fun,
                 });
@@ -328,7 +331,7 @@ impl<'t> Index<'t> {
                     .map(|n| file.node_text(n).split_whitespace().collect::<String>())
                     .unwrap_or_else(|| "(anonymous namespace)".to_string());
                 child_scope = Some(Scope {
-                    path: join(sep, &scope.path, &name),
+                    path: Rc::from(join(sep, &scope.path, &name).as_str()),
                     class: scope.class,
                     fun: scope.fun,
                 });
@@ -336,12 +339,14 @@ impl<'t> Index<'t> {
                 self.facts_at(ui, file, lang, node, &scope);
             }
             let child_scope = child_scope.unwrap_or(scope);
-            let kids: Vec<Node<'t>> = {
-                let mut cursor = node.walk();
-                node.named_children(&mut cursor).collect()
-            };
-            for child in kids.into_iter().rev() {
+            // Children in reverse so that they are visited in document order.
+            let mark = stack.len();
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
                 stack.push((child, child_scope.clone()));
+            }
+            if let Some(pushed) = stack.get_mut(mark..) {
+                pushed.reverse();
             }
         }
     }
@@ -410,7 +415,22 @@ impl<'t> Index<'t> {
         let kind = node.kind();
         match lang {
             Language::Python => match kind {
-                "call" => self.site(scope, node, SiteKind::Call),
+                "call" => {
+                    // Default values are evaluated where the function is defined, not per call.
+                    let owner = scope.fun.and_then(|f| self.funs.get(f));
+                    let in_params = owner
+                        .and_then(|f| f.f.node.child_by_field_name("parameters"))
+                        .is_some_and(|p| p.byte_range().contains(&node.start_byte()));
+                    if in_params {
+                        let outer = Scope {
+                            fun: owner.and_then(|f| f.parent),
+                            ..scope.clone()
+                        };
+                        self.site(&outer, node, SiteKind::Call);
+                    } else {
+                        self.site(scope, node, SiteKind::Call);
+                    }
+                }
                 "import_statement" | "import_from_statement" => self.python_import(ui, file, node),
                 "assignment" => {
                     let Some(left) = node.child_by_field_name("left") else {
@@ -482,6 +502,11 @@ impl<'t> Index<'t> {
                     }
                 }
                 "assignment_expression" => self.assignment_fact(file, node, scope),
+                "enum_constant" => {
+                    if let (Some(c), Some(n)) = (scope.class, node.child_by_field_name("name")) {
+                        self.push_field(Some(c), file.node_text(n), Fact::OfClass(c), None);
+                    }
+                }
                 "enhanced_for_statement" => {
                     if let (Some(t), Some(n)) = (
                         node.child_by_field_name("type"),
@@ -497,6 +522,19 @@ impl<'t> Index<'t> {
                 "new_expression" => self.site(scope, node, SiteKind::New),
                 "field_initializer" => self.site(scope, node, SiteKind::FieldInit),
                 "assignment_expression" => self.assignment_fact(file, node, scope),
+                "for_range_loop" => {
+                    let (Some(t), Some(d)) = (
+                        node.child_by_field_name("type"),
+                        node.child_by_field_name("declarator"),
+                    ) else {
+                        return;
+                    };
+                    if file.node_text(t).trim() != "auto" {
+                        if let Some(name) = declarator_name(file, d) {
+                            self.push_local(scope, ui, &name, Fact::Declared(t));
+                        }
+                    }
+                }
                 "preproc_include" => {
                     if let Some(p) = node.child_by_field_name("path") {
                         let inc = text(p).trim_matches(['"', '<', '>']).to_string();
@@ -1004,6 +1042,18 @@ impl<'t> Index<'t> {
 
     /// The class a member function belongs to, given the written class name.
     fn class_for_member(&self, unit: usize, qname: &str) -> Option<ClassId> {
+        // `template <class T> void Box<T>::put()` is a member of `Box`.
+        let stripped: String;
+        let qname = if qname.contains('<') {
+            stripped = split_cpp(qname)
+                .iter()
+                .map(|s| strip_template(s))
+                .collect::<Vec<_>>()
+                .join("::");
+            stripped.as_str()
+        } else {
+            qname
+        };
         let cands = self.class_by_qname.get(qname).cloned().unwrap_or_default();
         if let Some(c) = cands
             .iter()

@@ -651,6 +651,11 @@ impl<'a, 't> Resolver<'a, 't> {
                 _ => None,
             })
             .collect();
+        if let Some((Fact::OfClass(c), _)) =
+            facts.iter().find(|(f, _)| matches!(f, Fact::OfClass(_)))
+        {
+            return Some(Ty::Inst(*c));
+        }
         if let Some((Fact::Declared(t), ctx)) =
             facts.iter().find(|(f, _)| matches!(f, Fact::Declared(_)))
         {
@@ -1395,10 +1400,11 @@ impl<'a, 't> Resolver<'a, 't> {
                     .iter()
                     .filter_map(|f| match f {
                         Fact::Value(v) => fun_at(self.ix, *v),
-                        Fact::Declared(_) => None,
+                        _ => None,
                     })
                     .collect();
-                return match (lambdas.as_slice(), facts.len()) {
+                let values = facts.iter().filter(|f| matches!(f, Fact::Value(_))).count();
+                return match (lambdas.as_slice(), values) {
                     ([one], 1) => vec![Target::Fun(*one)],
                     _ => Vec::new(),
                 };
@@ -1738,7 +1744,7 @@ impl<'a, 't> Resolver<'a, 't> {
                     if let Some(facts) = self.ix.locals.get(&(s, t.to_string())) {
                         return facts.iter().find_map(|f| match f {
                             Fact::Declared(d) => type_name(file, *d).map(|x| type_category(&x)),
-                            Fact::Value(_) => None,
+                            _ => None,
                         });
                     }
                 }
@@ -1932,6 +1938,22 @@ impl<'a, 't> Resolver<'a, 't> {
         }) else {
             return Vec::new();
         };
+        // A delegating constructor `Foo() : Foo(0) {}`?
+        if self
+            .class(c)
+            .is_some_and(|x| x.simple == strip_template(name))
+        {
+            let cs: Vec<FunId> = self
+                .ctors(c)
+                .into_iter()
+                .filter(|&f| Some(f) != ctx.fun)
+                .collect();
+            return self
+                .select(cs, &args, ctx, 0)
+                .into_iter()
+                .map(Target::Fun)
+                .collect();
+        }
         // A base class?
         if let Some(b) = self.bases.get(c).and_then(|bs| {
             bs.iter().copied().find(|&b| {

@@ -622,3 +622,44 @@ fn callee_and_caller_indexes() {
     );
     assert_eq!(g.callers().len(), 1);
 }
+
+#[test]
+fn java_enum_constants_are_instances_of_their_enum() {
+    let src = "enum Color { RED, GREEN; String label() { return name(); } }\nclass U { void f() { Color.RED.label(); } }\n";
+    let v = edges(Language::Java, src);
+    assert!(has(&v, "U.f -> Color.label"), "{v:?}");
+}
+
+#[test]
+fn cpp_range_for_delegating_constructors_and_template_members() {
+    let src = r#"
+struct Item { void use() {} };
+template <typename T> struct Box { Box() : Box(0) {} Box(int n) {} void put(T x); };
+template <typename T> void Box<T>::put(T x) { helper(); }
+void helper() {}
+void f(std::vector<Item> &items) {
+    for (Item &it : items) it.use();
+    for (auto &a : items) a.use();
+}"#;
+    let v = edges(Language::Cpp, src);
+    assert!(has(&v, "f -> Item::use"), "{v:?}");
+    assert!(has(&v, "f -> ?a.use"), "{v:?}");
+    assert!(has(&v, "Box::Box -> Box::Box"), "{v:?}");
+    assert!(has(&v, "Box<T>::put -> helper"), "{v:?}");
+}
+
+#[test]
+fn cpp_std_function_bound_to_a_lambda_calls_the_lambda() {
+    let src =
+        "int main() {\n  std::function<int(int)> f = [](int x) { return x; };\n  return f(1);\n}\n";
+    assert_eq!(edges(Language::Cpp, src), vec!["main -> main::<lambda@2>"]);
+}
+
+#[test]
+fn python_default_values_belong_to_the_defining_scope() {
+    let src = "def default():\n    return 1\ndef outer():\n    def inner(x=default()):\n        return x\n    return inner()\ndef top(y=default()):\n    return y\n";
+    assert_eq!(
+        edges(Language::Python, src),
+        vec!["outer -> default", "outer -> outer.inner"]
+    );
+}

@@ -35,27 +35,57 @@ pub(super) fn unwrap_expr(mut node: Node<'_>) -> Node<'_> {
     node
 }
 
-/// Text of a node with whitespace collapsed and length capped (for external callee names).
+/// Call text for external callee names: tokens joined without layout whitespace, nested
+/// argument lists shown as `(…)`, at most about 120 characters.
 pub(super) fn short_text(file: &ParsedFile, node: Node<'_>) -> String {
     const MAX: usize = 120;
-    let raw = file
-        .text
-        .get(node.start_byte()..node.end_byte().min(node.start_byte() + 4 * MAX));
     let mut out = String::new();
-    let mut space = false;
-    for ch in raw.unwrap_or("").chars() {
-        if ch.is_whitespace() {
-            space = true;
-            continue;
-        }
-        if space && !out.is_empty() && is_ident_char(ch) && out.ends_with(is_ident_char) {
-            out.push(' ');
-        }
-        space = false;
-        out.push(ch);
-        if out.len() >= MAX {
+    let mut stack = vec![node];
+    let mut visited = 0usize;
+    while let Some(n) = stack.pop() {
+        visited += 1;
+        if out.chars().count() >= MAX || visited > 2000 {
             out.push('…');
             break;
+        }
+        let kind = n.kind();
+        let piece: Option<String> =
+            if matches!(kind, "argument_list" | "arguments") && n.id() != node.id() {
+                Some("(…)".to_string())
+            } else if n.child_count() == 0
+                || kind.contains("string")
+                || kind.contains("literal")
+                || kind == "template_argument_list"
+            {
+                let mut t = String::new();
+                let mut space = false;
+                for ch in file.node_text(n).chars().take(MAX) {
+                    if ch.is_whitespace() {
+                        space = true;
+                        continue;
+                    }
+                    if space && !t.is_empty() {
+                        t.push(' ');
+                    }
+                    space = false;
+                    t.push(ch);
+                }
+                Some(t)
+            } else {
+                None
+            };
+        match piece {
+            Some(p) => {
+                if out.ends_with(is_ident_char) && p.starts_with(is_ident_char) {
+                    out.push(' ');
+                }
+                out.push_str(&p);
+            }
+            None => {
+                let mut cursor = n.walk();
+                let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
+                stack.extend(kids.into_iter().rev());
+            }
         }
     }
     out
