@@ -259,7 +259,7 @@ impl<'t> Index<'t> {
         let mut steps = 0usize;
         while let Some((node, scope)) = stack.pop() {
             steps += 1;
-            if steps % 4096 == 0 && cancel.is_cancelled() {
+            if steps.is_multiple_of(4096) && cancel.is_cancelled() {
                 self.cancelled = true;
                 return;
             }

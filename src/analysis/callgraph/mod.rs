@@ -80,7 +80,7 @@ mod index;
 mod resolve;
 mod util;
 
-use crate::syntax::{Cancel, ParsedFile};
+use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -157,7 +157,25 @@ pub fn build_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> Vec<CallEd
 
 /// Like [`build_call_graph`], also reporting whether the result is partial.
 pub fn analyze_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
-    let ix = index::Index::build(units, cancel);
+    // `.h` files are detected as C; next to C++ sources they are C++ headers.
+    let has_cpp = units.iter().any(|u| u.file.language == Language::Cpp);
+    let reparsed: Vec<Option<ParsedFile>> = units
+        .iter()
+        .map(|u| {
+            let is_header = u.path.to_ascii_lowercase().ends_with(".h");
+            (has_cpp && is_header && u.file.language == Language::C)
+                .then(|| ParsedFile::parse_with_cancel(Language::Cpp, u.file.text.clone(), cancel))
+        })
+        .collect();
+    let units: Vec<SourceUnit<'_>> = units
+        .iter()
+        .zip(&reparsed)
+        .map(|(u, r)| SourceUnit {
+            path: u.path.clone(),
+            file: r.as_ref().unwrap_or(u.file),
+        })
+        .collect();
+    let ix = index::Index::build(&units, cancel);
     let resolver = resolve::Resolver::new(&ix);
     let fun_ref = |id: usize| -> Option<FunctionRef> {
         let f = ix.funs.get(id)?;
@@ -170,7 +188,7 @@ pub fn analyze_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGrap
     let mut edges = BTreeSet::new();
     let mut cancelled = ix.cancelled;
     for (i, site) in ix.sites.iter().enumerate() {
-        if i % 256 == 0 && cancel.is_cancelled() {
+        if i.is_multiple_of(256) && cancel.is_cancelled() {
             cancelled = true;
             break;
         }

@@ -58,6 +58,8 @@ enum Callee<'t> {
 pub(super) struct Resolver<'a, 't> {
     ix: &'a Index<'t>,
     bases: Vec<Vec<ClassId>>,
+    /// Precomputed method-lookup order per class.
+    mros: Vec<Vec<ClassId>>,
     fuel: Cell<usize>,
     /// Set when a depth or fuel limit degraded a result.
     pub degraded: Cell<bool>,
@@ -68,6 +70,7 @@ impl<'a, 't> Resolver<'a, 't> {
         let mut r = Resolver {
             ix,
             bases: vec![Vec::new(); ix.classes.len()],
+            mros: Vec::new(),
             fuel: Cell::new(usize::MAX),
             degraded: Cell::new(false),
         };
@@ -91,7 +94,66 @@ impl<'a, 't> Resolver<'a, 't> {
             bases.push(bs);
         }
         r.bases = bases;
+        let mut memo: Vec<Option<Vec<ClassId>>> = vec![None; ix.classes.len()];
+        r.mros = (0..ix.classes.len()).map(|c| r.compute_mro(c, &mut memo)).collect();
         r
+    }
+
+    /// Python and Solidity use C3 linearisation (Solidity lists bases from "most base" to
+    /// "most derived", so they are merged right to left); Java, C++ and JS search the
+    /// class, then its bases depth first, left to right. Inconsistent hierarchies fall back
+    /// to the depth-first order.
+    fn compute_mro(&self, c: ClassId, memo: &mut Vec<Option<Vec<ClassId>>>) -> Vec<ClassId> {
+        let lang = self.class(c).map(|c| self.lang(c.unit)).unwrap_or(Language::Python);
+        if matches!(lang, Language::Python | Language::Solidity) {
+            if let Some(l) = self.c3(c, memo, 0) {
+                return l;
+            }
+        }
+        self.dfs_order(c, lang)
+    }
+
+    fn c3(&self, c: ClassId, memo: &mut Vec<Option<Vec<ClassId>>>, depth: usize) -> Option<Vec<ClassId>> {
+        if let Some(Some(l)) = memo.get(c) {
+            return Some(l.clone());
+        }
+        if depth > 64 {
+            return None;
+        }
+        let lang = self.class(c).map(|x| self.lang(x.unit))?;
+        let mut bases = self.bases.get(c).cloned().unwrap_or_default();
+        if lang == Language::Solidity {
+            bases.reverse();
+        }
+        let mut seqs: Vec<Vec<ClassId>> = Vec::new();
+        for &b in &bases {
+            seqs.push(self.c3(b, memo, depth + 1)?);
+        }
+        seqs.push(bases);
+        let mut out = vec![c];
+        for _ in 0..1024 {
+            seqs.retain(|s| !s.is_empty());
+            if seqs.is_empty() {
+                if let Some(slot) = memo.get_mut(c) {
+                    *slot = Some(out.clone());
+                }
+                return Some(out);
+            }
+            let head = seqs
+                .iter()
+                .filter_map(|s| s.first().copied())
+                .find(|h| !seqs.iter().any(|s| s.iter().skip(1).any(|x| x == h)))?;
+            if out.contains(&head) {
+                return None;
+            }
+            out.push(head);
+            for s in seqs.iter_mut() {
+                if s.first() == Some(&head) {
+                    s.remove(0);
+                }
+            }
+        }
+        None
     }
 
     fn file(&self, unit: usize) -> &'t ParsedFile {
@@ -165,13 +227,15 @@ impl<'a, 't> Resolver<'a, 't> {
         out
     }
 
-    /// Classes in method-lookup order: the class, then its bases (depth first; Solidity
-    /// searches the right-most base first, as its linearisation does).
+    /// Classes in method-lookup order: the class, then its bases (see `compute_mro`).
     pub fn mro(&self, c: ClassId) -> Vec<ClassId> {
-        let lang = self
-            .class(c)
-            .map(|c| self.lang(c.unit))
-            .unwrap_or(Language::Python);
+        match self.mros.get(c) {
+            Some(m) => m.clone(),
+            None => vec![c],
+        }
+    }
+
+    fn dfs_order(&self, c: ClassId, lang: Language) -> Vec<ClassId> {
         let mut out = Vec::new();
         let mut stack = vec![c];
         while let Some(k) = stack.pop() {

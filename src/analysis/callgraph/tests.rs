@@ -663,3 +663,27 @@ fn python_default_values_belong_to_the_defining_scope() {
         vec!["outer -> default", "outer -> outer.inner"]
     );
 }
+
+#[test]
+fn python_lookup_follows_c3_linearisation() {
+    // D(B, C), B(A), C(A): C3 order is D B C A, so C.m shadows A.m.
+    let src = "class A:\n    def m(self):\n        pass\nclass B(A):\n    pass\nclass C(A):\n    def m(self):\n        pass\nclass D(B, C):\n    def run(self):\n        self.m()\n";
+    assert_eq!(edges(Language::Python, src), vec!["D.run -> C.m"]);
+}
+
+#[test]
+fn solidity_super_follows_linearisation() {
+    // `is A, B`: B is the most derived base, so super.f() from C reaches B.f.
+    let src = "contract A { function f() public virtual {} }\ncontract B { function f() public virtual {} }\ncontract C is A, B { function f() public override(A, B) { super.f(); } }\n";
+    assert_eq!(edges(Language::Solidity, src), vec!["C.f -> B.f"]);
+}
+
+#[test]
+fn c_headers_next_to_cpp_sources_are_read_as_cpp() {
+    let es = workspace(&[
+        ("counter.h", Language::C, "class Counter {\npublic:\n    void inc() { n++; }\n    int get() const;\nprivate:\n    int n = 0;\n};\n"),
+        ("main.cpp", Language::Cpp, "#include \"counter.h\"\nint Counter::get() const { return n; }\nint main() { Counter c; c.inc(); return c.get(); }\n"),
+    ]);
+    let v = render(&es);
+    assert_eq!(v, vec!["main -> Counter::get", "main -> Counter::inc"]);
+}
