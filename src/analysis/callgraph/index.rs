@@ -22,6 +22,8 @@ pub(super) enum Fact<'t> {
     Value(Node<'t>),
     /// An instance of a known class (Java enum constants).
     OfClass(ClassId),
+    /// A binding whose value is unknown (loop targets, destructuring, `with ... as x`).
+    Opaque,
 }
 
 pub(super) struct Fun<'t> {
@@ -432,6 +434,12 @@ impl<'t> Index<'t> {
                     }
                 }
                 "import_statement" | "import_from_statement" => self.python_import(ui, file, node),
+                "for_statement" | "for_in_clause" | "as_pattern_target" => {
+                    let target = if kind == "as_pattern_target" { Some(node) } else { node.child_by_field_name("left") };
+                    if let Some(t) = target {
+                        self.opaque_bindings(file, t, scope, ui);
+                    }
+                }
                 "assignment" => {
                     let Some(left) = node.child_by_field_name("left") else {
                         return;
@@ -446,6 +454,9 @@ impl<'t> Index<'t> {
                     };
                     match left.kind() {
                         "identifier" => self.push_local(scope, ui, &text(left), fact),
+                        "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                            self.opaque_bindings(file, left, scope, ui)
+                        }
                         "attribute" => {
                             let obj = left.child_by_field_name("object");
                             let attr = left.child_by_field_name("attribute");
@@ -683,11 +694,17 @@ impl<'t> Index<'t> {
                 "call_expression" => self.site(scope, node, SiteKind::Call),
                 "new_expression" => self.site(scope, node, SiteKind::New),
                 "import_statement" => self.js_import(ui, file, node),
+                "for_in_statement" => {
+                    if let Some(l) = node.child_by_field_name("left") {
+                        self.opaque_bindings(file, l, scope, ui);
+                    }
+                }
                 "variable_declarator" => {
                     let Some(name) = node.child_by_field_name("name") else {
                         return;
                     };
                     if name.kind() != "identifier" {
+                        self.opaque_bindings(file, name, scope, ui);
                         return;
                     }
                     let fact = match (
@@ -751,6 +768,27 @@ impl<'t> Index<'t> {
                 }
                 _ => {}
             },
+        }
+    }
+
+    /// Records every identifier bound by a pattern as a variable of unknown value, so that
+    /// it shadows outer names and module-level facts. Bounded walk.
+    fn opaque_bindings(&mut self, file: &ParsedFile, pattern: Node<'t>, scope: &Scope, ui: usize) {
+        let mut stack = vec![pattern];
+        let mut seen = 0;
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > 256 {
+                break;
+            }
+            match n.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    self.push_local(scope, ui, file.node_text(n), Fact::Opaque)
+                }
+                // Default values and computed keys are expressions, not bindings.
+                "call" | "attribute" | "subscript" | "member_expression" | "call_expression" => {}
+                _ => stack.extend(named_children(n)),
+            }
         }
     }
 

@@ -734,6 +734,9 @@ impl<'a, 't> Resolver<'a, 't> {
             }
             return Some(Ty::Inst(declared));
         }
+        if facts.iter().any(|(f, _)| matches!(f, Fact::Opaque)) {
+            return None;
+        }
         let mut out: Option<Ty> = None;
         for (v, ctx) in values {
             let t = self.type_of(v, ctx, depth + 1)?;
@@ -1467,7 +1470,7 @@ impl<'a, 't> Resolver<'a, 't> {
                         _ => None,
                     })
                     .collect();
-                let values = facts.iter().filter(|f| matches!(f, Fact::Value(_))).count();
+                let values = facts.iter().filter(|f| matches!(f, Fact::Value(_) | Fact::Opaque)).count();
                 return match (lambdas.as_slice(), values) {
                     ([one], 1) => vec![Target::Fun(*one)],
                     _ => Vec::new(),

@@ -687,3 +687,13 @@ fn c_headers_next_to_cpp_sources_are_read_as_cpp() {
     let v = render(&es);
     assert_eq!(v, vec!["main -> Counter::get", "main -> Counter::inc"]);
 }
+
+#[test]
+fn loop_and_with_targets_shadow_module_facts() {
+    let src = "class Item:\n    def m(self):\n        pass\nitem = Item()\ndef f(xs):\n    for item in xs:\n        item.m()\ndef g():\n    item.m()\ndef h(p):\n    with open(p) as item:\n        item.m()\n";
+    let v = edges(Language::Python, src);
+    assert!(has(&v, "f -> ?item.m"), "{v:?}");
+    assert!(has(&v, "g -> Item.m"), "{v:?}");
+    assert!(has(&v, "h -> ?item.m"), "{v:?}");
+    assert!(!has(&v, "f -> Item.m") && !has(&v, "h -> Item.m"), "{v:?}");
+}
