@@ -703,6 +703,9 @@ impl<'t> Index<'t> {
                     let Some(name) = node.child_by_field_name("name") else {
                         return;
                     };
+                    if scope.fun.is_none() && self.commonjs_require(ui, file, name, node) {
+                        return;
+                    }
                     if name.kind() != "identifier" {
                         self.opaque_bindings(file, name, scope, ui);
                         return;
@@ -769,6 +772,55 @@ impl<'t> Index<'t> {
                 _ => {}
             },
         }
+    }
+
+    /// CommonJS at top level: `const m = require("./m")` and `const { f, g: h } = require("./m")`
+    /// are imports. Returns true when the declarator was such an import.
+    fn commonjs_require(&mut self, ui: usize, file: &ParsedFile, name: Node<'t>, decl: Node<'t>) -> bool {
+        let Some(value) = decl.child_by_field_name("value").map(unwrap_expr) else {
+            return false;
+        };
+        let is_require = value.kind() == "call_expression"
+            && value.child_by_field_name("function").is_some_and(|f| file.node_text(f) == "require");
+        if !is_require {
+            return false;
+        }
+        let Some(spec) = value
+            .child_by_field_name("arguments")
+            .and_then(|a| named_children(a).into_iter().next())
+            .filter(|a| a.kind() == "string")
+            .map(|a| file.node_text(a).trim_matches(['"', '\'', '`']).to_string())
+        else {
+            return false;
+        };
+        let Some(unit) = self.units.get_mut(ui) else { return false };
+        let t = |n: Node<'_>| file.node_text(n).to_string();
+        match name.kind() {
+            "identifier" => {
+                unit.info.imports.insert(t(name), Import::Module(spec));
+            }
+            "object_pattern" => {
+                for p in named_children(name) {
+                    match p.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            unit.info
+                                .imports
+                                .insert(t(p), Import::Symbol { module: spec.clone(), name: t(p) });
+                        }
+                        "pair_pattern" => {
+                            if let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) {
+                                unit.info
+                                    .imports
+                                    .insert(t(v), Import::Symbol { module: spec.clone(), name: t(k) });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// Records every identifier bound by a pattern as a variable of unknown value, so that

@@ -697,3 +697,13 @@ fn loop_and_with_targets_shadow_module_facts() {
     assert!(has(&v, "h -> ?item.m"), "{v:?}");
     assert!(!has(&v, "f -> Item.m") && !has(&v, "h -> Item.m"), "{v:?}");
 }
+
+#[test]
+fn javascript_commonjs_require() {
+    let es = workspace(&[
+        ("lib/math.js", Language::JavaScript, "function add(a, b) { return a + b; }\nfunction sub(a, b) { return a - b; }\nmodule.exports = { add, sub };\n"),
+        ("app.js", Language::JavaScript, "const math = require('./lib/math');\nconst { add, sub: minus } = require('./lib/math.js');\nfunction main() { math.add(1, 2); add(3, 4); minus(5, 6); }\n"),
+    ]);
+    let v = render(&es);
+    assert_eq!(v, vec!["main -> add", "main -> sub"]);
+}
