@@ -20,8 +20,10 @@
 //! * Immediately invoked lambdas (`(lambda: ..)()`, `[&]{..}()`) and names bound only to a
 //!   lambda (`f = lambda x: ..`, `auto f = [](..){..}`) call that lambda.
 //! * `self.m()` / `this.m()` / `this->m()` / `cls.m()` / Solidity `this.m()`: method `m` of
-//!   the enclosing class, else of its bases found in the workspace, in lookup order
-//!   (depth-first, left to right; Solidity right-most base first, like its linearisation).
+//!   the enclosing class, else of its bases found in the workspace, in lookup order: C3
+//!   linearisation for Python and Solidity (Solidity merges bases right to left), depth
+//!   first and left to right for Java, C++ and JS. Out-of-class C++ bodies (`void A::f()`)
+//!   and lambdas/nested functions inside methods use the class of their method.
 //! * `super().m()` / `super.m()` (Python, Java, JS, Solidity): `m` of the bases only.
 //!   `Base::m()` / `Cls::m()` (C++), `Cls.m()` (all): that class's method (bases searched).
 //! * `obj.m()` / `obj->m()`: the receiver's class from local facts, searched in the calling
@@ -30,8 +32,11 @@
 //!   method; Java/C++/Solidity/TS declared types of locals, parameters and fields (`Cls x`,
 //!   `Cls *p`, `std::unique_ptr<Cls>`, `this.field`), `var`/`auto`/`const` initialised with
 //!   `new Cls(..)`/`Cls(..)`, casts, and calls whose unique target declares a class return
-//!   type. A variable assigned values of different classes is unknown (never guessed).
-//!   Unknown receivers give an external callee named by the call text.
+//!   type, Java enum constants. A declared type is narrowed to the class of the variable's
+//!   only assigned value when that is a subclass (`Shape s = new Square()` -> `Square`).
+//!   A variable assigned values of different classes, or bound by a loop, `with .. as`,
+//!   destructuring or `except .. as`, is unknown (never guessed). Unknown receivers give
+//!   an external callee named by the call text (nested argument lists shown as `(…)`).
 //! * Bare `f()`: a nested function of the enclosing function chain (a local variable or
 //!   parameter of that name shadows outer functions, except in Java), then — Java, C++ and
 //!   Solidity only (implicit `this`; JS and Python have none) — a method of the enclosing
@@ -40,7 +45,8 @@
 //!     class (constructor), a module-level `alias = f` or `g = lambda ..`, then imports:
 //!     `from m import f [as g]` / `import { f as g } from "./m"` resolved against the unit
 //!     paths (relative imports against the importing file; dotted modules by path suffix),
-//!     then `from m import *`. `import m` + `m.f()` and `import * as m` + `m.f()` too.
+//!     then `from m import *`. `import m` + `m.f()` and `import * as m` + `m.f()` too, and
+//!     top-level CommonJS `const m = require("./m")` / `const { f } = require("./m")`.
 //!   * Java: static imports (`import static p.C.f`, `import static p.C.*`). Classes are
 //!     found by (qualified) name: nested classes of the enclosing chain, then same file, same
 //!     package or explicit import, then anywhere in the workspace.
@@ -68,6 +74,17 @@
 //!   If several candidates remain, an edge goes to each. Python/JS redefinitions: the last.
 //! * Calls through function pointers, callbacks, parameters and other values are external:
 //!   nothing is fabricated, and several same-named candidates are never guessed between.
+//!   Python `super()` used as a receiver and Solidity type conversions (`IToken(addr)`)
+//!   are not calls. Python default argument values belong to the defining scope.
+//!
+//! # Workspace
+//!
+//! Units are the files as given; `file` in the output is the unit's path string. Python
+//! modules are matched by path suffix (`pkg/mod.py` is `pkg.mod`, `__init__.py` is its
+//! package); JS/TS and Solidity import paths are resolved relative to the importing file
+//! (extension and `/index` optional). Java classes are global by (nested) name, preferring
+//! the same package. C and C++ units form one link space. A `.h` file parsed as C is
+//! re-parsed as C++ when the workspace contains C++ sources.
 //!
 //! # Limits
 //!

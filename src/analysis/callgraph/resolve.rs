@@ -130,6 +130,10 @@ impl<'a, 't> Resolver<'a, 't> {
             seqs.push(self.c3(b, memo, depth + 1)?);
         }
         seqs.push(bases);
+        // Very deep or wide hierarchies use the depth-first order instead (bounded work).
+        if seqs.iter().map(Vec::len).sum::<usize>() > 128 {
+            return None;
+        }
         let mut out = vec![c];
         for _ in 0..1024 {
             seqs.retain(|s| !s.is_empty());
@@ -237,9 +241,10 @@ impl<'a, 't> Resolver<'a, 't> {
 
     fn dfs_order(&self, c: ClassId, lang: Language) -> Vec<ClassId> {
         let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         let mut stack = vec![c];
         while let Some(k) = stack.pop() {
-            if out.contains(&k) || out.len() > 256 {
+            if out.len() > 256 || !seen.insert(k) {
                 continue;
             }
             out.push(k);
@@ -255,7 +260,8 @@ impl<'a, 't> Resolver<'a, 't> {
 
     /// Methods named `name` of the first class in `c`'s lookup order that has any.
     fn lookup_method(&self, c: ClassId, name: &str, skip_self: bool) -> Vec<FunId> {
-        for (i, k) in self.mro(c).into_iter().enumerate() {
+        let order = self.mros.get(c).map(Vec::as_slice).unwrap_or(&[]);
+        for (i, &k) in order.iter().enumerate() {
             if skip_self && i == 0 {
                 continue;
             }
