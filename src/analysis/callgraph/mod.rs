@@ -193,7 +193,9 @@ pub fn analyze_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGrap
         })
         .collect();
     let ix = index::Index::build(&units, cancel);
-    let resolver = resolve::Resolver::new(&ix);
+    let Some(resolver) = resolve::Resolver::new(&ix) else {
+        return CallGraph::default();
+    };
     let fun_ref = |id: usize| -> Option<FunctionRef> {
         let f = ix.funs.get(id)?;
         Some(FunctionRef {

@@ -57,6 +57,8 @@ enum Callee<'t> {
 
 pub(super) struct Resolver<'a, 't> {
     ix: &'a Index<'t>,
+    /// Fallback file for out-of-range unit ids (never expected; keeps lookups total).
+    first: &'t ParsedFile,
     bases: Vec<Vec<ClassId>>,
     /// Precomputed method-lookup order per class.
     mros: Vec<Vec<ClassId>>,
@@ -66,9 +68,12 @@ pub(super) struct Resolver<'a, 't> {
 }
 
 impl<'a, 't> Resolver<'a, 't> {
-    pub fn new(ix: &'a Index<'t>) -> Self {
+    /// A resolver over a non-empty index (`None` when there are no files).
+    pub fn new(ix: &'a Index<'t>) -> Option<Self> {
+        let first = ix.units.first()?.file;
         let mut r = Resolver {
             ix,
+            first,
             bases: vec![Vec::new(); ix.classes.len()],
             mros: Vec::new(),
             fuel: Cell::new(usize::MAX),
@@ -96,7 +101,7 @@ impl<'a, 't> Resolver<'a, 't> {
         r.bases = bases;
         let mut memo: Vec<Option<Vec<ClassId>>> = vec![None; ix.classes.len()];
         r.mros = (0..ix.classes.len()).map(|c| r.compute_mro(c, &mut memo)).collect();
-        r
+        Some(r)
     }
 
     /// Python and Solidity use C3 linearisation (Solidity lists bases from "most base" to
@@ -163,12 +168,7 @@ impl<'a, 't> Resolver<'a, 't> {
     fn file(&self, unit: usize) -> &'t ParsedFile {
         match self.ix.units.get(unit) {
             Some(u) => u.file,
-            None => self
-                .ix
-                .units
-                .first()
-                .map(|u| u.file)
-                .expect("index has the caller's unit"),
+            None => self.first,
         }
     }
 

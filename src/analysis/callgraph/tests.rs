@@ -707,3 +707,9 @@ fn javascript_commonjs_require() {
     let v = render(&es);
     assert_eq!(v, vec!["main -> add", "main -> sub"]);
 }
+
+#[test]
+fn empty_workspace_has_no_edges() {
+    let g = analyze_call_graph(&[], &Cancel::never());
+    assert!(g.edges.is_empty() && !g.partial);
+}
