@@ -435,7 +435,11 @@ impl<'t> Index<'t> {
                 }
                 "import_statement" | "import_from_statement" => self.python_import(ui, file, node),
                 "for_statement" | "for_in_clause" | "as_pattern_target" => {
-                    let target = if kind == "as_pattern_target" { Some(node) } else { node.child_by_field_name("left") };
+                    let target = if kind == "as_pattern_target" {
+                        Some(node)
+                    } else {
+                        node.child_by_field_name("left")
+                    };
                     if let Some(t) = target {
                         self.opaque_bindings(file, t, scope, ui);
                     }
@@ -776,12 +780,20 @@ impl<'t> Index<'t> {
 
     /// CommonJS at top level: `const m = require("./m")` and `const { f, g: h } = require("./m")`
     /// are imports. Returns true when the declarator was such an import.
-    fn commonjs_require(&mut self, ui: usize, file: &ParsedFile, name: Node<'t>, decl: Node<'t>) -> bool {
+    fn commonjs_require(
+        &mut self,
+        ui: usize,
+        file: &ParsedFile,
+        name: Node<'t>,
+        decl: Node<'t>,
+    ) -> bool {
         let Some(value) = decl.child_by_field_name("value").map(unwrap_expr) else {
             return false;
         };
         let is_require = value.kind() == "call_expression"
-            && value.child_by_field_name("function").is_some_and(|f| file.node_text(f) == "require");
+            && value
+                .child_by_field_name("function")
+                .is_some_and(|f| file.node_text(f) == "require");
         if !is_require {
             return false;
         }
@@ -793,7 +805,9 @@ impl<'t> Index<'t> {
         else {
             return false;
         };
-        let Some(unit) = self.units.get_mut(ui) else { return false };
+        let Some(unit) = self.units.get_mut(ui) else {
+            return false;
+        };
         let t = |n: Node<'_>| file.node_text(n).to_string();
         match name.kind() {
             "identifier" => {
@@ -803,15 +817,25 @@ impl<'t> Index<'t> {
                 for p in named_children(name) {
                     match p.kind() {
                         "shorthand_property_identifier_pattern" => {
-                            unit.info
-                                .imports
-                                .insert(t(p), Import::Symbol { module: spec.clone(), name: t(p) });
+                            unit.info.imports.insert(
+                                t(p),
+                                Import::Symbol {
+                                    module: spec.clone(),
+                                    name: t(p),
+                                },
+                            );
                         }
                         "pair_pattern" => {
-                            if let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) {
-                                unit.info
-                                    .imports
-                                    .insert(t(v), Import::Symbol { module: spec.clone(), name: t(k) });
+                            if let (Some(k), Some(v)) =
+                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                            {
+                                unit.info.imports.insert(
+                                    t(v),
+                                    Import::Symbol {
+                                        module: spec.clone(),
+                                        name: t(k),
+                                    },
+                                );
                             }
                         }
                         _ => {}

@@ -100,7 +100,9 @@ impl<'a, 't> Resolver<'a, 't> {
         }
         r.bases = bases;
         let mut memo: Vec<Option<Vec<ClassId>>> = vec![None; ix.classes.len()];
-        r.mros = (0..ix.classes.len()).map(|c| r.compute_mro(c, &mut memo)).collect();
+        r.mros = (0..ix.classes.len())
+            .map(|c| r.compute_mro(c, &mut memo))
+            .collect();
         Some(r)
     }
 
@@ -109,7 +111,10 @@ impl<'a, 't> Resolver<'a, 't> {
     /// class, then its bases depth first, left to right. Inconsistent hierarchies fall back
     /// to the depth-first order.
     fn compute_mro(&self, c: ClassId, memo: &mut Vec<Option<Vec<ClassId>>>) -> Vec<ClassId> {
-        let lang = self.class(c).map(|c| self.lang(c.unit)).unwrap_or(Language::Python);
+        let lang = self
+            .class(c)
+            .map(|c| self.lang(c.unit))
+            .unwrap_or(Language::Python);
         if matches!(lang, Language::Python | Language::Solidity) {
             if let Some(l) = self.c3(c, memo, 0) {
                 return l;
@@ -118,7 +123,12 @@ impl<'a, 't> Resolver<'a, 't> {
         self.dfs_order(c, lang)
     }
 
-    fn c3(&self, c: ClassId, memo: &mut Vec<Option<Vec<ClassId>>>, depth: usize) -> Option<Vec<ClassId>> {
+    fn c3(
+        &self,
+        c: ClassId,
+        memo: &mut Vec<Option<Vec<ClassId>>>,
+        depth: usize,
+    ) -> Option<Vec<ClassId>> {
         if let Some(Some(l)) = memo.get(c) {
             return Some(l.clone());
         }
@@ -824,6 +834,20 @@ impl<'a, 't> Resolver<'a, 't> {
                     if let Some(imp) = self.ix.units.get(u).and_then(|x| x.info.imports.get(name)) {
                         return self.import_ty(imp, uctx, depth + 1);
                     }
+                    let stars = self
+                        .ix
+                        .units
+                        .get(u)
+                        .map(|x| x.info.star_imports.clone())
+                        .unwrap_or_default();
+                    for m in stars {
+                        if let Some(c) = self
+                            .find_module(&m, u)
+                            .and_then(|t| self.top_class(t, name))
+                        {
+                            return Some(Ty::Class(c));
+                        }
+                    }
                 }
                 let sub = format!("{m}.{name}");
                 // A package directory without `__init__.py` among the units still names modules.
@@ -1353,16 +1377,9 @@ impl<'a, 't> Resolver<'a, 't> {
                             _ => None,
                         };
                         match u {
-                            Some(u) => {
-                                let fs = self.top_funs(u, &name);
-                                if let Some(last) = self.last_def(&fs) {
-                                    vec![Target::Fun(last)]
-                                } else if let Some(c) = self.top_class(u, &name) {
-                                    self.ctor_targets(c, &args, ctx)
-                                } else {
-                                    Vec::new()
-                                }
-                            }
+                            Some(u) => self
+                                .unit_symbol(u, &name, &args, ctx, depth + 1)
+                                .unwrap_or_default(),
                             None => Vec::new(),
                         }
                     }
@@ -1476,7 +1493,10 @@ impl<'a, 't> Resolver<'a, 't> {
                         _ => None,
                     })
                     .collect();
-                let values = facts.iter().filter(|f| matches!(f, Fact::Value(_) | Fact::Opaque)).count();
+                let values = facts
+                    .iter()
+                    .filter(|f| matches!(f, Fact::Value(_) | Fact::Opaque))
+                    .count();
                 return match (lambdas.as_slice(), values) {
                     ([one], 1) => vec![Target::Fun(*one)],
                     _ => Vec::new(),
@@ -1561,61 +1581,76 @@ impl<'a, 't> Resolver<'a, 't> {
         ctx: Ctx,
         depth: usize,
     ) -> Vec<Target> {
-        let fs = self.top_funs(ctx.unit, n);
-        if let Some(last) = self.last_def(&fs) {
-            return vec![Target::Fun(last)];
-        }
+        // Classes nested in enclosing functions first (`def f(): class C: ...; C()`).
         if let Some(c) = self.resolve_class(n, ctx, depth + 1) {
-            return self.ctor_targets(c, args, ctx);
+            if self.top_funs(ctx.unit, n).is_empty() {
+                return self.ctor_targets(c, args, ctx);
+            }
         }
-        let Some(unit) = self.ix.units.get(ctx.unit) else {
-            return Vec::new();
-        };
+        self.unit_symbol(ctx.unit, n, args, ctx, depth + 1)
+            .unwrap_or_default()
+    }
+
+    /// What a module-level name of unit `u` calls: a top-level function (the last definition),
+    /// a class (its constructor), a module-level alias or lambda, or — following re-exports —
+    /// an imported symbol. `Some(vec![])` when the name is bound to something else.
+    fn unit_symbol(
+        &self,
+        u: usize,
+        n: &str,
+        args: &[Node<'t>],
+        ctx: Ctx,
+        depth: usize,
+    ) -> Option<Vec<Target>> {
+        if depth > MAX_DEPTH || !self.tick() {
+            self.degraded.set(true);
+            return None;
+        }
+        if let Some(last) = self.last_def(&self.top_funs(u, n)) {
+            return Some(vec![Target::Fun(last)]);
+        }
+        if let Some(c) = self.top_class(u, n) {
+            return Some(self.ctor_targets(c, args, ctx));
+        }
+        let unit = self.ix.units.get(u)?;
         if let Some(facts) = unit.info.module_vars.get(n) {
             // `square = lambda x: ...` or `alias = func` at module level.
             if let [Fact::Value(v)] = facts.as_slice() {
                 if let Some(f) = fun_at(self.ix, *v) {
-                    return vec![Target::Fun(f)];
+                    return Some(vec![Target::Fun(f)]);
                 }
                 let v = unwrap_expr(*v);
                 if v.kind() == "identifier" {
-                    let target = self.file(ctx.unit).node_text(v);
+                    let target = self.file(u).node_text(v);
                     if target != n {
-                        if let Some(last) = self.last_def(&self.top_funs(ctx.unit, target)) {
-                            return vec![Target::Fun(last)];
+                        if let Some(last) = self.last_def(&self.top_funs(u, target)) {
+                            return Some(vec![Target::Fun(last)]);
                         }
                     }
                 }
             }
-            return Vec::new();
+            return Some(Vec::new());
         }
         if let Some(imp) = unit.info.imports.get(n) {
             if let Import::Symbol { module, name } = imp {
-                if let Some(u) = self.find_module(module, ctx.unit) {
-                    if name == "default" && self.lang(ctx.unit) != Language::Python {
-                        return self.default_export(u).into_iter().collect();
-                    }
-                    if let Some(last) = self.last_def(&self.top_funs(u, name)) {
-                        return vec![Target::Fun(last)];
-                    }
-                    if let Some(c) = self.top_class(u, name) {
-                        return self.ctor_targets(c, args, ctx);
-                    }
+                let target = self.find_module(module, u)?;
+                if name == "default" && self.lang(u) != Language::Python {
+                    return Some(self.default_export(target).into_iter().collect());
                 }
+                return self.unit_symbol(target, name, args, ctx, depth + 1);
             }
-            return Vec::new();
+            return Some(Vec::new());
         }
         for m in &unit.info.star_imports {
-            if let Some(u) = self.find_module(m, ctx.unit) {
-                if let Some(last) = self.last_def(&self.top_funs(u, n)) {
-                    return vec![Target::Fun(last)];
-                }
-                if let Some(c) = self.top_class(u, n) {
-                    return self.ctor_targets(c, args, ctx);
+            if let Some(t) = self.find_module(m, u) {
+                if t != u {
+                    if let Some(found) = self.unit_symbol(t, n, args, ctx, depth + 1) {
+                        return Some(found);
+                    }
                 }
             }
         }
-        Vec::new()
+        None
     }
 
     /// C: same file first, then a unique non-static definition elsewhere (preferring files

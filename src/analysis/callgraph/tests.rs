@@ -713,3 +713,19 @@ fn empty_workspace_has_no_edges() {
     let g = analyze_call_graph(&[], &Cancel::never());
     assert!(g.edges.is_empty() && !g.partial);
 }
+
+#[test]
+fn python_re_exports_through_package_init() {
+    let es = workspace(&[
+        ("pkg/__init__.py", Language::Python, "from .core import run\nfrom .models import *\n"),
+        ("pkg/core.py", Language::Python, "def run():\n    pass\n"),
+        ("pkg/models.py", Language::Python, "class Thing:\n    def __init__(self):\n        pass\n    def go(self):\n        pass\n"),
+        ("app.py", Language::Python, "import pkg\nfrom pkg import run, Thing\ndef main():\n    run()\n    pkg.run()\n    Thing()\n    t = pkg.Thing()\n    t.go()\n"),
+    ]);
+    let v = render(&es);
+    assert_eq!(
+        v,
+        vec!["main -> Thing.__init__", "main -> Thing.go", "main -> run"]
+    );
+    assert_eq!(es.len(), 5);
+}
