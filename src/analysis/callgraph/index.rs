@@ -2,7 +2,9 @@
 //! with its bases, fields and methods, per-file imports and aliases, local variable facts,
 //! and the call sites of every function. Built by one iterative walk per file.
 
-use super::util::{named_children, norm_type, split_cpp, strip_template, unwrap_expr};
+use super::util::{
+    named_children, norm_type, overload_key, split_cpp, strip_template, unwrap_expr,
+};
 use super::SourceUnit;
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -43,6 +45,8 @@ pub(super) struct Fun<'t> {
     pub max_arity: Option<usize>,
     /// Parameters: (name, written type node).
     pub params: Vec<(String, Option<Node<'t>>)>,
+    /// Overload-matching key per passed parameter (see `util::overload_key`).
+    pub param_keys: Vec<Option<String>>,
     pub ret_type: Option<Node<'t>>,
     /// Not visible from other files (C/C++ `static`, anonymous namespace).
     pub file_local: bool,
@@ -216,7 +220,8 @@ impl<'t> Index<'t> {
             for f in collect_functions(u.file) {
                 let id = ix.funs.len();
                 ix.fun_by_node.insert(f.node.id(), id);
-                let (min_arity, max_arity, params, ret_type) = signature_facts(u.file, &f);
+                let (min_arity, max_arity, params, param_keys, ret_type) =
+                    signature_facts(u.file, &f);
                 let file_local = is_file_local(u.file, &f);
                 let (py_static, py_classmethod) = python_decorators(u.file, &f);
                 ix.funs.push(Fun {
@@ -229,6 +234,7 @@ impl<'t> Index<'t> {
                     min_arity,
                     max_arity,
                     params,
+                    param_keys,
                     ret_type,
                     file_local,
                     py_static,
@@ -1371,6 +1377,7 @@ type SigFacts<'t> = (
     usize,
     Option<usize>,
     Vec<(String, Option<Node<'t>>)>,
+    Vec<Option<String>>,
     Option<Node<'t>>,
 );
 
@@ -1403,6 +1410,7 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
     let mut min = 0usize;
     let mut max = Some(0usize);
     let mut params = Vec::new();
+    let mut keys = Vec::new();
     if let Some(pn) = params_node {
         let kids = if pn.kind() == "identifier" {
             vec![pn]
@@ -1481,6 +1489,22 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
                 Language::JavaScript | Language::TypeScript => p.child_by_field_name("type"),
                 _ => p.child_by_field_name("type"),
             };
+            let key = ty.and_then(|t| {
+                let mut text = file.node_text(t).to_string();
+                if matches!(lang, Language::C | Language::Cpp) {
+                    match p.child_by_field_name("declarator").map(|d| d.kind()) {
+                        Some("pointer_declarator" | "abstract_pointer_declarator") => {
+                            text.push('*')
+                        }
+                        Some("array_declarator" | "abstract_array_declarator") => {
+                            text.push_str("[]")
+                        }
+                        _ => {}
+                    }
+                }
+                overload_key(&text, lang)
+            });
+            keys.push(key);
             params.push((name, ty));
         }
     }
@@ -1510,7 +1534,7 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
             }
         }),
     };
-    (min, max, params, ret)
+    (min, max, params, keys, ret)
 }
 
 fn param_name(file: &ParsedFile, p: Node<'_>) -> Option<String> {

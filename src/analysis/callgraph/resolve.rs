@@ -5,8 +5,8 @@ use super::index::{
     fun_at, sep, type_name, Class, ClassId, Fact, FunId, Import, Index, Site, SiteKind,
 };
 use super::util::{
-    compatible, named_children, norm_type, short_text, split_cpp, strip_template, type_category,
-    unwrap_expr,
+    compatible, named_children, norm_type, overload_key, short_text, split_cpp, strip_template,
+    type_category, unwrap_expr,
 };
 use crate::syntax::functions::FunctionKind;
 use crate::syntax::{Language, ParsedFile};
@@ -1815,9 +1815,13 @@ impl<'a, 't> Resolver<'a, 't> {
 
     // ----- overloads ----------------------------------------------------------------------------
 
+    /// The overload key of an argument: literal categories, declared types of Java,
+    /// Solidity and TypeScript locals/parameters, and `new T(..)`. `None` when unknown (C/C++
+    /// variables are not typed here: their pointer-ness lives in the declarator).
     fn arg_category(&self, node: Node<'t>, ctx: Ctx) -> Option<String> {
         let node = unwrap_expr(node);
         let file = self.file(ctx.unit);
+        let lang = self.lang(ctx.unit);
         let t = file.node_text(node);
         let cat = match node.kind() {
             "decimal_integer_literal"
@@ -1841,27 +1845,38 @@ impl<'a, 't> Resolver<'a, 't> {
             "character_literal" | "char_literal" => "char",
             "true" | "false" | "boolean_literal" => "bool",
             k if Self::is_null(k) => "null",
-            "identifier" => {
-                // Declared type of a local or parameter.
+            "identifier"
+                if matches!(
+                    lang,
+                    Language::Java | Language::Solidity | Language::TypeScript
+                ) =>
+            {
                 for s in self.chain(ctx.fun) {
                     let fun = self.ix.funs.get(s)?;
                     if let Some((_, ty)) = fun.params.iter().find(|(n, _)| n == t) {
                         let tf = self.file(fun.unit);
-                        return ty.and_then(|x| type_name(tf, x)).map(|x| type_category(&x));
+                        return ty.and_then(|x| overload_key(tf.node_text(x), lang));
                     }
                     if let Some(facts) = self.ix.locals.get(&(s, t.to_string())) {
                         return facts.iter().find_map(|f| match f {
-                            Fact::Declared(d) => type_name(file, *d).map(|x| type_category(&x)),
+                            Fact::Declared(d) => overload_key(file.node_text(*d), lang),
                             _ => None,
                         });
                     }
                 }
                 return None;
             }
+            "cast_expression" if lang == Language::Java => {
+                let ty = node.child_by_field_name("type")?;
+                return overload_key(file.node_text(ty), lang);
+            }
             "object_creation_expression" | "new_expression" => {
                 let ty = node
                     .child_by_field_name("type")
                     .or_else(|| node.child_by_field_name("constructor"))?;
+                if node.child_by_field_name("dimensions").is_some() || t.contains('[') {
+                    return None;
+                }
                 return type_name(file, ty).map(|x| type_category(&x));
             }
             _ => return None,
@@ -1900,18 +1915,14 @@ impl<'a, 't> Resolver<'a, 't> {
             let Some(fun) = self.ix.funs.get(f) else {
                 continue;
             };
-            let pfile = self.file(fun.unit);
             let mut score = 0u32;
             let mut ok = true;
             for (i, cat) in cats.iter().enumerate() {
                 let Some(cat) = cat else { continue };
-                let Some((_, Some(pt))) = fun.params.get(i + extra) else {
+                let Some(Some(pk)) = fun.param_keys.get(i + extra) else {
                     continue;
                 };
-                let Some(pn) = type_name(pfile, *pt) else {
-                    continue;
-                };
-                match compatible(cat, &type_category(&pn)) {
+                match compatible(cat, pk) {
                     Some(s) => score += s,
                     None => {
                         ok = false;

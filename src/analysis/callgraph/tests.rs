@@ -396,20 +396,52 @@ void f() {
 
 #[test]
 fn cpp_overloads_by_argument_type() {
-    let src = "void put(int x) {}\nvoid put(const char *s) {}\nvoid put(double d, int n = 1) {}\nint main() { put(1); put(\"s\"); put(2.5); return 0; }\n";
+    let src = "void put(int x) {}\nvoid put(const char *s) {}\nvoid put(double d, int n = 1) {}\nint main() {\n  put(1);\n  put(\"s\");\n  put(2.5);\n  return 0;\n}\n";
     let file = ParsedFile::parse(Language::Cpp, src);
     let units = [SourceUnit {
         path: "m.cpp".into(),
         file: &file,
     }];
     let es = build_call_graph(&units, &Cancel::never());
-    let sigs: Vec<String> = es
+    let got: Vec<(usize, String)> = es
         .iter()
-        .filter_map(|e| e.callee.signature.clone())
+        .filter_map(|e| e.callee.signature.clone().map(|s| (e.line, s)))
+        .collect();
+    let mut want = vec![
+        (5, "(int x)".to_string()),
+        (6, "(const char *s)".to_string()),
+        (7, "(double d, int n = 1)".to_string()),
+    ];
+    want.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn java_overloads_on_array_parameter_types() {
+    let src = "class U {\n  static boolean isEmpty(Object[] a) { return a == null; }\n  static boolean isEmpty(long[] a) { return a == null; }\n  static boolean isEmpty(int[] a) { return a == null; }\n  static int f(long[] xs, String[] ss) {\n    isEmpty(xs);\n    isEmpty(ss);\n    isEmpty(null);\n    return 0;\n  }\n}\n";
+    let file = ParsedFile::parse(Language::Java, src);
+    let units = [SourceUnit {
+        path: "U.java".into(),
+        file: &file,
+    }];
+    let es = build_call_graph(&units, &Cancel::never());
+    let got: Vec<(usize, String)> = es
+        .iter()
+        .filter_map(|e| e.callee.signature.clone().map(|s| (e.line, s)))
         .collect();
     assert_eq!(
-        sigs,
-        vec!["(const char *s)", "(double d, int n = 1)", "(int x)"]
+        got,
+        vec![
+            (7, "(Object[] a)".to_string()),
+            (8, "(Object[] a)".to_string()),
+            (6, "(int[] a)".to_string()),
+            (8, "(int[] a)".to_string()),
+            (6, "(long[] a)".to_string()),
+            (8, "(long[] a)".to_string()),
+        ]
+        .into_iter()
+        .filter(|(l, s)| *l != 6 || s == "(long[] a)")
+        .collect::<Vec<_>>()
     );
 }
 
@@ -728,4 +760,20 @@ fn python_re_exports_through_package_init() {
         vec!["main -> Thing.__init__", "main -> Thing.go", "main -> run"]
     );
     assert_eq!(es.len(), 5);
+}
+
+#[test]
+fn java_casts_select_overloads() {
+    let src = "class U {\n  static Object remove(Object a, int i) { return a; }\n  static int[] remove(int[] a, int i) { return (int[]) remove((Object) a, i); }\n}\n";
+    let file = ParsedFile::parse(Language::Java, src);
+    let units = [SourceUnit {
+        path: "U.java".into(),
+        file: &file,
+    }];
+    let es = build_call_graph(&units, &Cancel::never());
+    let sigs: Vec<String> = es
+        .iter()
+        .filter_map(|e| e.callee.signature.clone())
+        .collect();
+    assert_eq!(sigs, vec!["(Object a, int i)"]);
 }

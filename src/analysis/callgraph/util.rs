@@ -271,12 +271,53 @@ pub(super) fn type_category(t: &str) -> String {
     }
 }
 
+/// The overload-matching key of a written parameter or variable type: arrays keep their
+/// element's name (`long[]`, `Object[]`; Java varargs `T...` is `T[]`), other types map to
+/// their [`type_category`].
+pub(super) fn overload_key(raw: &str, lang: Language) -> Option<String> {
+    let t = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    let t = t.trim_start_matches(':').trim();
+    let elem = t.strip_suffix("...").or_else(|| t.strip_suffix("[]"));
+    match elem {
+        Some(e) => {
+            let e = e.trim_end_matches("[]");
+            let name = norm_type(e, lang).unwrap_or_else(|| e.trim().to_string());
+            let last = name.rsplit(['.', ':']).next().unwrap_or(&name).to_string();
+            Some(format!("{last}[]"))
+        }
+        None => {
+            let base = norm_type(t, lang)?;
+            // C strings: `char *` / `const char *`.
+            if t.ends_with('*') && matches!(base.as_str(), "char" | "wchar_t") {
+                return Some("string".into());
+            }
+            Some(type_category(&base))
+        }
+    }
+}
+
+/// Element types whose arrays are not `Object[]`.
+const PRIMITIVE_ELEMS: [&str; 8] = [
+    "int", "long", "short", "byte", "char", "boolean", "float", "double",
+];
+
 /// Is an argument of category `arg` acceptable for a parameter of category `param`?
 /// Returns the match quality (2 exact, 1 convertible) or `None` when incompatible.
 pub(super) fn compatible(arg: &str, param: &str) -> Option<u32> {
     const PRIMS: [&str; 5] = ["int", "float", "bool", "string", "char"];
     if arg == param {
         return Some(2);
+    }
+    if param == "Object" {
+        return Some(0);
+    }
+    if arg.ends_with("[]") || param.ends_with("[]") {
+        let elem = arg.trim_end_matches("[]");
+        return match (arg, param) {
+            ("null", _) => Some(1),
+            (a, "Object[]") if a.ends_with("[]") && !PRIMITIVE_ELEMS.contains(&elem) => Some(1),
+            _ => None,
+        };
     }
     match (arg, param) {
         ("int", "float") | ("char", "int") | ("int", "char") => Some(1),
