@@ -368,6 +368,24 @@ impl<'a, 't> Resolver<'a, 't> {
             if let Some(c) = same_pkg.first() {
                 return Some(*c);
             }
+            // `import p.*`: a class of an imported package; otherwise only an unambiguous name.
+            let stars = &self.ix.units.get(ctx.unit)?.info.star_imports;
+            let imported: Vec<ClassId> = cands
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    self.class(c)
+                        .and_then(|k| self.ix.units.get(k.unit))
+                        .is_some_and(|u| stars.contains(&u.info.package))
+                })
+                .collect();
+            if let [one] = imported.as_slice() {
+                return Some(*one);
+            }
+            return match cands {
+                [one] => Some(*one),
+                _ => None,
+            };
         }
         match lang {
             Language::Python | Language::JavaScript | Language::TypeScript => None,

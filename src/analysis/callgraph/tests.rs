@@ -777,3 +777,41 @@ fn java_casts_select_overloads() {
         .collect();
     assert_eq!(sigs, vec!["(Object a, int i)"]);
 }
+
+#[test]
+fn java_same_named_classes_are_told_apart_by_imports_or_left_alone() {
+    let files = [
+        (
+            "a/Util.java",
+            Language::Java,
+            "package a;\npublic class Util { public static void go() {} }\n",
+        ),
+        (
+            "b/Util.java",
+            Language::Java,
+            "package b;\npublic class Util { public static void go() {} }\n",
+        ),
+        (
+            "c/Main.java",
+            Language::Java,
+            "package c;\nimport b.Util;\nclass Main { void run() { Util.go(); } }\n",
+        ),
+        (
+            "d/Other.java",
+            Language::Java,
+            "package d;\nclass Other { void run() { Util.go(); } }\n",
+        ),
+    ];
+    let es = workspace(&files);
+    let got: Vec<(String, Option<String>)> = es
+        .iter()
+        .map(|e| (e.caller.name.clone(), e.callee.file.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("Main.run".to_string(), Some("b/Util.java".to_string())),
+            ("Other.run".to_string(), None)
+        ]
+    );
+}
