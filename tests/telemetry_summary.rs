@@ -150,6 +150,8 @@ fn check_ast_group(g: &GroupSummary) {
     let s = &g.scores["statement_gap"];
     assert_eq!(s.n, 6);
     assert!((s.mean - 2.0 / 6.0).abs() < 1e-12 && s.min == 0.0 && s.max == 0.9);
+    // Within the paper's 0.30 (inclusive): 0.1, 0.2, 0.3, 0.0.
+    close(s.pass_rate, 4.0 / 6.0, "statement_gap pass rate");
     assert!(g.llm_vs_analyzer.is_none(), "ASTs carry no binary verdict");
     assert_eq!((g.human.labelled, g.human.correct), (6, 4));
     check_pass_vs_human(&g.pass_vs_human);
@@ -238,6 +240,42 @@ fn reordering_records_changes_no_count_or_coefficient() {
             "instability",
         );
     }
+}
+
+#[test]
+fn score_pass_rates_use_the_paper_thresholds_of_the_language() {
+    let mut rs = Vec::new();
+    for (i, lang) in ["c", "python"].iter().enumerate() {
+        let mut r = record(&format!("s{i}"), i as i64);
+        r.language = lang.to_string();
+        r.scores = BTreeMap::from([
+            ("statement_gap".to_string(), 0.33), // C: <= 0.35 passes; others: > 0.30 fails
+            ("call_fabrication".to_string(), 0.12), // <= 0.12 passes (inclusive)
+            ("house_score".to_string(), 0.0),    // no paper threshold
+        ]);
+        rs.push(r);
+    }
+    let summary = summarize(&rs, BTreeMap::new());
+    let c = &summary.groups[0];
+    let python = &summary.groups[1];
+    assert_eq!(c.language, "c");
+    close(c.scores["statement_gap"].pass_rate, 1.0, "C statement_gap");
+    close(
+        python.scores["statement_gap"].pass_rate,
+        0.0,
+        "Python statement_gap",
+    );
+    close(
+        summary.total.scores["statement_gap"].pass_rate,
+        0.5,
+        "pooled",
+    );
+    close(
+        summary.total.scores["call_fabrication"].pass_rate,
+        1.0,
+        "call_fabrication",
+    );
+    assert_eq!(summary.total.scores["house_score"].pass_rate, None);
 }
 
 #[test]

@@ -457,3 +457,61 @@ impl Store {
         Ok(report)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pragma(store: &Store, name: &str) -> i64 {
+        store
+            .read(|c| c.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)))
+            .unwrap_or(-1)
+    }
+
+    #[test]
+    fn connection_settings_follow_the_config() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let normal = Store::open(&dir.path().join("n.db"), StoreConfig::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pragma(&normal, "synchronous"), 1, "NORMAL");
+        assert_eq!(pragma(&normal, "busy_timeout"), 5_000);
+        let full = Store::open(
+            &dir.path().join("f.db"),
+            StoreConfig {
+                durability: Durability::Full,
+                busy_timeout_ms: 250,
+                ..StoreConfig::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pragma(&full, "synchronous"), 2, "FULL");
+        assert_eq!(pragma(&full, "busy_timeout"), 250);
+    }
+
+    #[test]
+    fn retry_gives_up_on_persistent_busy_with_a_busy_error() {
+        let mut calls = 0;
+        let busy = || {
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                None,
+            )
+        };
+        let result: Result<(), _> = retry_busy(Path::new("x.db"), || {
+            calls += 1;
+            Err(busy())
+        });
+        assert!(matches!(result, Err(StoreError::Busy { attempts: 12, .. })));
+        assert_eq!(calls, 12);
+        let mut n = 0;
+        let ok = retry_busy(Path::new("x.db"), || {
+            n += 1;
+            if n < 3 {
+                Err(busy())
+            } else {
+                Ok(n)
+            }
+        });
+        assert_eq!(ok.ok(), Some(3));
+    }
+}

@@ -4,6 +4,13 @@
 //! instability, latency and tokens. Pure: records and labels go in, a [`Summary`] comes out,
 //! one record at a time so a large store is never held in memory.
 //!
+//! Per-score pass rates use the paper's thresholds (research notes, Layer 1; inclusive upper
+//! bounds, see [`paper_threshold`]) for the score names `statement_gap`, `keyword_gap`,
+//! `structure_gap` (C relaxed, from [`crate::crosscheck::scores::ast::Thresholds`]),
+//! `jump_redundancy`, `jump_fabrication`, `cfg_shape_error`, `call_redundancy`,
+//! `call_fabrication` and `missed_calls`; other scores get their distribution only. The record's
+//! own `pass` (all of a task's scores within bounds) gives the overall pass rate.
+//!
 //! Agreement figures come from [`crate::stats`] (Po, Cohen's kappa, Scott's pi, Gwet's AC1,
 //! PABAK, precision / recall / F1 of rater a against reference b, and the decision gap
 //! `Acc(neg) - Acc(pos)`), with binary categories (0 = no, 1 = yes):
@@ -19,7 +26,9 @@ use serde::Serialize;
 
 use super::verdict::{analyzer_verdict, llm_verdict};
 use crate::crosscheck::record::{CrossCheckRecord, Tier};
+use crate::crosscheck::scores::ast::Thresholds;
 use crate::stats::agreement::{agreement, class_scores, decision_bias, Tally};
+use crate::syntax::Language;
 
 /// Version of the summary's JSON shape (keys are only ever added).
 pub const SUMMARY_SCHEMA_VERSION: u32 = 1;
@@ -62,6 +71,28 @@ impl AgreementFigures {
     }
 }
 
+/// The paper's pass threshold (inclusive upper bound) of a Layer-1 score for a language, if
+/// the score name is one of the paper's.
+pub fn paper_threshold(score: &str, language: &str) -> Option<f64> {
+    let ast = || {
+        Language::from_name(language)
+            .map(Thresholds::for_language)
+            .unwrap_or_default()
+    };
+    Some(match score {
+        "statement_gap" => ast().statement,
+        "keyword_gap" => ast().keyword,
+        "structure_gap" => ast().structure,
+        "jump_redundancy" => 0.40,
+        "jump_fabrication" => 0.25,
+        "cfg_shape_error" => 0.45,
+        "call_redundancy" => 0.22,
+        "call_fabrication" => 0.12,
+        "missed_calls" => 0.25,
+        _ => return None,
+    })
+}
+
 /// Distribution of one Layer-1 score.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScoreStats {
@@ -69,6 +100,9 @@ pub struct ScoreStats {
     pub mean: f64,
     pub min: f64,
     pub max: f64,
+    /// Share of records within the paper's threshold ([`paper_threshold`]); `null` for
+    /// scores without one.
+    pub pass_rate: Option<f64>,
 }
 
 /// Records by tier.
@@ -148,6 +182,8 @@ struct ScoreAcc {
     sum: f64,
     min: f64,
     max: f64,
+    /// Values within the paper's threshold; `None` once a value had no threshold.
+    passed: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -214,10 +250,13 @@ impl Acc {
         }
         for (name, &value) in r.scores.iter().filter(|(_, v)| v.is_finite()) {
             let s = self.scores.entry(name.clone()).or_default();
+            let within = paper_threshold(name, &r.language).map(|t| value <= t + 1e-9);
             if s.n == 0 {
                 s.min = value;
                 s.max = value;
+                s.passed = within.map(u64::from);
             } else {
+                s.passed = s.passed.zip(within).map(|(p, w)| p + u64::from(w));
                 s.min = s.min.min(value);
                 s.max = s.max.max(value);
             }
@@ -275,6 +314,7 @@ impl Acc {
                         mean: s.sum / s.n.max(1) as f64,
                         min: s.min,
                         max: s.max,
+                        pass_rate: s.passed.and_then(|p| mean(p as f64, s.n)),
                     };
                     (name, stats)
                 })
@@ -403,8 +443,12 @@ fn group_text(g: &GroupSummary, out: &mut String) {
     for (name, s) in &g.scores {
         let _ = writeln!(
             out,
-            "  score {name}: mean {:.3} min {:.3} max {:.3} (n={})",
-            s.mean, s.min, s.max, s.n
+            "  score {name}: mean {:.3} min {:.3} max {:.3} (n={}), pass rate {}",
+            s.mean,
+            s.min,
+            s.max,
+            s.n,
+            fmt_opt(s.pass_rate)
         );
     }
     let _ = writeln!(
