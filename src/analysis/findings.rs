@@ -1,0 +1,1 @@
+//! Findings: placeholder (filled below).
