@@ -48,6 +48,21 @@ pub(super) struct Matches {
 }
 
 impl Matches {
+    pub fn merge(&mut self, other: Matches) {
+        for (into, from) in [
+            (&mut self.sources, other.sources),
+            (&mut self.sinks, other.sinks),
+            (&mut self.sanitizers, other.sanitizers),
+            (&mut self.propagators, other.propagators),
+        ] {
+            for r in from {
+                if !into.contains(&r) {
+                    into.push(r);
+                }
+            }
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.sources.is_empty()
             && self.sinks.is_empty()
@@ -790,19 +805,33 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         // Parameter sources.
         if let Some(func) = info.index.and_then(|i| unit.functions.get(i)) {
             let vis = visibility(file, func.node);
+            let decorators = decorator_paths(file, func.node);
             for rule in &spec.spec.sources {
                 let Some(ps) = &rule.params else { continue };
                 let fn_ok = ps.functions.is_empty() || ps.functions.contains(&func.simple_name);
                 let vis_ok = ps.visibility.is_empty()
                     || vis.as_ref().is_some_and(|v| ps.visibility.contains(v));
-                if !(fn_ok && vis_ok) || func.kind == FunctionKind::Lambda {
+                let dec_ok = ps.decorators.is_empty()
+                    || decorators.iter().any(|d| {
+                        ps.decorators.iter().any(|p| {
+                            p.matches(&CallShape {
+                                path: d,
+                                receiver_type: None,
+                                is_new: false,
+                            })
+                        })
+                    });
+                if !(fn_ok && vis_ok && dec_ok) || func.kind == FunctionKind::Lambda {
                     continue;
                 }
                 if !ps.visibility.is_empty() && func.kind == FunctionKind::Modifier {
                     continue;
                 }
                 for (i, p) in func.params.iter().enumerate() {
-                    if p.is_empty() || !(ps.index.is_empty() || ps.index.contains(&i)) {
+                    if p.is_empty()
+                        || matches!(p.as_str(), "self" | "cls" | "this")
+                        || !(ps.index.is_empty() || ps.index.contains(&i))
+                    {
                         continue;
                     }
                     param_sources
@@ -871,6 +900,34 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         param_sources,
         declared,
     }
+}
+
+/// The callee paths of a Python function's decorators (`@app.route("/")` -> `app.route`).
+fn decorator_paths(file: &ParsedFile, func: Node<'_>) -> Vec<Vec<Seg>> {
+    let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut c = parent.walk();
+    for d in parent.named_children(&mut c) {
+        if d.kind() != "decorator" {
+            continue;
+        }
+        let Some(expr) = d.named_child(0) else {
+            continue;
+        };
+        let target = if expr.kind() == "call" {
+            expr.child_by_field_name("function").unwrap_or(expr)
+        } else {
+            expr
+        };
+        let mut path = super::syntax::path_of(file, target);
+        if let Some(last) = path.last_mut() {
+            last.call = false;
+        }
+        out.push(path);
+    }
+    out
 }
 
 /// Resolves one call: call-graph edges first, then names (module-level code, or when no

@@ -1532,7 +1532,11 @@ impl<'a, 't> Interp<'a, 't> {
         // A tracked collection copied to a second name: both names lose element tracking
         // (they alias one object).
         let value_u = unwrap(value);
-        if v.coll.is_some() && value_u.kind() == "identifier" {
+        let destructures = matches!(
+            unwrap(target).kind(),
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list"
+        );
+        if v.coll.is_some() && value_u.kind() == "identifier" && !destructures {
             let src = self.text(value_u).to_string();
             v = v.widen(&self.tabs.trails);
             let line = self.line_of(value_u);
@@ -1713,6 +1717,10 @@ impl<'a, 't> Interp<'a, 't> {
     /// Canonical path: Python import aliases applied to the first segment.
     fn canonical(&self, path: &[Seg]) -> Option<Vec<Seg>> {
         let first = path.first()?;
+        if self.cx.lang == Language::Cpp {
+            // `std::system` is `system`.
+            return (first.name == "std" && path.len() > 1).then(|| path[1..].to_vec());
+        }
         if first.call || self.is_local(&first.name) && !self.cx.is_module {
             return None;
         }
@@ -1737,12 +1745,32 @@ impl<'a, 't> Interp<'a, 't> {
                 }
             }
         }
-        let rule = spec.attr_source(p)?;
+        let rule = spec.attr_source(p).or_else(|| {
+            if canon.is_some() {
+                spec.attr_source(path)
+            } else {
+                None
+            }
+        })?;
+        if self.source_excluded(rule) {
+            return None;
+        }
         let line = self.line_of(node);
         let text = short_text(self.cx.file, node, 60);
         let kind = self.ws.rule_kind(self.cx.unit, rule);
         let label = self.tabs.source(self.cx.unit, line, text, kind);
         Some(Val::of_taint(Taint::single(label, 0)))
+    }
+
+    /// A source rule that does not apply in this function (`except_in`).
+    fn source_excluded(&self, rule: usize) -> bool {
+        let Some(simple) = self.ws.fn_info(self.cx.fid).map(|f| f.simple.as_str()) else {
+            return false;
+        };
+        self.ws
+            .spec(self.cx.unit)
+            .and_then(|s| s.spec.sources.get(rule))
+            .is_some_and(|r| r.except_in.iter().any(|e| e == simple))
     }
 
     // ------------------------------------------------------------------ calls
@@ -1793,7 +1821,6 @@ impl<'a, 't> Interp<'a, 't> {
             .collect();
         let raw_path = callee_path(self.cx.file, node, &parts);
         let canon = self.canonical(&raw_path);
-        let path = canon.unwrap_or(raw_path);
         let rtype = parts.receiver.and_then(|r| self.receiver_type(r));
         // Known collection and constant-string methods.
         if let Some(v) = self.collection_call(&parts, recv.as_ref(), &args, line) {
@@ -1856,12 +1883,27 @@ impl<'a, 't> Interp<'a, 't> {
         let Some(spec) = self.ws.spec(self.cx.unit) else {
             return result;
         };
-        let shape = CallShape {
-            path: &path,
-            receiver_type: rtype.as_deref(),
-            is_new: parts.is_new,
-        };
-        let matches = spec.match_call(&parts.name, &shape);
+        // Python imports: the written path and the imported one both count (`render` after
+        // `from django.shortcuts import render` matches `render` and `django.shortcuts.render`).
+        let mut matches = spec.match_call(
+            &parts.name,
+            &CallShape {
+                path: &raw_path,
+                receiver_type: rtype.as_deref(),
+                is_new: parts.is_new,
+            },
+        );
+        if let Some(c) = &canon {
+            let more = spec.match_call(
+                &parts.name,
+                &CallShape {
+                    path: c,
+                    receiver_type: rtype.as_deref(),
+                    is_new: parts.is_new,
+                },
+            );
+            matches.merge(more);
+        }
         if matches.is_empty() {
             return result;
         }
@@ -1936,6 +1978,9 @@ impl<'a, 't> Interp<'a, 't> {
             let Some(src) = spec.spec.sources.get(rule) else {
                 continue;
             };
+            if self.source_excluded(rule) {
+                continue;
+            }
             let text = source_text(self.cx.file, node, &parts);
             let label = self.tabs.source(self.cx.unit, line, text, src.kind.clone());
             let t = Taint::single(label, 0);

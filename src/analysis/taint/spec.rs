@@ -12,8 +12,11 @@
 //! calls = ["input", "sys.stdin.readline"]   # the call's value is tainted
 //! attributes = ["sys.argv"]      # reading this member expression yields tainted data
 //! out_args = [0]                 # C style: the call writes tainted data into these arguments
+//! except_in = ["constructor"]   # functions (simple names) where this source does not apply
 //! params = { functions = ["main"], index = [1] }   # parameters of named functions...
 //! # params = { visibility = ["public", "external"] }  # ...or of functions with a visibility
+//! # params = { decorators = ["*.route"] }   # ...or of decorated functions (Flask routes)
+//! # (`self`/`cls` are never sources; all three lists empty = every function)
 //! description = "..."
 //!
 //! [[sink]]
@@ -335,8 +338,14 @@ impl AttrPattern {
     }
 
     /// A path matches when it ends with the pattern; a one-segment pattern (`argv`) only
-    /// matches a one-segment path.
+    /// matches a one-segment path; `*.data` matches any member `data` of something.
     pub fn matches(&self, path: &[Seg]) -> bool {
+        if self.0.len() == 2 && self.0[0].name == "*" {
+            return path.len() >= 2
+                && path
+                    .last()
+                    .is_some_and(|l| !l.call && name_matches(&self.0[1].name, &l.name, false));
+        }
         if self.0.len() == 1 {
             return path.len() == 1 && name_matches(&self.0[0].name, &path[0].name, false);
         }
@@ -353,6 +362,8 @@ pub struct ParamSource {
     pub index: Vec<usize>,
     /// Solidity visibilities (`public`, `external`); empty = any.
     pub visibility: Vec<String>,
+    /// Decorators (call patterns, `*.route`); empty = any.
+    pub decorators: Vec<CallPattern>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -365,6 +376,9 @@ pub struct SourceRule {
     /// unless `calls` patterns are also listed without `out_args`).
     pub out_args: Vec<ArgSel>,
     pub params: Option<ParamSource>,
+    /// Simple names of functions in which this source does not apply (Solidity
+    /// `constructor`: `msg.sender` there is the deployer).
+    pub except_in: Vec<String>,
     pub description: String,
     pub provenance: Provenance,
 }
@@ -452,6 +466,8 @@ struct RawParams {
     index: Vec<usize>,
     #[serde(default)]
     visibility: Vec<String>,
+    #[serde(default)]
+    decorators: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -466,6 +482,8 @@ struct RawSource {
     #[serde(default)]
     out_args: Vec<RawArg>,
     params: Option<RawParams>,
+    #[serde(default)]
+    except_in: Vec<String>,
     #[serde(default)]
     description: String,
 }
@@ -550,11 +568,16 @@ impl TaintSpec {
                     .map(|a| AttrPattern::parse(a))
                     .collect::<Result<_, _>>()?,
                 out_args: args(&s.out_args)?,
-                params: s.params.map(|p| ParamSource {
-                    functions: p.functions,
-                    index: p.index,
-                    visibility: p.visibility,
-                }),
+                params: match s.params {
+                    Some(p) => Some(ParamSource {
+                        functions: p.functions,
+                        index: p.index,
+                        visibility: p.visibility,
+                        decorators: patterns(&p.decorators)?,
+                    }),
+                    None => None,
+                },
+                except_in: s.except_in,
                 kind: s.kind,
                 description: s.description,
                 provenance,

@@ -623,6 +623,17 @@ pub(super) fn collect_declared(
             ) => {
                 if let Some(l) = n.child_by_field_name("left") {
                     python_targets(file, l, &mut d.locals);
+                    // `x = Cls(..)`: x's class, for resolving `x.m()`.
+                    let class = n
+                        .child_by_field_name("right")
+                        .filter(|r| r.kind() == "call" && kind == "assignment")
+                        .and_then(|r| r.child_by_field_name("function"))
+                        .filter(|f| f.kind() == "identifier")
+                        .map(|f| file.node_text(f))
+                        .filter(|f| f.starts_with(|c: char| c.is_ascii_uppercase()));
+                    if let (Some(c), "identifier") = (class, l.kind()) {
+                        d.types.insert(file.node_text(l).to_string(), c.to_string());
+                    }
                 }
             }
             (Language::Python, "named_expression") => {
