@@ -6,5 +6,8 @@
 pub mod callgraph;
 pub mod cfg;
 pub mod dataflow;
+pub mod findings;
 pub mod pointsto;
 pub mod report;
+pub mod rules;
+pub mod taint;

@@ -5,8 +5,11 @@
 //! validate real output against it.
 
 use super::callgraph::{build_call_graph, CallEdge, SourceUnit};
-use super::cfg::{build_cfg, Cfg, EdgeKind, NodeKind};
-use super::dataflow::analyze_data_flow;
+use super::cfg::{build_cfg_with_unreachable, Cfg, EdgeKind, NodeKind};
+use super::dataflow::analyze_cfg;
+use super::findings::{self, Finding};
+use super::pointsto::{analyze_points_to, PointsToEntry};
+use super::taint::{analyze_taint, TaintFlow, TaintSpecs, TaintedVariable};
 use crate::syntax::functions::{collect_functions, FunctionKind};
 use crate::syntax::parse::SourceError;
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -20,6 +23,8 @@ pub const ANALYZE_SCHEMA: &str = include_str!("../schema/analyze.schema.json");
 pub struct AnalyzeReport {
     pub files: Vec<FileReport>,
     pub call_graph: Vec<CallEdge>,
+    /// Unsanitised taint flows of the whole workspace, sorted by sink then source.
+    pub taint_flows: Vec<TaintFlow>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -32,6 +37,13 @@ pub struct FileReport {
     /// True when the file was analysed (possibly partially); false when it was refused
     /// (unreadable, binary, not UTF-8, too large, unknown language).
     pub analysed: bool,
+    /// Variables holding tainted data after an assignment (`function` null at module level).
+    pub tainted_variables: Vec<TaintedVariable>,
+    /// May-point-to sets of the file's variables (C and C++ files only).
+    pub points_to: Vec<PointsToEntry>,
+    /// Problems found (taint flows ending here, unreachable code, syntactic rules), sorted by
+    /// line.
+    pub findings: Vec<Finding>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,6 +119,7 @@ impl CfgReport {
 pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileReport {
     let mut errors = file.errors.clone();
     let mut functions = Vec::new();
+    let mut found = findings::pattern_findings(path, file, cancel);
     for func in collect_functions(file) {
         if cancel.is_cancelled() {
             errors.push(SourceError {
@@ -115,8 +128,9 @@ pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileRep
             });
             break;
         }
-        let cfg = build_cfg(file, &func, cancel);
-        let flow = analyze_data_flow(file, &func, cancel);
+        let (cfg, unreachable) = build_cfg_with_unreachable(file, &func, cancel);
+        found.extend(findings::unreachable_findings(path, &cfg, &unreachable));
+        let flow = analyze_cfg(file, &func, &cfg, cancel);
         for e in cfg.errors.iter().chain(flow.errors.iter()) {
             if !errors.contains(e) {
                 errors.push(e.clone());
@@ -146,6 +160,9 @@ pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileRep
         functions,
         errors,
         analysed: true,
+        tainted_variables: Vec::new(),
+        points_to: Vec::new(),
+        findings: findings::normalize(found),
     }
 }
 
@@ -157,21 +174,33 @@ pub fn refused_file(path: &str, language: Option<Language>, message: String) -> 
         functions: Vec::new(),
         errors: vec![SourceError { line: 0, message }],
         analysed: false,
+        tainted_variables: Vec::new(),
+        points_to: Vec::new(),
+        findings: Vec::new(),
     }
 }
 
-/// Builds the whole report: per-file analyses plus the workspace call graph.
+/// Builds the whole report with the built-in taint specifications: per-file analyses, the
+/// workspace call graph, points-to (C/C++), taint flows and findings.
 pub fn build_report(
     parsed: &[(String, ParsedFile)],
     refused: Vec<FileReport>,
+    cancel: &Cancel,
+) -> AnalyzeReport {
+    build_report_with(parsed, refused, &TaintSpecs::builtin(), cancel)
+}
+
+/// [`build_report`] with given taint specifications (built-in rules merged with user ones).
+pub fn build_report_with(
+    parsed: &[(String, ParsedFile)],
+    refused: Vec<FileReport>,
+    specs: &TaintSpecs,
     cancel: &Cancel,
 ) -> AnalyzeReport {
     let mut files: Vec<FileReport> = parsed
         .iter()
         .map(|(path, f)| analyze_parsed(path, f, cancel))
         .collect();
-    files.extend(refused);
-    files.sort_by(|a, b| a.file.cmp(&b.file));
     let units: Vec<SourceUnit<'_>> = parsed
         .iter()
         .map(|(path, file)| SourceUnit {
@@ -180,5 +209,47 @@ pub fn build_report(
         })
         .collect();
     let call_graph = build_call_graph(&units, cancel);
-    AnalyzeReport { files, call_graph }
+    // Points-to over the C and C++ units only (other languages are not modelled).
+    let c_units: Vec<SourceUnit<'_>> = units
+        .iter()
+        .filter(|u| matches!(u.file.language, Language::C | Language::Cpp))
+        .map(|u| SourceUnit {
+            path: u.path.clone(),
+            file: u.file,
+        })
+        .collect();
+    let points_to = (!c_units.is_empty()).then(|| analyze_points_to(&c_units, cancel));
+    let taint = analyze_taint(&units, Some(&call_graph), points_to.as_ref(), specs, cancel);
+    let by_path: BTreeMap<&str, &ParsedFile> =
+        parsed.iter().map(|(p, f)| (p.as_str(), f)).collect();
+    for fr in &mut files {
+        fr.tainted_variables = taint.tainted_variables_for(&fr.file).to_vec();
+        if let Some(pt) = &points_to {
+            if matches!(fr.language, Some(Language::C | Language::Cpp)) {
+                fr.points_to = pt.entries_for_file(&fr.file);
+            }
+        }
+        let file = by_path.get(fr.file.as_str()).copied();
+        let mut all = std::mem::take(&mut fr.findings);
+        all.extend(findings::flow_findings(&fr.file, file, &taint.flows));
+        fr.findings = findings::normalize(all);
+        for e in taint.errors.iter().filter(|e| e.file == fr.file) {
+            let err = SourceError {
+                line: e.line,
+                message: format!("taint: {}", e.message),
+            };
+            if !fr.errors.contains(&err) {
+                fr.errors.push(err);
+            }
+        }
+        fr.errors
+            .sort_by(|a, b| (a.line, &a.message).cmp(&(b.line, &b.message)));
+    }
+    files.extend(refused);
+    files.sort_by(|a, b| a.file.cmp(&b.file));
+    AnalyzeReport {
+        files,
+        call_graph,
+        taint_flows: taint.flows,
+    }
 }

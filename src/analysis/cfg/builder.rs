@@ -5,7 +5,7 @@
 //! Expressions are never recursed into; the few places that look inside an expression
 //! (call classification, thrown type names) use bounded loops.
 
-use super::{Cfg, CfgNode, EdgeKind, NodeKind};
+use super::{Cfg, CfgNode, EdgeKind, NodeKind, Unreachable};
 use crate::syntax::functions::Function;
 use crate::syntax::parse::SourceError;
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -114,10 +114,22 @@ struct Builder<'a, 't> {
     partial: bool,
     errors: Vec<SourceError>,
     cancelled: bool,
+    /// Nodes whose unreachability is not worth reporting (C-style `for` updates).
+    implicit: BTreeSet<usize>,
 }
 
 /// Builds the CFG of `func` (see the module docs for the conventions).
 pub(super) fn build(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Cfg {
+    build_with_unreachable(file, func, cancel).0
+}
+
+/// Builds the CFG and lists the statements dropped as unreachable (see
+/// [`super::build_cfg_with_unreachable`]).
+pub(super) fn build_with_unreachable(
+    file: &ParsedFile,
+    func: &Function<'_>,
+    cancel: &Cancel,
+) -> (Cfg, Vec<Unreachable>) {
     let mut b = Builder {
         file,
         lang: file.language,
@@ -131,6 +143,7 @@ pub(super) fn build(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> 
         partial: false,
         errors: Vec::new(),
         cancelled: false,
+        implicit: BTreeSet::new(),
     };
     let params = params_range(file, func.node);
     b.nodes.push(CfgNode {
@@ -894,6 +907,9 @@ impl<'a, 't> Builder<'a, 't> {
         let update = self
             .span_of(node, &["update", "increment"])
             .map(|r| self.add_node(NodeKind::Normal, r));
+        if let Some(u) = update {
+            self.implicit.insert(u);
+        }
         self.push_loop(label, update.unwrap_or(l));
         (l, update)
     }
@@ -1657,7 +1673,7 @@ impl<'a, 't> Builder<'a, 't> {
     }
 
     /// Drops unreachable nodes and lays the graph out: entry, the rest in document order, exit.
-    fn finish(self) -> Cfg {
+    fn finish(self) -> (Cfg, Vec<Unreachable>) {
         let n = self.nodes.len();
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
         for &(f, t, _) in &self.edges {
@@ -1676,6 +1692,21 @@ impl<'a, 't> Builder<'a, 't> {
                 stack.extend(next.iter().copied());
             }
         }
+        let mut unreachable: Vec<Unreachable> = (EXIT + 1..n)
+            .filter(|&i| !reachable[i] && !self.implicit.contains(&i))
+            .filter_map(|i| self.nodes.get(i))
+            .filter(|w| !(w.kind == NodeKind::Jump && w.text.trim_start().starts_with("break")))
+            .map(|w| Unreachable {
+                line: w.line,
+                end_line: self
+                    .file
+                    .line_of(w.range.end.saturating_sub(1).max(w.range.start)),
+                range: w.range.clone(),
+                kind: w.kind,
+                text: w.text.clone(),
+            })
+            .collect();
+        unreachable.sort_by_key(|u| (u.range.start, u.range.end));
         let mut order: Vec<usize> = (EXIT + 1..n).filter(|&i| reachable[i]).collect();
         order.sort_by_key(|&i| (self.nodes[i].range.start, i));
         let mut layout = Vec::with_capacity(order.len() + 2);
@@ -1700,13 +1731,14 @@ impl<'a, 't> Builder<'a, 't> {
             }
         }
         let exit = NodeIndex::new(graph.node_count().saturating_sub(1));
-        Cfg {
+        let cfg = Cfg {
             graph,
             entry: NodeIndex::new(0),
             exit,
             partial: self.partial,
             errors: self.errors,
-        }
+        };
+        (cfg, unreachable)
     }
 }
 

@@ -309,3 +309,28 @@ impl Cfg {
 pub fn build_cfg(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Cfg {
     builder::build(file, func, cancel)
 }
+
+/// A statement node the builder made but dropped because no path from entry reaches it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unreachable {
+    /// 1-based first and last line of the node's range.
+    pub line: usize,
+    pub end_line: usize,
+    #[serde(skip)]
+    pub range: std::ops::Range<usize>,
+    pub kind: NodeKind,
+    /// First line of the node's text (as in [`CfgNode::text`]).
+    pub text: String,
+}
+
+/// [`build_cfg`], plus the statements dropped as unreachable, in document order. Two kinds
+/// of dropped nodes are not listed: the update of a C-style `for` whose body never completes
+/// (`for (..; ..; i++) { return x; }`), and `break` jumps (the common `return x; break;` in a
+/// `switch` case). Nested statements of a dropped compound statement are listed one by one.
+pub fn build_cfg_with_unreachable(
+    file: &ParsedFile,
+    func: &Function<'_>,
+    cancel: &Cancel,
+) -> (Cfg, Vec<Unreachable>) {
+    builder::build_with_unreachable(file, func, cancel)
+}

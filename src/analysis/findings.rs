@@ -1,0 +1,557 @@
+//! Findings: what the `analyze` report and the editor show as problems. Each finding names a
+//! rule of the registry ([`crate::analysis::rules`]) and carries its evidence.
+//!
+//! Three producers:
+//! * **Taint flows** ([`flow_findings`]): one finding per unsanitised flow, at the sink line of
+//!   the file holding the sink; evidence = source, intermediate lines, sink.
+//! * **Unreachable code** ([`unreachable_findings`]): one finding per run of statements the
+//!   CFG builder dropped (consecutive in the function with no reachable statement between).
+//! * **Syntactic rules** ([`pattern_findings`]), in one iterative walk of the tree:
+//!   `tx-origin-auth` (Solidity: `tx.origin` compared in a condition or `require`, except the
+//!   `tx.origin == msg.sender` "no contracts" idiom), `unchecked-low-level-call` (Solidity:
+//!   `send`/`call`/`delegatecall`/`staticcall` as a statement, result dropped),
+//!   `subprocess-shell-true` (Python: `subprocess.*(.., shell=True)` whose command is not a
+//!   string literal), `format-string-not-literal` (C/C++: printf family with a format that is
+//!   neither a literal nor an ALL-CAPS macro), `dangerous-gets` (C/C++: any call of `gets`).
+//!
+//! Output is sorted by (line, rule, message) and deduplicated.
+
+use super::cfg::{Cfg, Unreachable};
+use super::rules::{rule, Severity};
+use super::taint::TaintFlow;
+use crate::syntax::{Cancel, Language, ParsedFile};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use tree_sitter::Node;
+
+/// One piece of evidence: a line and what it shows.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Evidence {
+    pub file: String,
+    pub line: usize,
+    /// `source`, `step`, `sink`, `first`, `last`, `condition`, `call`.
+    pub role: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Rule id in the registry.
+    pub rule: String,
+    /// 1-based line the finding is reported at.
+    pub line: usize,
+    pub severity: Severity,
+    pub message: String,
+    pub evidence: Vec<Evidence>,
+}
+
+fn severity_of(rule_id: &str) -> Severity {
+    rule(rule_id)
+        .map(|r| r.severity)
+        .unwrap_or(Severity::Warning)
+}
+
+fn line_text(file: Option<&ParsedFile>, line: usize) -> String {
+    let Some(f) = file else {
+        return String::new();
+    };
+    let Some(start) = f.lines.line_start(line.saturating_sub(1)) else {
+        return String::new();
+    };
+    let rest = f.text.get(start..).unwrap_or("");
+    let l = rest.lines().next().unwrap_or("").trim();
+    l.chars().take(80).collect()
+}
+
+/// Findings for the flows whose sink is in `path`. `file` (the parse of `path`) supplies the
+/// text of intermediate lines in the same file.
+pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for f in flows.iter().filter(|f| f.sink.file == path && !f.sanitized) {
+        let name = rule(&f.rule)
+            .map(|r| r.name)
+            .unwrap_or("Tainted data reaches a sink");
+        let where_from = if f.source.file == path {
+            format!("line {}", f.source.line)
+        } else {
+            format!("{}:{}", f.source.file, f.source.line)
+        };
+        let message = format!(
+            "{name}: {} data from `{}` ({where_from}) reaches `{}`",
+            f.source.kind, f.source.text, f.sink.text
+        );
+        let mut evidence = vec![Evidence {
+            file: f.source.file.clone(),
+            line: f.source.line,
+            role: "source".into(),
+            text: f.source.text.clone(),
+        }];
+        for s in &f.path {
+            evidence.push(Evidence {
+                file: s.file.clone(),
+                line: s.line,
+                role: "step".into(),
+                text: if s.file == path {
+                    line_text(file, s.line)
+                } else {
+                    String::new()
+                },
+            });
+        }
+        evidence.push(Evidence {
+            file: f.sink.file.clone(),
+            line: f.sink.line,
+            role: "sink".into(),
+            text: f.sink.text.clone(),
+        });
+        out.push(Finding {
+            rule: f.rule.clone(),
+            line: f.sink.line,
+            severity: severity_of(&f.rule),
+            message,
+            evidence,
+        });
+    }
+    out
+}
+
+/// One finding per run of unreachable statements of one function.
+pub fn unreachable_findings(path: &str, cfg: &Cfg, unreachable: &[Unreachable]) -> Vec<Finding> {
+    let mut reachable_starts: Vec<usize> = cfg
+        .graph
+        .node_weights()
+        .filter(|w| w.range.end > w.range.start)
+        .map(|w| w.range.start)
+        .collect();
+    reachable_starts.sort_unstable();
+    let mut runs: Vec<Vec<&Unreachable>> = Vec::new();
+    for u in unreachable {
+        let extend = runs.last().and_then(|r| r.last()).is_some_and(|prev| {
+            let lo = prev.range.start;
+            let hi = u.range.start;
+            // No reachable statement starts between the previous unreachable one and this.
+            let i = reachable_starts.partition_point(|&s| s <= lo);
+            reachable_starts.get(i).is_none_or(|&s| s >= hi)
+        });
+        if extend {
+            if let Some(r) = runs.last_mut() {
+                r.push(u);
+            }
+        } else {
+            runs.push(vec![u]);
+        }
+    }
+    runs.into_iter()
+        .filter_map(|run| {
+            let first = *run.first()?;
+            let last = *run.last()?;
+            let end = run.iter().map(|u| u.end_line).max().unwrap_or(first.line);
+            let message = if run.len() == 1 {
+                format!("unreachable statement `{}`", first.text)
+            } else {
+                format!(
+                    "{} unreachable statements (lines {}-{})",
+                    run.len(),
+                    first.line,
+                    end
+                )
+            };
+            let mut evidence = vec![Evidence {
+                file: path.to_string(),
+                line: first.line,
+                role: "first".into(),
+                text: first.text.clone(),
+            }];
+            if run.len() > 1 {
+                evidence.push(Evidence {
+                    file: path.to_string(),
+                    line: last.line,
+                    role: "last".into(),
+                    text: last.text.clone(),
+                });
+            }
+            Some(Finding {
+                rule: "unreachable-code".into(),
+                line: first.line,
+                severity: severity_of("unreachable-code"),
+                message,
+                evidence,
+            })
+        })
+        .collect()
+}
+
+/// Syntactic rules over the whole file (see the module docs).
+pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<Finding> {
+    let lang = file.language;
+    if !matches!(
+        lang,
+        Language::Python | Language::C | Language::Cpp | Language::Solidity
+    ) {
+        return Vec::new();
+    }
+    let imports = if lang == Language::Python {
+        python_from_imports(file)
+    } else {
+        BTreeMap::new()
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![file.root()];
+    let mut visited = 0usize;
+    while let Some(n) = stack.pop() {
+        visited += 1;
+        if visited % 4096 == 0 && cancel.is_cancelled() {
+            break;
+        }
+        match (lang, n.kind()) {
+            (Language::Solidity, "member_expression") => tx_origin(path, file, n, &mut out),
+            (Language::Solidity, "expression_statement") => unchecked_call(path, file, n, &mut out),
+            (Language::Python, "call") => shell_true(path, file, n, &imports, &mut out),
+            (Language::C | Language::Cpp, "call_expression") => c_call(path, file, n, &mut out),
+            _ => {}
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    out
+}
+
+fn finding(
+    rule_id: &str,
+    path: &str,
+    line: usize,
+    message: String,
+    role: &str,
+    text: String,
+) -> Finding {
+    Finding {
+        rule: rule_id.into(),
+        line,
+        severity: severity_of(rule_id),
+        message,
+        evidence: vec![Evidence {
+            file: path.to_string(),
+            line,
+            role: role.into(),
+            text,
+        }],
+    }
+}
+
+fn short(file: &ParsedFile, n: Node<'_>) -> String {
+    let t = file.node_text(n);
+    let first = t.lines().next().unwrap_or("").trim();
+    first.chars().take(80).collect()
+}
+
+fn strip_wrappers(mut n: Node<'_>) -> Node<'_> {
+    for _ in 0..32 {
+        if matches!(
+            n.kind(),
+            "expression" | "parenthesized_expression" | "call_argument"
+        ) && n.named_child_count() == 1
+        {
+            match n.named_child(0) {
+                Some(c) => n = c,
+                None => break,
+            }
+        } else {
+            break;
+        }
+    }
+    n
+}
+
+fn tx_origin(path: &str, file: &ParsedFile, n: Node<'_>, out: &mut Vec<Finding>) {
+    let text: String = file.node_text(n).split_whitespace().collect();
+    if text != "tx.origin" {
+        return;
+    }
+    // Walk up to the enclosing comparison / require / if condition (bounded).
+    let mut cur = n;
+    for _ in 0..16 {
+        let Some(p) = cur.parent() else { return };
+        match p.kind() {
+            "binary_expression" => {
+                let op = p
+                    .child_by_field_name("operator")
+                    .map(|o| file.node_text(o))
+                    .unwrap_or("");
+                if op == "==" || op == "!=" {
+                    let other = [
+                        p.child_by_field_name("left"),
+                        p.child_by_field_name("right"),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .map(strip_wrappers)
+                    .find(|o| o.id() != strip_wrappers(cur).id() && o.id() != n.id());
+                    let other_text: String = other
+                        .map(|o| file.node_text(o).split_whitespace().collect())
+                        .unwrap_or_default();
+                    if other_text == "msg.sender" {
+                        return;
+                    }
+                    let line = file.line_of(n.start_byte());
+                    out.push(finding(
+                        "tx-origin-auth",
+                        path,
+                        line,
+                        format!("`tx.origin` used for authorisation in `{}`", short(file, p)),
+                        "condition",
+                        short(file, p),
+                    ));
+                    return;
+                }
+            }
+            "expression_statement" | "statement" | "block_statement" | "function_body" => return,
+            _ => {}
+        }
+        cur = p;
+    }
+}
+
+fn unchecked_call(path: &str, file: &ParsedFile, stmt: Node<'_>, out: &mut Vec<Finding>) {
+    let Some(expr) = stmt.named_child(0).map(strip_wrappers) else {
+        return;
+    };
+    if expr.kind() != "call_expression" {
+        return;
+    }
+    let Some(mut f) = expr.child_by_field_name("function").map(strip_wrappers) else {
+        return;
+    };
+    if f.kind() == "struct_expression" {
+        match f.child_by_field_name("type").map(strip_wrappers) {
+            Some(t) => f = t,
+            None => return,
+        }
+    }
+    if f.kind() != "member_expression" {
+        return;
+    }
+    let method = f
+        .child_by_field_name("property")
+        .map(|p| file.node_text(p))
+        .unwrap_or("");
+    if matches!(method, "send" | "call" | "delegatecall" | "staticcall") {
+        let line = file.line_of(expr.start_byte());
+        out.push(finding(
+            "unchecked-low-level-call",
+            path,
+            line,
+            format!("the result of `{method}` is not checked"),
+            "call",
+            short(file, expr),
+        ));
+    }
+}
+
+/// `from subprocess import call as c` -> `c` -> `subprocess.call`.
+fn python_from_imports(file: &ParsedFile) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let root = file.root();
+    let mut c = root.walk();
+    for item in root.named_children(&mut c) {
+        match item.kind() {
+            "import_from_statement" => {
+                let Some(m) = item.child_by_field_name("module_name") else {
+                    continue;
+                };
+                let module = file.node_text(m);
+                let mut c2 = item.walk();
+                for name in item.children_by_field_name("name", &mut c2) {
+                    let (orig, alias) = if name.kind() == "aliased_import" {
+                        (
+                            name.child_by_field_name("name"),
+                            name.child_by_field_name("alias"),
+                        )
+                    } else {
+                        (Some(name), Some(name))
+                    };
+                    if let (Some(o), Some(a)) = (orig, alias) {
+                        out.insert(
+                            file.node_text(a).to_string(),
+                            format!("{module}.{}", file.node_text(o)),
+                        );
+                    }
+                }
+            }
+            "import_statement" => {
+                let mut c2 = item.walk();
+                for name in item.children_by_field_name("name", &mut c2) {
+                    if name.kind() == "aliased_import" {
+                        if let (Some(o), Some(a)) = (
+                            name.child_by_field_name("name"),
+                            name.child_by_field_name("alias"),
+                        ) {
+                            out.insert(
+                                file.node_text(a).to_string(),
+                                file.node_text(o).to_string(),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn shell_true(
+    path: &str,
+    file: &ParsedFile,
+    call: Node<'_>,
+    imports: &BTreeMap<String, String>,
+    out: &mut Vec<Finding>,
+) {
+    let Some(f) = call.child_by_field_name("function") else {
+        return;
+    };
+    let callee: String = file.node_text(f).split_whitespace().collect();
+    let (head, rest) = callee.split_once('.').unwrap_or((callee.as_str(), ""));
+    let full = match imports.get(head) {
+        Some(exp) if rest.is_empty() => exp.clone(),
+        Some(exp) => format!("{exp}.{rest}"),
+        None => callee.clone(),
+    };
+    let Some(func) = full.strip_prefix("subprocess.") else {
+        return;
+    };
+    if !matches!(
+        func,
+        "call" | "run" | "Popen" | "check_call" | "check_output"
+    ) {
+        return;
+    }
+    let Some(args) = call.child_by_field_name("arguments") else {
+        return;
+    };
+    let mut c = args.walk();
+    let kids: Vec<Node<'_>> = args.named_children(&mut c).collect();
+    let shell_true = kids.iter().any(|k| {
+        k.kind() == "keyword_argument"
+            && k.child_by_field_name("name").map(|n| file.node_text(n)) == Some("shell")
+            && k.child_by_field_name("value").map(|v| file.node_text(v)) == Some("True")
+    });
+    if !shell_true {
+        return;
+    }
+    let command = kids
+        .iter()
+        .find(|k| k.kind() != "keyword_argument")
+        .or_else(|| {
+            kids.iter()
+                .find(|k| k.child_by_field_name("name").map(|n| file.node_text(n)) == Some("args"))
+        });
+    let literal = command.is_some_and(|c| {
+        let c = if c.kind() == "keyword_argument" {
+            c.child_by_field_name("value").unwrap_or(*c)
+        } else {
+            *c
+        };
+        c.kind() == "string"
+            && !{
+                let mut w = c.walk();
+                let has_interp = c
+                    .named_children(&mut w)
+                    .any(|x| x.kind() == "interpolation");
+                has_interp
+            }
+    });
+    if literal || command.is_none() {
+        return;
+    }
+    let line = file.line_of(call.start_byte());
+    out.push(finding(
+        "subprocess-shell-true",
+        path,
+        line,
+        format!("`subprocess.{func}` runs a non-constant command with shell=True"),
+        "call",
+        short(file, call),
+    ));
+}
+
+/// Index of the format argument of printf-family functions.
+fn format_index(name: &str) -> Option<usize> {
+    Some(match name {
+        "printf" | "vprintf" | "wprintf" | "vwprintf" => 0,
+        "fprintf" | "vfprintf" | "sprintf" | "vsprintf" | "dprintf" | "syslog" | "fwprintf" => 1,
+        "snprintf" | "vsnprintf" | "swprintf" => 2,
+        _ => return None,
+    })
+}
+
+fn c_call(path: &str, file: &ParsedFile, call: Node<'_>, out: &mut Vec<Finding>) {
+    let Some(f) = call.child_by_field_name("function") else {
+        return;
+    };
+    let name: String = file.node_text(f).split_whitespace().collect();
+    let name = name.trim_start_matches("std::");
+    let line = file.line_of(call.start_byte());
+    if name == "gets" {
+        out.push(finding(
+            "dangerous-gets",
+            path,
+            line,
+            "`gets` cannot bound its input; use `fgets`".into(),
+            "call",
+            short(file, call),
+        ));
+        return;
+    }
+    let Some(idx) = format_index(name) else {
+        return;
+    };
+    let Some(args) = call.child_by_field_name("arguments") else {
+        return;
+    };
+    let mut c = args.walk();
+    let kids: Vec<Node<'_>> = args
+        .named_children(&mut c)
+        .filter(|k| k.kind() != "comment")
+        .collect();
+    let Some(fmt) = kids.get(idx) else { return };
+    let fmt_text = file.node_text(*fmt);
+    let is_literal = matches!(
+        fmt.kind(),
+        "string_literal" | "concatenated_string" | "raw_string_literal"
+    );
+    let is_macro = fmt.kind() == "identifier"
+        && fmt_text.chars().any(|c| c.is_ascii_uppercase())
+        && fmt_text
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    // gettext-style wrappers around a literal: `printf(_("..."))`.
+    let is_wrapped_literal = fmt.kind() == "call_expression"
+        && fmt
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .is_some_and(|a| a.kind() == "string_literal");
+    if is_literal || is_macro || is_wrapped_literal {
+        return;
+    }
+    out.push(finding(
+        "format-string-not-literal",
+        path,
+        line,
+        format!(
+            "`{name}` is called with a non-literal format string `{}`",
+            fmt_text.chars().take(40).collect::<String>()
+        ),
+        "call",
+        short(file, call),
+    ));
+}
+
+/// Sorts and deduplicates findings (by line, rule, message).
+pub fn normalize(mut findings: Vec<Finding>) -> Vec<Finding> {
+    findings.sort_by(|a, b| {
+        (a.line, &a.rule, &a.message, &a.evidence).cmp(&(b.line, &b.rule, &b.message, &b.evidence))
+    });
+    findings.dedup_by(|a, b| a.line == b.line && a.rule == b.rule && a.message == b.message);
+    findings
+}

@@ -1,0 +1,1663 @@
+//! The workspace driver: compiled specs, function index, call-site resolution, the demand
+//! set, bottom-up summaries, the parameter-taint fixpoint, the global store, and flow
+//! extraction.
+
+use super::interp::{FnCx, Interp};
+use super::spec::{AttrPattern, CallPattern, CallShape, Seg, TaintSpec, TaintSpecs};
+use super::syntax::{
+    call_parts, collect_declared, is_call_kind, is_definition, java_class_fields, parameter_types,
+    python_imports, unwrap, visibility, ClassFields, Declared,
+};
+use super::value::{as_param, Entry, Step, Taint, Trails, ALL_KINDS};
+use super::{FlowEnd, PathStep, TaintError, TaintFlow, TaintResult, TaintedVariable};
+use crate::analysis::callgraph::{CallEdge, SourceUnit};
+use crate::analysis::cfg::build_cfg;
+use crate::analysis::pointsto::PointsTo;
+use crate::analysis::rules;
+use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::{Cancel, Language, ParsedFile};
+use std::collections::{BTreeMap, BTreeSet};
+use tree_sitter::Node;
+
+pub(super) type FnId = usize;
+
+/// Rounds of re-analysis when the global store (module variables, fields) changes.
+const MAX_ROUNDS: usize = 4;
+/// Passes over the analysis order while summaries of recursive functions change.
+const MAX_PASSES: usize = 3;
+/// A call resolved by name to more candidates than this is treated as external.
+const MAX_FALLBACK_TARGETS: usize = 4;
+/// Nodes visited per function when collecting declarations.
+const DECL_BUDGET: usize = 500_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    Source,
+    Sink,
+    Sanitizer,
+    Propagator,
+}
+
+/// Rule indices matched by one call.
+#[derive(Debug, Default)]
+pub(super) struct Matches {
+    pub sources: Vec<usize>,
+    pub sinks: Vec<usize>,
+    pub sanitizers: Vec<usize>,
+    pub propagators: Vec<usize>,
+}
+
+impl Matches {
+    pub fn merge(&mut self, other: Matches) {
+        for (into, from) in [
+            (&mut self.sources, other.sources),
+            (&mut self.sinks, other.sinks),
+            (&mut self.sanitizers, other.sanitizers),
+            (&mut self.propagators, other.propagators),
+        ] {
+            for r in from {
+                if !into.contains(&r) {
+                    into.push(r);
+                }
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+            && self.sinks.is_empty()
+            && self.sanitizers.is_empty()
+            && self.propagators.is_empty()
+    }
+}
+
+/// A spec indexed by called name.
+pub(super) struct Compiled {
+    pub spec: TaintSpec,
+    by_name: BTreeMap<String, Vec<(Section, usize, usize)>>,
+    wild: Vec<(Section, usize, usize)>,
+    attrs: Vec<(usize, usize)>,
+    sanitizer_bits: Vec<u64>,
+    pub triggers: BTreeSet<String>,
+}
+
+fn pattern_key(p: &CallPattern) -> Option<String> {
+    let name = match p {
+        CallPattern::Bare(n) | CallPattern::AnyReceiver(n) => n.clone(),
+        CallPattern::Typed { method, .. } => method.clone(),
+        CallPattern::Path(segs) => segs.last()?.name.clone(),
+        CallPattern::New(p) => p.last()?.clone(),
+    };
+    (!name.contains('*')).then_some(name)
+}
+
+impl Compiled {
+    fn new(spec: TaintSpec, kind_bits: &BTreeMap<String, u64>) -> Compiled {
+        let mut by_name: BTreeMap<String, Vec<(Section, usize, usize)>> = BTreeMap::new();
+        let mut wild = Vec::new();
+        let mut add = |sec: Section, rule: usize, pats: &[CallPattern]| {
+            for (pi, p) in pats.iter().enumerate() {
+                match pattern_key(p) {
+                    Some(k) => by_name.entry(k).or_default().push((sec, rule, pi)),
+                    None => wild.push((sec, rule, pi)),
+                }
+            }
+        };
+        for (i, r) in spec.sources.iter().enumerate() {
+            add(Section::Source, i, &r.calls);
+        }
+        for (i, r) in spec.sinks.iter().enumerate() {
+            add(Section::Sink, i, &r.calls);
+        }
+        for (i, r) in spec.sanitizers.iter().enumerate() {
+            add(Section::Sanitizer, i, &r.calls);
+        }
+        for (i, r) in spec.propagators.iter().enumerate() {
+            add(Section::Propagator, i, &r.calls);
+        }
+        let attrs = spec
+            .sources
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| (0..r.attributes.len()).map(move |j| (i, j)))
+            .collect();
+        let sanitizer_bits = spec
+            .sanitizers
+            .iter()
+            .map(|s| {
+                if s.kinds.iter().any(|k| k == "*") {
+                    ALL_KINDS
+                } else {
+                    s.kinds
+                        .iter()
+                        .map(|k| kind_bits.get(k).copied().unwrap_or(0))
+                        .fold(0, |a, b| a | b)
+                }
+            })
+            .collect();
+        let mut triggers: BTreeSet<String> = spec.source_triggers().into_iter().collect();
+        triggers.retain(|t| !t.is_empty() && !t.contains('*'));
+        Compiled {
+            spec,
+            by_name,
+            wild,
+            attrs,
+            sanitizer_bits,
+            triggers,
+        }
+    }
+
+    pub fn match_call(&self, name: &str, shape: &CallShape<'_>) -> Matches {
+        let mut m = Matches::default();
+        let named = self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        for &(sec, rule, pi) in named.iter().chain(self.wild.iter()) {
+            let pat = match sec {
+                Section::Source => self.spec.sources.get(rule).and_then(|r| r.calls.get(pi)),
+                Section::Sink => self.spec.sinks.get(rule).and_then(|r| r.calls.get(pi)),
+                Section::Sanitizer => self.spec.sanitizers.get(rule).and_then(|r| r.calls.get(pi)),
+                Section::Propagator => self
+                    .spec
+                    .propagators
+                    .get(rule)
+                    .and_then(|r| r.calls.get(pi)),
+            };
+            if !pat.is_some_and(|p| p.matches(shape)) {
+                continue;
+            }
+            let list = match sec {
+                Section::Source => &mut m.sources,
+                Section::Sink => &mut m.sinks,
+                Section::Sanitizer => &mut m.sanitizers,
+                Section::Propagator => &mut m.propagators,
+            };
+            if !list.contains(&rule) {
+                list.push(rule);
+            }
+        }
+        m
+    }
+
+    /// The source rule whose attribute pattern matches a member path.
+    pub fn attr_source(&self, path: &[Seg]) -> Option<usize> {
+        let last = path.last()?;
+        for &(rule, j) in &self.attrs {
+            let Some(p): Option<&AttrPattern> = self
+                .spec
+                .sources
+                .get(rule)
+                .and_then(|r| r.attributes.get(j))
+            else {
+                continue;
+            };
+            if p.0
+                .last()
+                .is_some_and(|l| l.name == last.name || l.name.ends_with('*'))
+                && p.matches(path)
+            {
+                return Some(rule);
+            }
+        }
+        None
+    }
+}
+
+/// What the engine knows about one function (or a module's top-level code).
+#[derive(Debug, Clone)]
+pub(super) struct FnInfo {
+    pub unit: usize,
+    /// Index into the unit's functions; `None` for module top-level code.
+    pub index: Option<usize>,
+    pub name: Option<String>,
+    pub simple: String,
+    pub class: Option<String>,
+    pub params: Vec<String>,
+    /// Python methods: the first parameter is the receiver.
+    pub self_param: bool,
+    pub variadic: bool,
+    pub kind: Option<FunctionKind>,
+    pub signature: String,
+    /// False for declarations without a body (interface/abstract methods): calls to them
+    /// are treated as external.
+    pub has_body: bool,
+    /// Instance methods and constructors: `this`/`self` fields are receiver fields.
+    pub has_this: bool,
+}
+
+pub(super) struct UnitCx<'t> {
+    pub path: String,
+    pub file: &'t ParsedFile,
+    pub functions: Vec<Function<'t>>,
+    pub imports: BTreeMap<String, Vec<Seg>>,
+    /// Java: class (qualified) -> its fields.
+    pub class_fields: BTreeMap<String, ClassFields>,
+}
+
+pub(super) struct Workspace<'t> {
+    pub units: Vec<UnitCx<'t>>,
+    pub fns: Vec<FnInfo>,
+    specs: BTreeMap<Language, Compiled>,
+    callsites: BTreeMap<(FnId, usize), Vec<FnId>>,
+    pub points_to: Option<&'t PointsTo>,
+    /// Simple names of the classes defined in the workspace.
+    pub classes: BTreeSet<String>,
+}
+
+impl<'t> Workspace<'t> {
+    pub fn spec(&self, unit: usize) -> Option<&Compiled> {
+        let lang = self.units.get(unit)?.file.language;
+        self.specs.get(&lang)
+    }
+
+    pub fn imports(&self, unit: usize) -> Option<&BTreeMap<String, Vec<Seg>>> {
+        self.units.get(unit).map(|u| &u.imports)
+    }
+
+    pub fn rule_kind(&self, unit: usize, source_rule: usize) -> String {
+        self.spec(unit)
+            .and_then(|s| s.spec.sources.get(source_rule))
+            .map(|r| r.kind.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn sanitizer_bits(&self, unit: usize, rule: usize) -> u64 {
+        self.spec(unit)
+            .and_then(|s| s.sanitizer_bits.get(rule).copied())
+            .unwrap_or(0)
+    }
+
+    pub fn callees(&self, fid: FnId, start_byte: usize) -> Vec<FnId> {
+        self.callsites
+            .get(&(fid, start_byte))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    pub fn fn_info(&self, fid: FnId) -> Option<&FnInfo> {
+        self.fns.get(fid)
+    }
+}
+
+/// Interned source and sink sites, kinds, and trails of one run.
+pub(super) struct Tables {
+    pub trails: Trails,
+    sources: Vec<(usize, usize, String, String)>,
+    source_index: BTreeMap<(usize, usize, String, String), u32>,
+    sinks: Vec<SinkSite>,
+    sink_index: BTreeMap<(usize, usize, String, String), u32>,
+    kind_bits: BTreeMap<String, u64>,
+    fields: Vec<String>,
+    field_index: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone)]
+struct SinkSite {
+    unit: usize,
+    line: usize,
+    text: String,
+    kind: String,
+    #[allow(dead_code)]
+    spec_rule: String,
+}
+
+impl Tables {
+    pub fn source(&mut self, unit: usize, line: usize, text: String, kind: String) -> u32 {
+        let key = (unit, line, text, kind);
+        if let Some(&id) = self.source_index.get(&key) {
+            return id;
+        }
+        let id = u32::try_from(self.sources.len())
+            .unwrap_or(u32::MAX)
+            .min(super::value::PARAM_BASE - 1);
+        self.sources.push(key.clone());
+        self.source_index.insert(key, id);
+        id
+    }
+
+    pub fn sink(
+        &mut self,
+        unit: usize,
+        line: usize,
+        text: String,
+        kind: String,
+        spec_rule: String,
+    ) -> u32 {
+        let key = (unit, line, text.clone(), kind.clone());
+        if let Some(&id) = self.sink_index.get(&key) {
+            return id;
+        }
+        let id = u32::try_from(self.sinks.len()).unwrap_or(u32::MAX);
+        self.sinks.push(SinkSite {
+            unit,
+            line,
+            text,
+            kind,
+            spec_rule,
+        });
+        self.sink_index.insert(key, id);
+        id
+    }
+
+    /// The parameter index standing for field `name` of the receiver.
+    pub fn field_param(&mut self, name: &str) -> usize {
+        let id = match self.field_index.get(name) {
+            Some(&i) => i,
+            None => {
+                let i = self.fields.len();
+                self.fields.push(name.to_string());
+                self.field_index.insert(name.to_string(), i);
+                i
+            }
+        };
+        super::value::FIELD_BASE + id
+    }
+
+    /// The field name of a receiver-field parameter index.
+    pub fn field_name(&self, index: usize) -> Option<&str> {
+        index
+            .checked_sub(super::value::FIELD_BASE)
+            .and_then(|i| self.fields.get(i))
+            .map(String::as_str)
+    }
+
+    fn kind_bit(&self, kind: &str) -> u64 {
+        self.kind_bits.get(kind).copied().unwrap_or(0)
+    }
+}
+
+/// The result of analysing one function.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FnOut {
+    pub ret: Taint,
+    pub sinks: BTreeMap<u32, Taint>,
+    pub param_mut: BTreeMap<usize, Taint>,
+    pub global_writes: BTreeMap<String, Taint>,
+    /// Fields of the receiver written (`this.f = v`), by field name.
+    pub this_writes: BTreeMap<String, Taint>,
+    /// Receiver-field parameter indices whose labels appear in this summary.
+    pub fields_used: BTreeSet<usize>,
+    pub calls: BTreeMap<(FnId, usize), Taint>,
+    pub defs: BTreeMap<(String, usize), Taint>,
+    pub used_pending: bool,
+    pub partial: bool,
+    pub errors: Vec<(usize, String)>,
+}
+
+impl FnOut {
+    /// Same summary (return, mutations, global writes) as another, trails ignored.
+    fn same_summary(&self, other: &FnOut) -> bool {
+        self.ret.same_labels(&other.ret)
+            && maps_same(&self.param_mut, &other.param_mut)
+            && maps_same(&self.global_writes, &other.global_writes)
+            && maps_same(&self.this_writes, &other.this_writes)
+    }
+}
+
+fn maps_same<K: Ord>(a: &BTreeMap<K, Taint>, b: &BTreeMap<K, Taint>) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((k1, v1), (k2, v2))| k1 == k2 && v1.same_labels(v2))
+}
+
+/// Read-only inputs of one function's analysis.
+pub(super) struct Env<'e> {
+    pub store: &'e BTreeMap<String, Taint>,
+    summaries: &'e [Option<FnOut>],
+}
+
+impl Env<'_> {
+    pub fn summary(&self, fid: FnId) -> Option<&FnOut> {
+        self.summaries.get(fid).and_then(Option::as_ref)
+    }
+}
+
+/// Runs the whole analysis.
+pub(super) fn run(
+    units: &[SourceUnit<'_>],
+    call_graph: Option<&[CallEdge]>,
+    points_to: Option<&PointsTo>,
+    specs: &TaintSpecs,
+    cancel: &Cancel,
+) -> TaintResult {
+    let mut kind_bits: BTreeMap<String, u64> = BTreeMap::new();
+    for spec in specs.by_language.values() {
+        for k in spec
+            .sinks
+            .iter()
+            .map(|s| s.kind.clone())
+            .chain(spec.sanitizers.iter().flat_map(|s| s.kinds.iter().cloned()))
+        {
+            if k == "*" {
+                continue;
+            }
+            let n = kind_bits.len();
+            kind_bits.entry(k).or_insert(1u64 << n.min(62));
+        }
+    }
+    let mut compiled = BTreeMap::new();
+    for (lang, spec) in &specs.by_language {
+        if spec.rule_count() > 0 && units.iter().any(|u| u.file.language == *lang) {
+            compiled.insert(*lang, Compiled::new(spec.clone(), &kind_bits));
+        }
+    }
+    let mut ws = Workspace {
+        units: Vec::new(),
+        fns: Vec::new(),
+        specs: compiled,
+        callsites: BTreeMap::new(),
+        points_to,
+        classes: BTreeSet::new(),
+    };
+    for (ui, u) in units.iter().enumerate() {
+        let enabled = ws.specs.contains_key(&u.file.language);
+        let functions = if enabled {
+            collect_functions(u.file)
+        } else {
+            Vec::new()
+        };
+        let imports = if u.file.language == Language::Python {
+            python_imports(u.file)
+        } else {
+            BTreeMap::new()
+        };
+        if enabled && u.file.language == Language::Python {
+            ws.fns.push(FnInfo {
+                unit: ui,
+                index: None,
+                name: None,
+                simple: "<module>".into(),
+                class: None,
+                params: Vec::new(),
+                self_param: false,
+                variadic: false,
+                kind: None,
+                signature: String::new(),
+                has_body: true,
+                has_this: false,
+            });
+        }
+        for (fi, f) in functions.iter().enumerate() {
+            let self_param = u.file.language == Language::Python
+                && f.class.is_some()
+                && matches!(f.params.first().map(String::as_str), Some("self" | "cls"));
+            let has_this = match u.file.language {
+                Language::Python => {
+                    self_param && f.params.first().map(String::as_str) == Some("self")
+                }
+                Language::Java => {
+                    f.class.is_some()
+                        && f.kind != FunctionKind::Lambda
+                        && !super::syntax::is_static_decl(u.file, f.node)
+                }
+                Language::Cpp => f.class.is_some() && f.kind != FunctionKind::Lambda,
+                _ => false,
+            };
+            ws.fns.push(FnInfo {
+                unit: ui,
+                index: Some(fi),
+                name: Some(f.name.clone()),
+                simple: f.simple_name.clone(),
+                class: f.class.clone(),
+                params: f.params.clone(),
+                self_param,
+                variadic: f.is_variadic(),
+                kind: Some(f.kind),
+                signature: f.signature.clone(),
+                has_body: f.body.is_some(),
+                has_this,
+            });
+        }
+        let class_fields = if enabled {
+            java_class_fields(u.file)
+        } else {
+            BTreeMap::new()
+        };
+        ws.units.push(UnitCx {
+            path: u.path.clone(),
+            file: u.file,
+            functions,
+            imports,
+            class_fields,
+        });
+    }
+    for f in &ws.fns {
+        if let Some(c) = &f.class {
+            ws.classes.insert(class_simple(c).to_string());
+        }
+    }
+    for u in &ws.units {
+        for c in u.class_fields.keys() {
+            ws.classes.insert(class_simple(c).to_string());
+        }
+    }
+    let mut tabs = Tables {
+        trails: Trails::new(),
+        sources: Vec::new(),
+        source_index: BTreeMap::new(),
+        sinks: Vec::new(),
+        sink_index: BTreeMap::new(),
+        kind_bits,
+        fields: Vec::new(),
+        field_index: BTreeMap::new(),
+    };
+    let mut result = TaintResult::default();
+    let prescan = prescan(&mut ws, call_graph, cancel);
+    if cancel.is_cancelled() {
+        result.partial = true;
+        result.errors.push(TaintError {
+            file: String::new(),
+            line: 0,
+            message: "taint analysis was cancelled; results are partial".into(),
+        });
+        return result;
+    }
+    let n = ws.fns.len();
+    result.stats.functions = n;
+    result.stats.seeds = prescan.seeds.len();
+    let mut callers: Vec<Vec<FnId>> = vec![Vec::new(); n];
+    for (f, cs) in prescan.callees.iter().enumerate() {
+        for &g in cs {
+            if let Some(list) = callers.get_mut(g) {
+                list.push(f);
+            }
+        }
+    }
+    let mut seeds: BTreeSet<FnId> = prescan.seeds.clone();
+    let mut store: BTreeMap<String, Taint> = BTreeMap::new();
+    let mut summaries: Vec<Option<FnOut>> = vec![None; n];
+    let mut param_taint: Vec<BTreeMap<usize, Taint>> = vec![BTreeMap::new(); n];
+    let mut cancelled = false;
+    for round in 0..MAX_ROUNDS {
+        result.stats.rounds = round + 1;
+        let set = demand_set(&seeds, &prescan.callees, &callers);
+        let order = post_order(&set, &prescan.callees);
+        summaries = vec![None; n];
+        let mut pending: BTreeSet<FnId> = BTreeSet::new();
+        for pass in 0..MAX_PASSES {
+            let todo: Vec<FnId> = if pass == 0 {
+                order.clone()
+            } else {
+                order
+                    .iter()
+                    .copied()
+                    .filter(|f| pending.contains(f))
+                    .collect()
+            };
+            if todo.is_empty() {
+                break;
+            }
+            let mut changed = false;
+            let mut next_pending = BTreeSet::new();
+            for fid in todo {
+                if cancel.is_cancelled() {
+                    cancelled = true;
+                    break;
+                }
+                result.stats.function_analyses += 1;
+                let out = {
+                    let env = Env {
+                        store: &store,
+                        summaries: &summaries,
+                    };
+                    analyze_function(&ws, &mut tabs, &env, &prescan, fid, cancel)
+                };
+                if out.used_pending {
+                    next_pending.insert(fid);
+                }
+                let differs = summaries
+                    .get(fid)
+                    .and_then(Option::as_ref)
+                    .is_none_or(|old| !old.same_summary(&out));
+                if differs && pass > 0 {
+                    changed = true;
+                }
+                if let Some(slot) = summaries.get_mut(fid) {
+                    *slot = Some(out);
+                }
+            }
+            if cancelled {
+                break;
+            }
+            // Recursive functions that used a callee's summary before it existed.
+            let mut again = BTreeSet::new();
+            for &f in &next_pending {
+                again.insert(f);
+                let mut stack = vec![f];
+                while let Some(x) = stack.pop() {
+                    for &c in callers.get(x).map(Vec::as_slice).unwrap_or(&[]) {
+                        if set.contains(&c) && again.insert(c) {
+                            stack.push(c);
+                        }
+                    }
+                }
+            }
+            if pass > 0 && !changed {
+                break;
+            }
+            pending = again;
+            if pending.is_empty() {
+                break;
+            }
+        }
+        param_taint = param_fixpoint(&summaries, &mut tabs.trails, n);
+        let new_store = global_store(&summaries, &param_taint, &mut tabs.trails);
+        if cancelled || maps_same(&new_store, &store) || round + 1 == MAX_ROUNDS {
+            break;
+        }
+        // Functions reading a newly tainted global join the demand set.
+        let fresh: Vec<String> = new_store
+            .iter()
+            .filter(|(k, v)| store.get(*k).is_none_or(|old| !old.same_labels(v)))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in fresh {
+            let name = key
+                .rsplit(['.', ':'])
+                .next()
+                .unwrap_or(key.as_str())
+                .to_string();
+            for f in mentions(&ws, &name) {
+                seeds.insert(f);
+            }
+        }
+        store = new_store;
+    }
+    extract_flows(&ws, &mut tabs, &summaries, &param_taint, &mut result);
+    extract_tainted_variables(&ws, &summaries, &param_taint, &mut result);
+    for (fid, s) in summaries.iter().enumerate() {
+        let Some(s) = s else { continue };
+        if s.partial {
+            result.partial = true;
+        }
+        let file = ws
+            .fns
+            .get(fid)
+            .and_then(|f| ws.units.get(f.unit))
+            .map(|u| u.path.clone())
+            .unwrap_or_default();
+        for (line, message) in &s.errors {
+            let e = TaintError {
+                file: file.clone(),
+                line: *line,
+                message: message.clone(),
+            };
+            if !result.errors.contains(&e) {
+                result.errors.push(e);
+            }
+        }
+    }
+    if cancelled {
+        result.partial = true;
+        result.errors.push(TaintError {
+            file: String::new(),
+            line: 0,
+            message: "taint analysis was cancelled; results are partial".into(),
+        });
+    }
+    result
+        .errors
+        .sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
+    result
+}
+
+/// Per-function facts found before interpretation.
+struct Prescan {
+    /// Functions that contain a source trigger or have source parameters.
+    seeds: BTreeSet<FnId>,
+    /// Resolved callees per function.
+    callees: Vec<BTreeSet<FnId>>,
+    /// Source labels of parameters, per function: (param index, source kind).
+    param_sources: BTreeMap<FnId, Vec<(usize, String)>>,
+    /// Declarations (locals, declared types, fixed arrays) per function; `None` for units
+    /// without a specification.
+    declared: Vec<Option<(Declared, bool)>>,
+}
+
+fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Cancel) -> Prescan {
+    let n = ws.fns.len();
+    let mut seeds = BTreeSet::new();
+    let mut callees: Vec<BTreeSet<FnId>> = vec![BTreeSet::new(); n];
+    let mut param_sources: BTreeMap<FnId, Vec<(usize, String)>> = BTreeMap::new();
+    // FunctionRef -> FnId.
+    let mut by_ref: BTreeMap<(&str, &str, &str), FnId> = BTreeMap::new();
+    let mut by_simple: BTreeMap<&str, Vec<FnId>> = BTreeMap::new();
+    for (fid, f) in ws.fns.iter().enumerate() {
+        if let (Some(name), Some(unit)) = (f.name.as_deref(), ws.units.get(f.unit)) {
+            by_ref
+                .entry((unit.path.as_str(), name, f.signature.as_str()))
+                .or_insert(fid);
+            by_simple.entry(f.simple.as_str()).or_default().push(fid);
+        }
+    }
+    // Call-graph edges by (caller, line).
+    let mut edges: BTreeMap<(FnId, usize), Vec<(String, FnId)>> = BTreeMap::new();
+    let mut has_edges: BTreeSet<FnId> = BTreeSet::new();
+    if let Some(cg) = call_graph {
+        for e in cg {
+            let Some(cfile) = e.caller.file.as_deref() else {
+                continue;
+            };
+            let Some(&caller) = by_ref.get(&(
+                cfile,
+                e.caller.name.as_str(),
+                e.caller.signature.as_deref().unwrap_or(""),
+            )) else {
+                continue;
+            };
+            has_edges.insert(caller);
+            let Some(file) = e.callee.file.as_deref() else {
+                continue;
+            };
+            let Some(&callee) = by_ref.get(&(
+                file,
+                e.callee.name.as_str(),
+                e.callee.signature.as_deref().unwrap_or(""),
+            )) else {
+                continue;
+            };
+            let simple = ws
+                .fns
+                .get(callee)
+                .map(|f| f.simple.clone())
+                .unwrap_or_default();
+            edges
+                .entry((caller, e.line))
+                .or_default()
+                .push((simple, callee));
+        }
+    }
+    let mut sites: BTreeMap<(FnId, usize), Vec<FnId>> = BTreeMap::new();
+    let mut declared: Vec<Option<(Declared, bool)>> = vec![None; n];
+    for fid in 0..n {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let Some(info) = ws.fns.get(fid) else {
+            continue;
+        };
+        let Some(unit) = ws.units.get(info.unit) else {
+            continue;
+        };
+        let Some(spec) = ws.specs.get(&unit.file.language) else {
+            continue;
+        };
+        let file = unit.file;
+        let func = info.index.and_then(|i| unit.functions.get(i));
+        let root = match func {
+            Some(f) => f.node,
+            None => file.root(),
+        };
+        let body = match func {
+            Some(f) => f.body.unwrap_or(f.node),
+            None => file.root(),
+        };
+        let (mut decl, complete) = collect_declared(file, body, unit.file.language, DECL_BUDGET);
+        if let Some(f) = func {
+            for (k, v) in parameter_types(file, f.node) {
+                decl.types.entry(k).or_insert(v);
+            }
+        }
+        if let Some(fields) = info.class.as_ref().and_then(|c| unit.class_fields.get(c)) {
+            for (k, v) in &fields.types {
+                decl.types.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        // Parameter sources.
+        if let Some(func) = info.index.and_then(|i| unit.functions.get(i)) {
+            let vis = visibility(file, func.node);
+            let decorators = decorator_paths(file, func.node);
+            for rule in &spec.spec.sources {
+                let Some(ps) = &rule.params else { continue };
+                let fn_ok = ps.functions.is_empty() || ps.functions.contains(&func.simple_name);
+                let vis_ok = ps.visibility.is_empty()
+                    || vis.as_ref().is_some_and(|v| ps.visibility.contains(v));
+                let dec_ok = ps.decorators.is_empty()
+                    || decorators.iter().any(|d| {
+                        ps.decorators.iter().any(|p| {
+                            p.matches(&CallShape {
+                                path: d,
+                                receiver_type: None,
+                                is_new: false,
+                            })
+                        })
+                    });
+                if !(fn_ok && vis_ok && dec_ok) || func.kind == FunctionKind::Lambda {
+                    continue;
+                }
+                if !ps.visibility.is_empty() && func.kind == FunctionKind::Modifier {
+                    continue;
+                }
+                for (i, p) in func.params.iter().enumerate() {
+                    if p.is_empty()
+                        || matches!(p.as_str(), "self" | "cls" | "this")
+                        || !(ps.index.is_empty() || ps.index.contains(&i))
+                    {
+                        continue;
+                    }
+                    param_sources
+                        .entry(fid)
+                        .or_default()
+                        .push((i, rule.kind.clone()));
+                    seeds.insert(fid);
+                }
+            }
+        }
+        let mut stack = vec![root];
+        let mut guard = 0usize;
+        while let Some(node) = stack.pop() {
+            guard += 1;
+            if guard % 4096 == 0 && cancel.is_cancelled() {
+                break;
+            }
+            let kind = node.kind();
+            if node != root && is_definition(kind) {
+                continue;
+            }
+            if node.child_count() == 0 {
+                if matches!(
+                    kind,
+                    "identifier" | "field_identifier" | "property_identifier" | "type_identifier"
+                ) && spec.triggers.contains(file.node_text(node))
+                {
+                    seeds.insert(fid);
+                }
+                continue;
+            }
+            if is_call_kind(kind) {
+                if let Some(parts) = call_parts(file, node) {
+                    let line = file.line_of(node.start_byte());
+                    let resolved = resolve(
+                        ws,
+                        &by_simple,
+                        &edges,
+                        &has_edges,
+                        call_graph.is_some(),
+                        fid,
+                        line,
+                        &parts,
+                        &decl.types,
+                    );
+                    if !resolved.is_empty() {
+                        if let Some(c) = callees.get_mut(fid) {
+                            c.extend(resolved.iter().copied());
+                        }
+                        sites.insert((fid, node.start_byte()), resolved);
+                    }
+                }
+            }
+            let mut c = node.walk();
+            let kids: Vec<Node<'_>> = node.children(&mut c).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+        if let Some(slot) = declared.get_mut(fid) {
+            *slot = Some((decl, complete));
+        }
+    }
+    ws.callsites = sites;
+    Prescan {
+        seeds,
+        callees,
+        param_sources,
+        declared,
+    }
+}
+
+/// The callee paths of a Python function's decorators (`@app.route("/")` -> `app.route`).
+fn decorator_paths(file: &ParsedFile, func: Node<'_>) -> Vec<Vec<Seg>> {
+    let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut c = parent.walk();
+    for d in parent.named_children(&mut c) {
+        if d.kind() != "decorator" {
+            continue;
+        }
+        let Some(expr) = d.named_child(0) else {
+            continue;
+        };
+        let target = if expr.kind() == "call" {
+            expr.child_by_field_name("function").unwrap_or(expr)
+        } else {
+            expr
+        };
+        let mut path = super::syntax::path_of(file, target);
+        if let Some(last) = path.last_mut() {
+            last.call = false;
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// Resolves one call: call-graph edges first, then names (module-level code, or when no
+/// call graph is available).
+#[allow(clippy::too_many_arguments)]
+fn resolve(
+    ws: &Workspace<'_>,
+    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    edges: &BTreeMap<(FnId, usize), Vec<(String, FnId)>>,
+    has_edges: &BTreeSet<FnId>,
+    have_graph: bool,
+    fid: FnId,
+    line: usize,
+    parts: &super::syntax::CallParts<'_>,
+    types: &BTreeMap<String, String>,
+) -> Vec<FnId> {
+    let Some(caller) = ws.fns.get(fid) else {
+        return Vec::new();
+    };
+    let with_body = |v: Vec<FnId>| -> Vec<FnId> {
+        v.into_iter()
+            .filter(|g| ws.fns.get(*g).is_some_and(|f| f.has_body))
+            .collect()
+    };
+    let name = parts.name.as_str();
+    if have_graph && caller.index.is_some() {
+        let mut out: Vec<FnId> = edges
+            .get(&(fid, line))
+            .map(|v| {
+                v.iter()
+                    .filter(|(simple, g)| {
+                        simple == name
+                            || ((parts.is_new || ws.fns.get(*g).is_some_and(|f| f.self_param))
+                                && matches!(simple.as_str(), "__init__" | "constructor"))
+                            || simple.rsplit("::").next() == Some(name)
+                    })
+                    .map(|(_, g)| *g)
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort_unstable();
+        out.dedup();
+        if !out.is_empty() || has_edges.contains(&fid) {
+            return with_body(out);
+        }
+    }
+    with_body(fallback_resolve(ws, by_simple, caller, parts, types))
+}
+
+fn class_simple(class: &str) -> &str {
+    class.rsplit(['.', ':']).next().unwrap_or(class)
+}
+
+fn fallback_resolve(
+    ws: &Workspace<'_>,
+    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    caller: &FnInfo,
+    parts: &super::syntax::CallParts<'_>,
+    types: &BTreeMap<String, String>,
+) -> Vec<FnId> {
+    let unit = caller.unit;
+    let lang = ws.units.get(unit).map(|u| u.file.language);
+    let name = parts.name.as_str();
+    let arity = parts.args.len() + parts.kwargs.len();
+    let fns = |ids: &[FnId]| -> Vec<FnId> { ids.to_vec() };
+    let constructor_of = |class: &str| -> Vec<FnId> {
+        let mut out = Vec::new();
+        for key in [class, "__init__", "constructor"] {
+            for &g in by_simple.get(key).map(Vec::as_slice).unwrap_or(&[]) {
+                let Some(f) = ws.fns.get(g) else { continue };
+                if f.kind == Some(FunctionKind::Constructor)
+                    && f.class.as_deref().map(class_simple) == Some(class)
+                {
+                    out.push(g);
+                }
+            }
+        }
+        out
+    };
+    let receiver_text = parts.receiver.map(|r| {
+        ws.units
+            .get(unit)
+            .map(|u| u.file.node_text(unwrap(r)))
+            .unwrap_or("")
+    });
+    let mut cands: Vec<FnId> = if parts.is_new {
+        constructor_of(name)
+    } else {
+        let all = fns(by_simple.get(name).map(Vec::as_slice).unwrap_or(&[]));
+        match receiver_text {
+            None | Some("self" | "this" | "cls") => {
+                let same_class: Vec<FnId> = all
+                    .iter()
+                    .copied()
+                    .filter(|&g| {
+                        ws.fns.get(g).is_some_and(|f| {
+                            f.unit == unit && f.class.is_some() && f.class == caller.class
+                        })
+                    })
+                    .collect();
+                if !same_class.is_empty() {
+                    same_class
+                } else if receiver_text.is_some() {
+                    Vec::new()
+                } else {
+                    let same_unit: Vec<FnId> = all
+                        .iter()
+                        .copied()
+                        .filter(|&g| {
+                            ws.fns
+                                .get(g)
+                                .is_some_and(|f| f.unit == unit && f.class.is_none())
+                        })
+                        .collect();
+                    if !same_unit.is_empty() {
+                        same_unit
+                    } else if lang == Some(Language::Python) {
+                        let ctor = constructor_of(name);
+                        if !ctor.is_empty() {
+                            ctor
+                        } else {
+                            imported_function(ws, by_simple, unit, name)
+                        }
+                    } else {
+                        let free: Vec<FnId> = all
+                            .iter()
+                            .copied()
+                            .filter(|&g| ws.fns.get(g).is_some_and(|f| f.class.is_none()))
+                            .collect();
+                        if free.len() == 1 {
+                            free
+                        } else {
+                            Vec::new()
+                        }
+                    }
+                }
+            }
+            Some(_) => {
+                // A receiver of a known declared type: that class's method.
+                let ty = parts.receiver.and_then(|r| {
+                    let r = unwrap(r);
+                    let u = ws.units.get(unit)?;
+                    match r.kind() {
+                        "object_creation_expression" | "new_expression" => r
+                            .child_by_field_name("type")
+                            .map(|t| super::syntax::simple_type(u.file, t)),
+                        "identifier" => types.get(u.file.node_text(r)).cloned(),
+                        _ => None,
+                    }
+                });
+                match ty {
+                    Some(t) => all
+                        .iter()
+                        .copied()
+                        .filter(|&g| {
+                            ws.fns
+                                .get(g)
+                                .and_then(|f| f.class.as_deref())
+                                .is_some_and(|c| class_simple(c) == t)
+                        })
+                        .collect(),
+                    None => {
+                        // Python `module.f()` for an imported module.
+                        if lang == Some(Language::Python) {
+                            let module = receiver_text.unwrap_or("");
+                            module_function(ws, by_simple, unit, module, name)
+                        } else {
+                            Vec::new()
+                        }
+                    }
+                }
+            }
+        }
+    };
+    if cands.len() > 1 {
+        let local: Vec<FnId> = cands
+            .iter()
+            .copied()
+            .filter(|&g| ws.fns.get(g).is_some_and(|f| f.unit == unit))
+            .collect();
+        if !local.is_empty() {
+            cands = local;
+        }
+    }
+    if cands.len() > 1 {
+        let exact: Vec<FnId> = cands
+            .iter()
+            .copied()
+            .filter(|&g| {
+                ws.fns.get(g).is_some_and(|f| {
+                    f.variadic || f.params.len().saturating_sub(usize::from(f.self_param)) == arity
+                })
+            })
+            .collect();
+        if !exact.is_empty() {
+            cands = exact;
+        }
+    }
+    cands.sort_unstable();
+    cands.dedup();
+    if cands.len() > MAX_FALLBACK_TARGETS {
+        // Too ambiguous to pick by name: treated as an external call.
+        cands.clear();
+    }
+    cands
+}
+
+/// Python `from m import f` / `import m` + `m.f()`: top-level function `f` of the unit whose
+/// path matches the module.
+fn imported_function(
+    ws: &Workspace<'_>,
+    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    unit: usize,
+    name: &str,
+) -> Vec<FnId> {
+    let Some(segs) = ws.units.get(unit).and_then(|u| u.imports.get(name)) else {
+        return Vec::new();
+    };
+    let module: Vec<&str> = segs
+        .iter()
+        .take(segs.len().saturating_sub(1))
+        .map(|s| s.name.as_str())
+        .collect();
+    let original = segs.last().map(|s| s.name.as_str()).unwrap_or(name);
+    functions_in_module(ws, by_simple, &module, original)
+}
+
+fn module_function(
+    ws: &Workspace<'_>,
+    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    unit: usize,
+    receiver: &str,
+    name: &str,
+) -> Vec<FnId> {
+    let path: Vec<String> = match ws.units.get(unit).and_then(|u| u.imports.get(receiver)) {
+        Some(segs) => segs.iter().map(|s| s.name.clone()).collect(),
+        None => receiver.split('.').map(str::to_string).collect(),
+    };
+    let module: Vec<&str> = path.iter().map(String::as_str).collect();
+    functions_in_module(ws, by_simple, &module, name)
+}
+
+fn functions_in_module(
+    ws: &Workspace<'_>,
+    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    module: &[&str],
+    name: &str,
+) -> Vec<FnId> {
+    if module.is_empty() {
+        return Vec::new();
+    }
+    let suffix = format!("{}.py", module.join("/"));
+    let init = format!("{}/__init__.py", module.join("/"));
+    by_simple
+        .get(name)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .copied()
+        .filter(|&g| {
+            ws.fns.get(g).is_some_and(|f| {
+                f.class.is_none()
+                    && ws.units.get(f.unit).is_some_and(|u| {
+                        let p = u.path.replace('\\', "/");
+                        p == suffix
+                            || p.ends_with(&format!("/{suffix}"))
+                            || p == init
+                            || p.ends_with(&format!("/{init}"))
+                    })
+            })
+        })
+        .collect()
+}
+
+/// Seeds, their transitive callers, and the transitive callees of all of those.
+fn demand_set(
+    seeds: &BTreeSet<FnId>,
+    callees: &[BTreeSet<FnId>],
+    callers: &[Vec<FnId>],
+) -> BTreeSet<FnId> {
+    let mut relevant: BTreeSet<FnId> = seeds.clone();
+    let mut stack: Vec<FnId> = seeds.iter().copied().collect();
+    while let Some(f) = stack.pop() {
+        for &c in callers.get(f).map(Vec::as_slice).unwrap_or(&[]) {
+            if relevant.insert(c) {
+                stack.push(c);
+            }
+        }
+    }
+    let mut set = relevant.clone();
+    let mut stack: Vec<FnId> = relevant.iter().copied().collect();
+    while let Some(f) = stack.pop() {
+        for &g in callees.get(f).into_iter().flatten() {
+            if set.insert(g) {
+                stack.push(g);
+            }
+        }
+    }
+    set
+}
+
+/// Callees before callers (iterative DFS post-order over the set).
+fn post_order(set: &BTreeSet<FnId>, callees: &[BTreeSet<FnId>]) -> Vec<FnId> {
+    let mut seen: BTreeSet<FnId> = BTreeSet::new();
+    let mut out = Vec::with_capacity(set.len());
+    for &start in set {
+        if !seen.insert(start) {
+            continue;
+        }
+        let mut stack: Vec<(FnId, Vec<FnId>)> = vec![(
+            start,
+            callees
+                .get(start)
+                .map(|c| c.iter().rev().copied().collect())
+                .unwrap_or_default(),
+        )];
+        while let Some((f, mut rest)) = stack.pop() {
+            match rest.pop() {
+                Some(g) => {
+                    stack.push((f, rest));
+                    if set.contains(&g) && seen.insert(g) {
+                        let next = callees
+                            .get(g)
+                            .map(|c| c.iter().rev().copied().collect())
+                            .unwrap_or_default();
+                        stack.push((g, next));
+                    }
+                }
+                None => out.push(f),
+            }
+        }
+    }
+    out
+}
+
+/// Functions whose text mentions a name (to find readers of a tainted global).
+fn mentions(ws: &Workspace<'_>, name: &str) -> Vec<FnId> {
+    let mut out = Vec::new();
+    for (fid, f) in ws.fns.iter().enumerate() {
+        let Some(unit) = ws.units.get(f.unit) else {
+            continue;
+        };
+        let text = match f.index.and_then(|i| unit.functions.get(i)) {
+            Some(func) => unit.file.node_text(func.node),
+            None => unit.file.text.as_str(),
+        };
+        if contains_word(text, name) {
+            out.push(fid);
+        }
+    }
+    out
+}
+
+fn contains_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+/// Interprets one function (or module) and returns its facts.
+fn analyze_function(
+    ws: &Workspace<'_>,
+    tabs: &mut Tables,
+    env: &Env<'_>,
+    pre: &Prescan,
+    fid: FnId,
+    cancel: &Cancel,
+) -> FnOut {
+    let mut out = FnOut::default();
+    let Some(info) = ws.fns.get(fid) else {
+        return out;
+    };
+    let Some(unit) = ws.units.get(info.unit) else {
+        return out;
+    };
+    let file = unit.file;
+    let lang = file.language;
+    let func = info.index.and_then(|i| unit.functions.get(i));
+    let body = match func {
+        Some(f) => f.body.unwrap_or(f.node),
+        None => file.root(),
+    };
+    let (mut declared, complete) = match pre.declared.get(fid) {
+        Some(Some(d)) => d.clone(),
+        _ => collect_declared(file, body, lang, DECL_BUDGET),
+    };
+    if !complete {
+        out.partial = true;
+        out.errors.push((
+            0,
+            "function too large: declarations collected partially".into(),
+        ));
+    }
+    let types = std::mem::take(&mut declared.types);
+    let cx = FnCx {
+        fid,
+        unit: info.unit,
+        file,
+        lang,
+        locals: declared.locals,
+        types,
+        fixed_arrays: declared.fixed_arrays,
+        params: info.params.clone(),
+        class: info.class.clone(),
+        is_module: func.is_none(),
+        qualified_name: info.name.clone(),
+        has_this: info.has_this,
+        instance_fields: info
+            .class
+            .as_ref()
+            .and_then(|c| unit.class_fields.get(c))
+            .map(|f| {
+                f.types
+                    .keys()
+                    .filter(|k| !f.statics.contains(*k))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let param_lines: Vec<usize> = match func {
+        Some(f) => param_lines(file, f),
+        None => Vec::new(),
+    };
+    let mut param_labels = Vec::new();
+    if let Some(list) = pre.param_sources.get(&fid) {
+        for (i, kind) in list {
+            let line = param_lines.get(*i).copied().unwrap_or(info_line(func));
+            let text = info.params.get(*i).cloned().unwrap_or_default();
+            let label = tabs.source(info.unit, line, text, kind.clone());
+            param_labels.push((*i, label));
+        }
+    }
+    let mut interp = Interp::new(ws, tabs, env, &cx, &mut out, cancel);
+    match func {
+        Some(f) => {
+            interp.enter(&param_lines, &param_labels);
+            let cfg = build_cfg(file, f, cancel);
+            interp.run_cfg(&cfg);
+        }
+        None => interp.run_module(file.root()),
+    }
+    out.fields_used = fields_used(&out);
+    out
+}
+
+/// Receiver-field parameter indices appearing in a function's facts.
+fn fields_used(out: &FnOut) -> BTreeSet<usize> {
+    let mut used = BTreeSet::new();
+    let mut scan = |t: &Taint| {
+        for e in &t.0 {
+            if let Some(i) = as_param(e.label) {
+                if i >= super::value::FIELD_BASE {
+                    used.insert(i);
+                }
+            }
+        }
+    };
+    scan(&out.ret);
+    out.sinks.values().for_each(&mut scan);
+    out.param_mut.values().for_each(&mut scan);
+    out.global_writes.values().for_each(&mut scan);
+    out.this_writes.values().for_each(&mut scan);
+    out.calls.values().for_each(&mut scan);
+    used
+}
+
+fn info_line(func: Option<&Function<'_>>) -> usize {
+    func.map(|f| f.start_line).unwrap_or(1)
+}
+
+/// The line where each parameter is written.
+fn param_lines(file: &ParsedFile, f: &Function<'_>) -> Vec<usize> {
+    let mut lines = Vec::with_capacity(f.params.len());
+    let text_start = f.node.start_byte();
+    let text = file.node_text(f.node);
+    let mut from = 0usize;
+    for p in &f.params {
+        let pos = if p.is_empty() {
+            None
+        } else {
+            text.get(from..)
+                .and_then(|t| t.find(p.as_str()))
+                .map(|i| i + from)
+        };
+        match pos {
+            Some(i) => {
+                lines.push(file.line_of(text_start + i));
+                from = i + p.len();
+            }
+            None => lines.push(f.start_line),
+        }
+    }
+    lines
+}
+
+/// Concrete taint reaching each parameter of each function, through every call chain.
+fn param_fixpoint(
+    summaries: &[Option<FnOut>],
+    trails: &mut Trails,
+    n: usize,
+) -> Vec<BTreeMap<usize, Taint>> {
+    let mut pt: Vec<BTreeMap<usize, Taint>> = vec![BTreeMap::new(); n];
+    let mut work: BTreeSet<FnId> = (0..n)
+        .filter(|f| summaries.get(*f).is_some_and(Option::is_some))
+        .collect();
+    let mut steps = 0usize;
+    while let Some(f) = work.pop_first() {
+        steps += 1;
+        if steps > 200_000 {
+            break;
+        }
+        let Some(Some(out)) = summaries.get(f) else {
+            continue;
+        };
+        let calls: Vec<((FnId, usize), Taint)> =
+            out.calls.iter().map(|(k, v)| (*k, v.clone())).collect();
+        for ((g, j), t) in calls {
+            let resolved = resolve_params(&t, pt.get(f), trails);
+            if resolved.is_empty() {
+                continue;
+            }
+            let Some(slot) = pt.get_mut(g) else { continue };
+            let entry = slot.entry(j).or_default();
+            let before = entry.clone();
+            entry.join(&resolved, trails);
+            if !entry.same_labels(&before) {
+                work.insert(g);
+            }
+        }
+    }
+    pt
+}
+
+/// The concrete labels of a symbolic taint, given the concrete taint of the parameters.
+fn resolve_params(
+    t: &Taint,
+    params: Option<&BTreeMap<usize, Taint>>,
+    trails: &mut Trails,
+) -> Taint {
+    let mut out = t.concrete();
+    for e in &t.0 {
+        let Some(i) = as_param(e.label) else { continue };
+        let Some(actual) = params.and_then(|p| p.get(&i)) else {
+            continue;
+        };
+        let mut entries = Vec::with_capacity(actual.0.len());
+        for a in &actual.0 {
+            let trail = trails.concat(a.trail, e.trail);
+            entries.push(Entry {
+                label: a.label,
+                mask: a.mask | e.mask,
+                trail,
+            });
+        }
+        out.join(&Taint(entries), trails);
+    }
+    out
+}
+
+fn global_store(
+    summaries: &[Option<FnOut>],
+    pt: &[BTreeMap<usize, Taint>],
+    trails: &mut Trails,
+) -> BTreeMap<String, Taint> {
+    let mut store: BTreeMap<String, Taint> = BTreeMap::new();
+    for (f, s) in summaries.iter().enumerate() {
+        let Some(s) = s else { continue };
+        for (k, t) in &s.global_writes {
+            let r = resolve_params(t, pt.get(f), trails);
+            if !r.is_empty() {
+                store.entry(k.clone()).or_default().join(&r, trails);
+            }
+        }
+    }
+    store
+}
+
+fn extract_flows(
+    ws: &Workspace<'_>,
+    tabs: &mut Tables,
+    summaries: &[Option<FnOut>],
+    pt: &[BTreeMap<usize, Taint>],
+    result: &mut TaintResult,
+) {
+    // (source, sink) -> (sanitized, trail)
+    let mut flows: BTreeMap<(u32, u32), (bool, u32)> = BTreeMap::new();
+    for (f, s) in summaries.iter().enumerate() {
+        let Some(s) = s else { continue };
+        for (&site, t) in &s.sinks {
+            let resolved = resolve_params(t, pt.get(f), &mut tabs.trails);
+            let Some(sink) = tabs.sinks.get(site as usize) else {
+                continue;
+            };
+            let bit = tabs.kind_bit(&sink.kind);
+            for e in &resolved.0 {
+                let sanitized = bit != 0 && e.mask & bit != 0 || e.mask == ALL_KINDS;
+                let entry = flows.entry((e.label, site)).or_insert((sanitized, e.trail));
+                if entry.0 && !sanitized {
+                    *entry = (false, e.trail);
+                } else if entry.0 == sanitized {
+                    entry.1 = tabs.trails.better(entry.1, e.trail);
+                }
+            }
+        }
+    }
+    let path_of_unit = |u: usize| ws.units.get(u).map(|x| x.path.clone()).unwrap_or_default();
+    for ((src, site), (sanitized, trail)) in flows {
+        let (Some(source), Some(sink)) = (
+            tabs.sources.get(src as usize),
+            tabs.sinks.get(site as usize),
+        ) else {
+            continue;
+        };
+        let (su, sl, stext, skind) = source.clone();
+        let mut steps: Vec<Step> = tabs.trails.steps(trail);
+        steps.retain(|s| {
+            !((s.unit as usize == su && s.line as usize == sl)
+                || (s.unit as usize == sink.unit && s.line as usize == sink.line))
+        });
+        steps.dedup();
+        let flow = TaintFlow {
+            source: FlowEnd {
+                file: path_of_unit(su),
+                line: sl,
+                text: stext,
+                kind: skind,
+            },
+            sink: FlowEnd {
+                file: path_of_unit(sink.unit),
+                line: sink.line,
+                text: sink.text.clone(),
+                kind: sink.kind.clone(),
+            },
+            path: steps
+                .iter()
+                .map(|s| PathStep {
+                    file: path_of_unit(s.unit as usize),
+                    line: s.line as usize,
+                })
+                .collect(),
+            sanitized,
+            rule: rules::taint_rule_id(&sink.kind).to_string(),
+        };
+        if sanitized {
+            result.sanitized_flows.push(flow);
+        } else {
+            result.flows.push(flow);
+        }
+    }
+    let key = |f: &TaintFlow| {
+        (
+            f.sink.file.clone(),
+            f.sink.line,
+            f.source.file.clone(),
+            f.source.line,
+            f.sink.text.clone(),
+            f.source.text.clone(),
+        )
+    };
+    result.flows.sort_by_key(key);
+    result.sanitized_flows.sort_by_key(key);
+}
+
+fn extract_tainted_variables(
+    ws: &Workspace<'_>,
+    summaries: &[Option<FnOut>],
+    pt: &[BTreeMap<usize, Taint>],
+    result: &mut TaintResult,
+) {
+    let mut per_file: BTreeMap<String, BTreeSet<(Option<String>, String, usize)>> = BTreeMap::new();
+    for (f, s) in summaries.iter().enumerate() {
+        let Some(s) = s else { continue };
+        let Some(info) = ws.fns.get(f) else { continue };
+        let Some(unit) = ws.units.get(info.unit) else {
+            continue;
+        };
+        let params = pt.get(f);
+        let tainted = |t: &Taint| {
+            t.0.iter().any(|e| {
+                if e.mask == ALL_KINDS {
+                    return false;
+                }
+                match as_param(e.label) {
+                    None => true,
+                    Some(i) => params
+                        .and_then(|p| p.get(&i))
+                        .is_some_and(|a| a.0.iter().any(|x| x.mask | e.mask != ALL_KINDS)),
+                }
+            })
+        };
+        let set = per_file.entry(unit.path.clone()).or_default();
+        for ((var, line), t) in &s.defs {
+            if tainted(t) {
+                set.insert((info.name.clone(), var.clone(), *line));
+            }
+        }
+        // Parameters receiving tainted arguments.
+        if let (Some(params), Some(func)) = (params, info.index.and_then(|i| unit.functions.get(i)))
+        {
+            let lines = param_lines(unit.file, func);
+            for (i, t) in params {
+                if t.is_live() {
+                    if let (Some(p), Some(line)) = (info.params.get(*i), lines.get(*i)) {
+                        if !p.is_empty() {
+                            set.insert((info.name.clone(), p.clone(), *line));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (file, set) in per_file {
+        let mut vars: Vec<TaintedVariable> = set
+            .into_iter()
+            .map(|(function, var, line)| TaintedVariable {
+                function,
+                var,
+                line,
+            })
+            .collect();
+        vars.sort_by(|a, b| (a.line, &a.function, &a.var).cmp(&(b.line, &b.function, &b.var)));
+        if !vars.is_empty() {
+            result.tainted_variables.insert(file, vars);
+        }
+    }
+}
