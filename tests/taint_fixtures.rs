@@ -30,7 +30,10 @@ fn source_files(p: &Path) -> Vec<PathBuf> {
 }
 
 /// (rule, line) pairs a comment annotates: `ruleid:` ones expected, `ok:` ones forbidden.
-fn annotations(text: &str) -> (BTreeSet<(String, usize)>, BTreeSet<(String, usize)>) {
+/// (rule, line) pairs.
+type Marks = BTreeSet<(String, usize)>;
+
+fn annotations(text: &str) -> (Marks, Marks) {
     let lines: Vec<&str> = text.lines().collect();
     let mut want = BTreeSet::new();
     let mut forbid = BTreeSet::new();

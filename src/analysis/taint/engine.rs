@@ -846,7 +846,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         let mut guard = 0usize;
         while let Some(node) = stack.pop() {
             guard += 1;
-            if guard % 4096 == 0 && cancel.is_cancelled() {
+            if guard.is_multiple_of(4096) && cancel.is_cancelled() {
                 break;
             }
             let kind = node.kind();
