@@ -7,6 +7,17 @@
 //!
 //! Everything here is pure, synchronous and deterministic, and never panics on any input.
 
+pub mod answers;
+pub mod cache;
+pub mod consistency;
+pub mod engine;
+pub mod facts;
+pub mod hash;
 pub mod llm_ast;
+pub mod memory;
+pub mod names;
+pub mod prompts;
 pub mod record;
 pub mod scores;
+pub mod task;
+pub mod tier;
