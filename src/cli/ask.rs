@@ -23,7 +23,9 @@
 //! Otherwise (no `--function`, or a name shared by several functions): one object
 //! `{"file", "task", "results": [<object as above> | {"function", "error"}], "errors": [...]}`
 //! with the functions in document order. The shape depends only on the flags and on how many
-//! functions the name selects, never on the LLM.
+//! functions the name selects, never on the LLM. Without `--function`, every named function
+//! is asked about; lambdas are not (their calls and statements belong to the enclosing
+//! function's questions), but `--function '<lambda@12>'` asks about one.
 //!
 //! # Exit codes
 //!
@@ -54,6 +56,7 @@ use crate::crosscheck::prompts::{load_override_dir, PromptLibrary};
 use crate::crosscheck::record::{CacheBackend, RecordSink};
 use crate::crosscheck::task::{Shots, Strategy, Task};
 use crate::llm::{HttpClient, LlmClient, LlmSettings};
+use crate::syntax::functions::FunctionKind;
 use crate::syntax::parse::DEFAULT_MAX_FILE_BYTES;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde_json::{json, Value};
@@ -217,7 +220,14 @@ pub fn ask(args: &AskArgs, ctx: &AskContext<'_>) -> AskReport {
             }
             hits
         }
-        None => (0..facts.functions.len()).collect(),
+        // Lambdas are part of their enclosing function's questions; name one to ask about it.
+        None => facts
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kind != FunctionKind::Lambda)
+            .map(|(i, _)| i)
+            .collect(),
     };
     let single = args.function.is_some() && selected.len() == 1;
 

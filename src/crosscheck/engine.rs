@@ -650,9 +650,10 @@ impl Engine<'_> {
         for (key, contradicted) in &claim_contradicted {
             let votes: Vec<Option<bool>> = models
                 .iter()
-                .map(|m| match &m.scored {
-                    Some(s) => Some(s.claims.iter().any(|c| &c.key == key)),
-                    None => None,
+                .map(|m| {
+                    m.scored
+                        .as_ref()
+                        .map(|s| s.claims.iter().any(|c| &c.key == key))
                 })
                 .collect();
             let made = if models.len() == 1 {

@@ -228,9 +228,9 @@ const GENERIC_TOKENS: [&str; 8] = [
 ];
 
 /// True when `callee` could be called from code whose identifier tokens are `code_tokens`:
-/// some non-generic token of its name occurs in the code, or the name is implicit (dunder
-/// methods, operators, destructors) or consists of generic tokens only. A call the code
-/// never mentions is ruled out by syntax.
+/// the last non-generic token of its name (its own name, after synonym mapping) occurs in
+/// the code, or the name is implicit (dunder methods, operators, destructors) or consists of
+/// generic tokens only. A call whose name the code never mentions is ruled out by syntax.
 pub fn mentions(callee: &str, code_tokens: &BTreeSet<String>) -> bool {
     let trimmed = callee.trim();
     let last = trimmed
@@ -241,12 +241,16 @@ pub fn mentions(callee: &str, code_tokens: &BTreeSet<String>) -> bool {
     if last.starts_with("__") || last.starts_with('~') || last.starts_with("operator") {
         return true;
     }
-    let t = tokens(callee);
-    let specific: Vec<&String> = t
+    // The callee's own name (its last specific token) must occur: `obj.save()` mentions
+    // `save`, `fp = helper; fp()` mentions `helper`.
+    match tokens(callee)
         .iter()
-        .filter(|x| !GENERIC_TOKENS.contains(&x.as_str()))
-        .collect();
-    specific.is_empty() || specific.iter().any(|x| code_tokens.contains(*x))
+        .rev()
+        .find(|x| !GENERIC_TOKENS.contains(&x.as_str()))
+    {
+        Some(name) => code_tokens.contains(name),
+        None => true,
+    }
 }
 
 /// The identifier tokens of a piece of code (every word, normalised like names).
@@ -539,6 +543,9 @@ mod tests {
         assert!(mentions("operator+", &code));
         assert!(mentions("<lambda>", &code));
         assert!(!mentions("system", &code));
+        // The callee's own name must occur, not just some word of it.
+        assert!(!mentions("obj.send", &code));
+        assert!(mentions("os.size", &code));
     }
 
     #[test]
