@@ -337,3 +337,43 @@ fn settings_come_from_the_crosscheck_table() {
     assert_eq!(v["thresholds"]["cfg"]["jump_redundancy"], 0.4);
     assert_eq!(v["thresholds"]["call_graph"]["call_fabrication"], 0.12);
 }
+
+#[test]
+fn lambdas_belong_to_their_enclosing_function_unless_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lam.py");
+    std::fs::write(
+        &file,
+        "def outer(xs):\n    return list(map(lambda x: abs(x), xs))\n",
+    )
+    .unwrap();
+    let client = answering(
+        r#"{"calls": [{"callee": "list"}, {"callee": "map"}, {"callee": "abs"}]}"#.into(),
+    );
+    let a = args(&["--task", "call_graph", file.to_str().unwrap()]);
+    let r = ask(&a, &context(vec![dyn_client(&client)], None, None, None));
+    assert_eq!(r.exit_code, 0, "{:?}", r.errors);
+    let results = r.json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["function"], "outer");
+    // The lambda's call (abs) is attributed to `outer`, so the answer is complete.
+    assert_eq!(
+        results[0]["scores"]["missed_calls"], 0.0,
+        "{:#}",
+        results[0]
+    );
+    assert_eq!(results[0]["pass"], true);
+    let a = args(&[
+        "--task",
+        "cfg",
+        file.to_str().unwrap(),
+        "--function",
+        "<lambda@2>",
+    ]);
+    let r = ask(&a, &context(vec![dyn_client(&client)], None, None, None));
+    assert!(
+        r.errors.iter().all(|e| !e.contains("no function named")),
+        "{:?}",
+        r.errors
+    );
+}

@@ -19,7 +19,9 @@
 //!    [`crate::crosscheck::consistency`]; a model is *stable* when its instability is at most
 //!    `max_instability` and a majority exists.
 //! 5. With several models, a jury ([`JuryRule`]) combines their pass verdicts and, per fact,
-//!    their agreement; unstable models abstain.
+//!    their agreement (and, per extra claim, whether they make it); unstable models abstain.
+//!    The outcome's instability is then the mean of the models' instabilities, and every
+//!    model's own result is kept in [`CheckOutcome::models`].
 //! 6. Tiers ([`tier_all`]): every analyzer fact is `confirmed` when the (jury's) stable
 //!    answer contains it, else `analyzer-only`; the LLM's extra claims are `llm-only`, or
 //!    `refuted` when the analyzer rules them out (CFG edges between statements that cannot

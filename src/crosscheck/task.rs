@@ -1,7 +1,7 @@
 //! The analysis tasks an LLM can be asked about, and the prompt strategies (research notes §1,
 //! "Prompts").
 //!
-//! Syntax and static tasks use role-based prompts ("You are a [LANG] [ROLE] ..."); dynamic
+//! Syntax and static tasks use role-based prompts (`You are a [LANG] [ROLE] ...`); dynamic
 //! tasks use instruction-based prompts with domain knowledge. Which of the four strategies
 //! (normal, chain-of-thought, role, role + chain-of-thought) works best is model-specific,
 //! so it is a per-call choice; [`Task::default_strategy`] follows the paper's defaults.
