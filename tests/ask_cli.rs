@@ -377,3 +377,50 @@ fn lambdas_belong_to_their_enclosing_function_unless_named() {
         r.errors
     );
 }
+
+/// The SQLite store (another layer) plugs in as the persistent cache and the record sink.
+#[test]
+fn the_store_serves_as_cache_backend_and_record_sink() {
+    use crosscheck::store::{RecordFilter, Store, StoreConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cc.db");
+    let q = question("inventory.py", Task::Cfg, "total");
+    let client = answering(perfect_answer(&q));
+    let a = args(&[
+        "--task",
+        "cfg",
+        &path("inventory.py"),
+        "--function",
+        "total",
+    ]);
+    {
+        let store = Arc::new(Store::open(&db, StoreConfig::default()).unwrap());
+        let sink: &dyn RecordSink = store.as_ref();
+        let r = ask(
+            &a,
+            &context(
+                vec![dyn_client(&client)],
+                Some(store.clone()),
+                Some(sink),
+                None,
+            ),
+        );
+        assert_eq!(r.exit_code, 0, "{:?}", r.errors);
+        let records = store.records(&RecordFilter::default()).unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            records[0].tier,
+            Some(crosscheck::crosscheck::record::Tier::Confirmed)
+        );
+        assert_eq!(records[0].source_text, None);
+    }
+    // A later process: the answer comes from the database, the model is not asked again.
+    let store = Arc::new(Store::open(&db, StoreConfig::default()).unwrap());
+    let r = ask(
+        &a,
+        &context(vec![dyn_client(&client)], Some(store), None, None),
+    );
+    assert_eq!(r.exit_code, 0);
+    assert_eq!(client.request_count(), 1);
+    assert_eq!(r.json["cache"]["hits"], 1);
+}

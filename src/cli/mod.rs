@@ -6,6 +6,7 @@ pub mod ask;
 pub mod bench;
 pub mod inputs;
 pub mod stats;
+pub mod telemetry;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -38,6 +39,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
+    /// The telemetry store: export, import, summary, labels, pruning.
+    Telemetry(telemetry::TelemetryArgs),
     /// Print a JSON Schema of an output contract.
     Schema {
         /// Which contract.
@@ -94,6 +97,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Ask(args) => ask::run(args, cli.verbose),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Telemetry(args) => telemetry::run(args),
         Command::Schema { which } => match which {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
                 .map(|_| 0)
