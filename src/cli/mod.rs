@@ -2,6 +2,7 @@
 //! as the language server.
 
 pub mod analyze;
+pub mod ask;
 pub mod bench;
 pub mod inputs;
 pub mod stats;
@@ -31,6 +32,9 @@ pub struct Cli {
 pub enum Command {
     /// Parse files and run the deterministic analyses (CFG, call graph, data dependency).
     Analyze(analyze::AnalyzeArgs),
+    /// Ask the configured LLM about a file or function and cross-check its answer against the
+    /// deterministic analysis (tiers, Layer-1 scores, instability).
+    Ask(ask::AskArgs),
     /// Measure parsing and analysis throughput and peak memory on a corpus.
     Bench(bench::BenchArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
@@ -90,6 +94,7 @@ pub fn run(cli: Cli) -> i32 {
     init_tracing(cli.verbose);
     let result = match &cli.command {
         Command::Analyze(args) => analyze::run(args),
+        Command::Ask(args) => ask::run(args, cli.verbose),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
