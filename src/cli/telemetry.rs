@@ -1,8 +1,9 @@
 //! `crosscheck telemetry`: export, import, summary, labels, pruning and info over the store
 //! (the I/O around [`crate::telemetry`] and [`crate::store`]).
 //!
-//! Exit codes: 0 success; 1 the store cannot be opened or written, or an import rejected
-//! lines (the other lines were imported); 2 a usage error (bad `--since`, ambiguous id).
+//! Exit codes: 0 success; 1 the store cannot be opened or written, an import rejected lines
+//! (the other lines were imported), or an upload batch failed; 2 a usage error (bad `--since`,
+//! ambiguous id, no or unusable upload configuration).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -91,6 +92,21 @@ pub enum TelemetryCommand {
     Prune,
     /// Show where the store is and what it holds.
     Info,
+    /// Upload records not uploaded before (source text always removed) to the HTTPS URL in
+    /// the user config ([telemetry] upload_url) or CROSSCHECK_TELEMETRY_UPLOAD_URL. Opt-in:
+    /// there is no default endpoint.
+    Upload {
+        /// Only records from this time on.
+        #[arg(long, value_name = "DATE|UNIX")]
+        since: Option<String>,
+        /// Print the batches that would be sent (JSON Lines on stdout) and send nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// At most this many records per request.
+        #[arg(long, default_value_t = 500, value_name = "N",
+              value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        batch_size: u32,
+    },
 }
 
 /// A failure: message for stderr and exit code.
@@ -309,6 +325,349 @@ fn execute(args: &TelemetryArgs) -> Result<i32, Failure> {
             );
             super::print_stdout(&text).map_err(|e| Failure(e.to_string(), 1))?;
             Ok(0)
+        }
+        TelemetryCommand::Upload {
+            since: since_arg,
+            dry_run,
+            batch_size,
+        } => upload::run(args, since(since_arg)?, *dry_run, *batch_size),
+    }
+}
+
+/// `crosscheck telemetry upload`: streams the JSONL export (records only, `source_text`
+/// removed) into batches and posts them with [`crate::llm::upload`].
+///
+/// The watermark (the newest uploaded record, by the export's order `(timestamp, id)`) is kept
+/// per endpoint in `<db>.upload.json` next to the database and advanced after every
+/// successful batch, so a rerun uploads only records after it, and a failed batch leaves it at
+/// the last batch that went through.
+mod upload {
+    use std::collections::BTreeMap;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+
+    use super::{open_store, Failure, TelemetryArgs};
+    use crate::llm::upload::{load_upload_settings, UploadError, UploadSettings, Uploader};
+    use crate::telemetry::{export, ExportFormat, ExportOptions, TelemetryError};
+
+    /// The newest record an endpoint has received.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct Mark {
+        pub timestamp: i64,
+        pub id: String,
+    }
+
+    /// The watermark file: one mark per endpoint (URL without userinfo).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct Watermarks {
+        pub version: u32,
+        pub endpoints: BTreeMap<String, Mark>,
+    }
+
+    /// `<db>.upload.json`.
+    pub fn watermark_path(db: &Path) -> PathBuf {
+        let mut name = db.file_name().unwrap_or_default().to_os_string();
+        name.push(".upload.json");
+        db.with_file_name(name)
+    }
+
+    fn read_marks(path: &Path) -> Result<Watermarks, Failure> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                Failure(
+                    format!(
+                        "the upload watermark {} is unreadable ({e}); delete it to upload every \
+                         record again",
+                        path.display()
+                    ),
+                    1,
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Watermarks {
+                version: 1,
+                ..Watermarks::default()
+            }),
+            Err(e) => Err(Failure(format!("cannot read {}: {e}", path.display()), 1)),
+        }
+    }
+
+    /// Replaces the file atomically (write a sibling, then rename).
+    fn write_marks(path: &Path, marks: &Watermarks) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(marks).map_err(std::io::Error::other)?;
+        let mut tmp = path.as_os_str().to_os_string();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        std::fs::write(&tmp, text + "\n")?;
+        std::fs::rename(&tmp, path)
+    }
+
+    /// The endpoint batches are posted to, and its watermark.
+    struct Sender {
+        uploader: Uploader,
+        runtime: tokio::runtime::Runtime,
+        marks: Watermarks,
+        marks_path: PathBuf,
+        key: String,
+    }
+
+    /// Where complete batches go.
+    enum Target {
+        /// Printed on stdout, nothing sent.
+        DryRun,
+        Send(Box<Sender>),
+    }
+
+    /// A `Write` that cuts the export into lines and the lines into batches.
+    struct Batcher {
+        target: Target,
+        after: Option<Mark>,
+        batch_size: usize,
+        partial: Vec<u8>,
+        body: Vec<u8>,
+        in_body: usize,
+        last: Option<Mark>,
+        sent_records: u64,
+        sent_batches: u64,
+        /// Why the run stopped (the export only sees an I/O error).
+        failure: Option<String>,
+    }
+
+    impl Batcher {
+        fn line(&mut self, line: &[u8]) -> std::io::Result<()> {
+            let text = String::from_utf8_lossy(line);
+            if text.trim().is_empty() {
+                return Ok(());
+            }
+            let mut value: Value = serde_json::from_str(&text).map_err(std::io::Error::other)?;
+            let Value::Object(map) = &mut value else {
+                return Ok(());
+            };
+            // Records only: label lines of other subjects carry no record to mark.
+            if map.get("kind").and_then(Value::as_str) != Some("record") {
+                return Ok(());
+            }
+            let mark = Mark {
+                timestamp: map.get("timestamp").and_then(Value::as_i64).unwrap_or(0),
+                id: map
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            };
+            if let Some(after) = &self.after {
+                if (mark.timestamp, mark.id.as_str()) <= (after.timestamp, after.id.as_str()) {
+                    return Ok(());
+                }
+            }
+            // Uploads never carry source text, whatever the store or the export hold.
+            map.remove("source_text");
+            serde_json::to_writer(&mut self.body, &value).map_err(std::io::Error::other)?;
+            self.body.push(b'\n');
+            self.in_body += 1;
+            self.last = Some(mark);
+            if self.in_body >= self.batch_size {
+                self.send()?;
+            }
+            Ok(())
+        }
+
+        /// Sends (or prints) the pending batch; on failure records why and returns an error.
+        fn send(&mut self) -> std::io::Result<()> {
+            if self.in_body == 0 {
+                return Ok(());
+            }
+            let body = std::mem::take(&mut self.body);
+            let count = std::mem::take(&mut self.in_body);
+            match &mut self.target {
+                Target::DryRun => {
+                    let text = String::from_utf8_lossy(&body);
+                    super::super::print_stdout(&text)?;
+                }
+                Target::Send(sender) => {
+                    let Sender {
+                        uploader,
+                        runtime,
+                        marks,
+                        marks_path,
+                        key,
+                    } = &mut **sender;
+                    if let Err(e) = runtime.block_on(uploader.post_jsonl(body)) {
+                        self.failure = Some(format!(
+                            "batch {} ({count} record(s)) failed: {e}",
+                            self.sent_batches + 1
+                        ));
+                        return Err(std::io::Error::other("upload failed"));
+                    }
+                    if let Some(last) = &self.last {
+                        marks.endpoints.insert(key.clone(), last.clone());
+                        if let Err(e) = write_marks(marks_path, marks) {
+                            self.failure = Some(format!(
+                                "batch {} was uploaded but the watermark {} could not be \
+                                 written ({e}); the next run sends it again",
+                                self.sent_batches + 1,
+                                marks_path.display()
+                            ));
+                            return Err(std::io::Error::other("watermark not written"));
+                        }
+                    }
+                }
+            }
+            self.sent_records += count as u64;
+            self.sent_batches += 1;
+            Ok(())
+        }
+    }
+
+    impl Write for Batcher {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let mut rest = buf;
+            while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+                let (head, tail) = rest.split_at(i);
+                if self.partial.is_empty() {
+                    self.line(head)?;
+                } else {
+                    self.partial.extend_from_slice(head);
+                    let line = std::mem::take(&mut self.partial);
+                    self.line(&line)?;
+                }
+                rest = tail.get(1..).unwrap_or_default();
+            }
+            self.partial.extend_from_slice(rest);
+            Ok(buf.len())
+        }
+
+        /// Batches are sent when full and at the end of the run, not on flush.
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn settings_failure(e: UploadError) -> Failure {
+        Failure(format!("upload: {e}"), 2)
+    }
+
+    pub(super) fn run(
+        args: &TelemetryArgs,
+        since: Option<i64>,
+        dry_run: bool,
+        batch_size: u32,
+    ) -> Result<i32, Failure> {
+        let settings: Option<UploadSettings> = match load_upload_settings() {
+            Ok(s) => Some(s),
+            // A dry run shows what would leave the machine even before a URL is set.
+            Err(UploadError::NotConfigured) if dry_run => None,
+            Err(e) => return Err(settings_failure(e)),
+        };
+        let key = settings.as_ref().map(UploadSettings::display_url);
+        let store = open_store(args)?;
+        let marks_path = watermark_path(store.path());
+        let marks = read_marks(&marks_path)?;
+        let after = key.as_ref().and_then(|k| marks.endpoints.get(k)).cloned();
+        let target = match (settings, dry_run) {
+            (Some(s), false) => Target::Send(Box::new(Sender {
+                uploader: Uploader::new(s).map_err(settings_failure)?,
+                runtime: tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| Failure(format!("cannot start the HTTP runtime: {e}"), 1))?,
+                marks,
+                marks_path,
+                key: key.clone().unwrap_or_default(),
+            })),
+            _ => Target::DryRun,
+        };
+        let options = ExportOptions {
+            since: match (since, &after) {
+                (Some(s), Some(a)) => Some(s.max(a.timestamp)),
+                (s, a) => s.or(a.as_ref().map(|a| a.timestamp)),
+            },
+            include_source: false,
+        };
+        let mut batcher = Batcher {
+            target,
+            after: after.clone(),
+            batch_size: batch_size.max(1) as usize,
+            partial: Vec::new(),
+            body: Vec::new(),
+            in_body: 0,
+            last: None,
+            sent_records: 0,
+            sent_batches: 0,
+            failure: None,
+        };
+        let exported = export(&store, ExportFormat::Jsonl, &options, &mut batcher)
+            .map(|r| r.skipped)
+            .and_then(|skipped| {
+                let tail = std::mem::take(&mut batcher.partial);
+                batcher.line(&tail)?;
+                batcher.send()?;
+                Ok(skipped)
+            });
+        let url = key.unwrap_or_else(|| "(no upload URL is configured)".to_string());
+        let done = format!(
+            "{} record(s) in {} batch(es)",
+            batcher.sent_records, batcher.sent_batches
+        );
+        match exported {
+            Ok(skipped) => {
+                if skipped > 0 {
+                    eprintln!(
+                        "crosscheck telemetry: warning: {skipped} stored row(s) could not be \
+                         read and were skipped"
+                    );
+                }
+                if dry_run {
+                    eprintln!(
+                        "crosscheck telemetry: dry run: {done} would be uploaded to {url} \
+                         (source text removed; nothing sent)"
+                    );
+                } else if batcher.sent_records == 0 {
+                    eprintln!("crosscheck telemetry: nothing new to upload to {url}");
+                } else {
+                    eprintln!("crosscheck telemetry: uploaded {done} to {url}");
+                }
+                Ok(0)
+            }
+            Err(TelemetryError::Io(e)) if dry_run && e.kind() == std::io::ErrorKind::BrokenPipe => {
+                Ok(0)
+            }
+            Err(e) => {
+                let why = batcher.failure.take().unwrap_or_else(|| e.to_string());
+                let resume = match batcher.last_sent() {
+                    Some(m) => format!("the next run resumes after record {}", m.id),
+                    None => "the next run starts from the same point".to_string(),
+                };
+                Err(Failure(
+                    format!("upload to {url} stopped: {why}; {done} uploaded before it; {resume}"),
+                    1,
+                ))
+            }
+        }
+    }
+
+    impl Batcher {
+        /// The watermark as last saved in this run (or as it was).
+        fn last_sent(&self) -> Option<&Mark> {
+            match &self.target {
+                Target::Send(s) => s.marks.endpoints.get(&s.key),
+                Target::DryRun => self.after.as_ref(),
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn watermark_file_sits_next_to_the_database() {
+            assert_eq!(
+                watermark_path(Path::new("/d/crosscheck.db")),
+                PathBuf::from("/d/crosscheck.db.upload.json")
+            );
         }
     }
 }
