@@ -399,7 +399,17 @@ pub fn check_settings_from_toml(text: &str) -> Result<CheckSettings, String> {
 
 /// The binary's entry: real settings, an HTTP client, no persistent store (yet).
 pub fn run(args: &AskArgs, verbose: u8) -> anyhow::Result<i32> {
-    run_with(args, verbose, None, None, None)
+    // The per-user store is the persistent cache and the telemetry sink; without one (unwritable
+    // directory, corrupt file) `ask` still works, uncached across runs.
+    let store = crate::store::Store::open_optional(
+        crate::store::default_db_path(),
+        crate::store::StoreConfig::default(),
+    )
+    .map(Arc::new);
+    let backend = store.clone().map(|s| s as Arc<dyn CacheBackend>);
+    let sink = store.as_deref().map(|s| s as &dyn RecordSink);
+    let taint = crate::crosscheck::taint_oracle::AnalyzerTaint;
+    run_with(args, verbose, backend, sink, Some(&taint))
 }
 
 /// Like [`run`] with a cache backend, a record sink and a taint oracle wired in.

@@ -38,5 +38,6 @@ pub mod names;
 pub mod prompts;
 pub mod record;
 pub mod scores;
+pub mod taint_oracle;
 pub mod task;
 pub mod tier;
