@@ -735,6 +735,9 @@ pub(super) fn collect_declared(
             }
             _ => {}
         }
+        if skip_for_declarations(kind) {
+            continue;
+        }
         let mut c = n.walk();
         let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
         stack.extend(kids.into_iter().rev());
@@ -743,6 +746,34 @@ pub(super) fn collect_declared(
         d.locals.remove(g);
     }
     (d, complete)
+}
+
+/// Expression kinds that declare nothing worth finding (their subtrees can be huge).
+fn skip_for_declarations(kind: &str) -> bool {
+    matches!(
+        kind,
+        "binary_operator"
+            | "binary_expression"
+            | "boolean_operator"
+            | "comparison_operator"
+            | "string"
+            | "string_literal"
+            | "concatenated_string"
+            | "argument_list"
+            | "arguments"
+            | "subscript"
+            | "attribute"
+            | "field_access"
+            | "array_access"
+            | "subscript_expression"
+            | "field_expression"
+            | "member_expression"
+            | "unary_expression"
+            | "not_operator"
+            | "parenthesized_expression"
+            | "initializer_list"
+            | "array_initializer"
+    )
 }
 
 /// Names bound by a Python assignment target (identifiers in tuples/lists/stars).
