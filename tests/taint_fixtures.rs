@@ -29,8 +29,11 @@ fn source_files(p: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A set of (rule, line) pairs.
+type RuleLines = BTreeSet<(String, usize)>;
+
 /// (rule, line) pairs a comment annotates: `ruleid:` ones expected, `ok:` ones forbidden.
-fn annotations(text: &str) -> (BTreeSet<(String, usize)>, BTreeSet<(String, usize)>) {
+fn annotations(text: &str) -> (RuleLines, RuleLines) {
     let lines: Vec<&str> = text.lines().collect();
     let mut want = BTreeSet::new();
     let mut forbid = BTreeSet::new();

@@ -200,7 +200,7 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
     let mut visited = 0usize;
     while let Some(n) = stack.pop() {
         visited += 1;
-        if visited % 4096 == 0 && cancel.is_cancelled() {
+        if visited.is_multiple_of(4096) && cancel.is_cancelled() {
             break;
         }
         match (lang, n.kind()) {

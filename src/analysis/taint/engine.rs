@@ -913,7 +913,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         let mut guard = 0usize;
         while let Some(node) = stack.pop() {
             guard += 1;
-            if guard % 4096 == 0 && cancel.is_cancelled() {
+            if guard.is_multiple_of(4096) && cancel.is_cancelled() {
                 break;
             }
             let kind = node.kind();
@@ -967,7 +967,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
             if is_call_kind(kind) {
                 if let Some(parts) = call_parts(file, node) {
                     if !seeds.contains(&fid)
-                        && is_source_call(spec, unit, node, &parts, &info.simple)
+                        && is_source_call(spec, unit, node, &parts, &info.simple, &decl.types)
                     {
                         seeds.insert(fid);
                     }
@@ -1030,15 +1030,26 @@ fn is_source_call(
     node: Node<'_>,
     parts: &super::syntax::CallParts<'_>,
     simple: &str,
+    types: &BTreeMap<String, String>,
 ) -> bool {
     let path = super::syntax::callee_path(unit.file, node, parts);
     let canon = canonical_path(unit, &path);
+    let rtype = parts.receiver.and_then(|r| {
+        let r = unwrap(r);
+        match r.kind() {
+            "identifier" => types.get(unit.file.node_text(r)).cloned(),
+            "object_creation_expression" | "new_expression" | "cast_expression" => r
+                .child_by_field_name("type")
+                .map(|t| super::syntax::simple_type(unit.file, t)),
+            _ => None,
+        }
+    });
     [Some(path), canon].into_iter().flatten().any(|p| {
         spec.match_call(
             &parts.name,
             &CallShape {
                 path: &p,
-                receiver_type: None,
+                receiver_type: rtype.as_deref(),
                 is_new: parts.is_new,
             },
         )

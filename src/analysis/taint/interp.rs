@@ -193,7 +193,7 @@ impl<'a, 't> Interp<'a, 't> {
         let mut spent = 0usize;
         while let Some((_, node)) = work.pop_first() {
             spent += 1;
-            if spent > budget || (spent % 64 == 0 && self.cancel.is_cancelled()) {
+            if spent > budget || (spent.is_multiple_of(64) && self.cancel.is_cancelled()) {
                 self.note_partial(
                     0,
                     "taint analysis of this function stopped early (work budget or cancel)",
@@ -642,7 +642,9 @@ impl<'a, 't> Interp<'a, 't> {
         let mut visited = 0usize;
         while let Some(n) = stack.pop() {
             visited += 1;
-            if visited > COARSE_BUDGET || (visited % 256 == 0 && self.cancel.is_cancelled()) {
+            if visited > COARSE_BUDGET
+                || (visited.is_multiple_of(256) && self.cancel.is_cancelled())
+            {
                 self.note_partial(self.line_of(node), "statement walk truncated");
                 return;
             }
@@ -708,12 +710,10 @@ impl<'a, 't> Interp<'a, 't> {
     fn read_var(&mut self, name: &str) -> Val {
         if self.is_local(name) {
             let mut v = self.state.get(name).cloned().unwrap_or_default();
-            if self.cx.is_module {
-                if v.taint.is_empty() && v.konst.is_none() && !self.state.contains_key(name) {
-                    let key = self.global_key(name);
-                    if let Some(t) = self.env.store.get(&key) {
-                        v = Val::of_taint(t.clone());
-                    }
+            if self.cx.is_module && !self.state.contains_key(name) {
+                let key = self.global_key(name);
+                if let Some(t) = self.env.store.get(&key) {
+                    v = Val::of_taint(t.clone());
                 }
             }
             self.alias_taint(name, &mut v);
@@ -1748,11 +1748,13 @@ impl<'a, 't> Interp<'a, 't> {
         let p = canon.as_deref().unwrap_or(path);
         // A local variable shadowing the root is not the module/global it names.
         if let Some(first) = path.first() {
-            if path.len() > 1 && self.is_local(&first.name) && !self.cx.is_module && canon.is_none()
+            if path.len() > 1
+                && self.is_local(&first.name)
+                && !self.cx.is_module
+                && canon.is_none()
+                && !matches!(first.name.as_str(), "request" | "req")
             {
-                if !matches!(first.name.as_str(), "request" | "req") {
-                    return None;
-                }
+                return None;
             }
         }
         let rule = spec.attr_source(p).or_else(|| {
