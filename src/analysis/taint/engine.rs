@@ -254,6 +254,8 @@ pub(super) struct Workspace<'t> {
     pub points_to: Option<&'t PointsTo>,
     /// Simple names of the classes defined in the workspace.
     pub classes: BTreeSet<String>,
+    /// C/C++ variables declared at file scope in some unit: the only names that are globals.
+    pub c_globals: BTreeSet<String>,
 }
 
 impl<'t> Workspace<'t> {
@@ -475,6 +477,7 @@ pub(super) fn run(
         callsites: BTreeMap::new(),
         points_to,
         classes: BTreeSet::new(),
+        c_globals: BTreeSet::new(),
     };
     for (ui, u) in units.iter().enumerate() {
         let enabled = ws.specs.contains_key(&u.file.language);
@@ -558,6 +561,15 @@ pub(super) fn run(
             ws.classes.insert(class_simple(c).to_string());
         }
     }
+    let mut c_globals = BTreeSet::new();
+    for u in &ws.units {
+        if matches!(u.file.language, Language::C | Language::Cpp)
+            && ws.specs.contains_key(&u.file.language)
+        {
+            super::syntax::c_file_scope_variables(u.file, &mut c_globals);
+        }
+    }
+    ws.c_globals = c_globals;
     let mut tabs = Tables {
         trails: Trails::new(),
         sources: Vec::new(),
@@ -755,6 +767,17 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
                 .entry((unit.path.as_str(), name, f.signature.as_str()))
                 .or_insert(fid);
             by_simple.entry(f.simple.clone()).or_default().push(fid);
+            // Secondary keys: by unit and by class (simple name), for cheap lookups.
+            by_simple
+                .entry(format!("u{}:{}", f.unit, f.simple))
+                .or_default()
+                .push(fid);
+            if let Some(c) = &f.class {
+                by_simple
+                    .entry(format!("c{}:{}", class_simple(c), f.simple))
+                    .or_default()
+                    .push(fid);
+            }
             if f.kind == Some(FunctionKind::Constructor) {
                 if let Some(c) = &f.class {
                     by_simple
@@ -1171,9 +1194,13 @@ fn fallback_resolve(
         constructor_of(name)
     } else {
         let all = fns(by_simple.get(name).map(Vec::as_slice).unwrap_or(&[]));
+        let in_unit = fns(by_simple
+            .get(&format!("u{unit}:{name}"))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]));
         match receiver_text {
             None | Some("self" | "this" | "cls") => {
-                let same_class: Vec<FnId> = all
+                let same_class: Vec<FnId> = in_unit
                     .iter()
                     .copied()
                     .filter(|&g| {
@@ -1187,7 +1214,7 @@ fn fallback_resolve(
                 } else if receiver_text.is_some() {
                     Vec::new()
                 } else {
-                    let same_unit: Vec<FnId> = all
+                    let same_unit: Vec<FnId> = in_unit
                         .iter()
                         .copied()
                         .filter(|&g| {
@@ -1233,16 +1260,10 @@ fn fallback_resolve(
                     }
                 });
                 match ty {
-                    Some(t) => all
-                        .iter()
-                        .copied()
-                        .filter(|&g| {
-                            ws.fns
-                                .get(g)
-                                .and_then(|f| f.class.as_deref())
-                                .is_some_and(|c| class_simple(c) == t)
-                        })
-                        .collect(),
+                    Some(t) => by_simple
+                        .get(&format!("c{t}:{name}"))
+                        .cloned()
+                        .unwrap_or_default(),
                     None => {
                         // Python `module.f()` for an imported module.
                         if lang == Some(Language::Python) {

@@ -686,6 +686,10 @@ impl<'a, 't> Interp<'a, 't> {
         self.cx.is_module
             || self.cx.locals.contains(name)
             || self.cx.params.iter().any(|p| p == name)
+            // C/C++: only names declared at file scope are globals (an undeclared name is a
+            // macro or a declaration the parser lost).
+            || (matches!(self.cx.lang, Language::C | Language::Cpp)
+                && !self.ws.c_globals.contains(name))
     }
 
     /// The store key of a non-local name read or written in this function.

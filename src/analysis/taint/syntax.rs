@@ -1005,3 +1005,38 @@ pub(super) fn is_static_decl(file: &ParsedFile, decl: Node<'_>) -> bool {
         c.kind() == "modifiers" && file.node_text(*c).split_whitespace().any(|w| w == "static")
     })
 }
+
+/// Names of the variables a C/C++ file declares at file scope (also inside namespaces and
+/// `extern "C"` blocks and preprocessor conditionals; functions excluded).
+pub(super) fn c_file_scope_variables(file: &ParsedFile, out: &mut BTreeSet<String>) {
+    let mut stack = vec![file.root()];
+    let mut guard = 0usize;
+    while let Some(n) = stack.pop() {
+        guard += 1;
+        if guard > 2_000_000 {
+            break;
+        }
+        match n.kind() {
+            "declaration" => {
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    if d.kind() == "function_declarator" {
+                        continue;
+                    }
+                    if let Some(id) = declarator_name(d) {
+                        out.insert(file.node_text(id).to_string());
+                    }
+                }
+            }
+            "translation_unit"
+            | "namespace_definition"
+            | "declaration_list"
+            | "linkage_specification"
+            | "preproc_if"
+            | "preproc_ifdef"
+            | "preproc_else"
+            | "preproc_elif" => stack.extend(named_children(n)),
+            _ => {}
+        }
+    }
+}
