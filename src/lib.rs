@@ -9,4 +9,6 @@ pub mod cli;
 pub mod crosscheck;
 pub mod llm;
 pub mod stats;
+pub mod store;
 pub mod syntax;
+pub mod telemetry;

@@ -184,3 +184,38 @@ fn schema_subcommand_prints_the_schema() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["title"], "crosscheck analyze output");
 }
+
+#[test]
+fn headers_next_to_cpp_sources_are_parsed_as_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("shape.h"),
+        "namespace geo { class Shape { public: virtual double area() const { return 0; } }; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.cpp"),
+        "#include \"shape.h\"\nint main() { return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("lone.h"),
+        "int twice(int x) { return 2 * x; }\n",
+    )
+    .unwrap();
+    let (v, code) = analyze_json(&[dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let lang = |n: &str| {
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["file"].as_str().unwrap().ends_with(n))
+            .unwrap()["language"]
+            .clone()
+    };
+    assert_eq!(lang("shape.h"), "cpp");
+    assert_eq!(lang("lone.h"), "cpp", "every .h in a tree with C++ sources");
+    let (v, _) = analyze_json(&[dir.path().join("lone.h").to_str().unwrap()]);
+    assert_eq!(v["files"][0]["language"], "c", "a header alone is C");
+}

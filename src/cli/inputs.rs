@@ -141,5 +141,13 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
             },
         }
     }
+    // `.h` is C by default, but headers next to C++ sources are C++ headers.
+    if args.lang.is_none() && sources.iter().any(|s| s.language == Language::Cpp) {
+        for s in &mut sources {
+            if s.language == Language::C && s.path.to_ascii_lowercase().ends_with(".h") {
+                s.language = Language::Cpp;
+            }
+        }
+    }
     Inputs { sources, refused }
 }

@@ -2,9 +2,11 @@
 //! as the language server.
 
 pub mod analyze;
+pub mod ask;
 pub mod bench;
 pub mod inputs;
 pub mod stats;
+pub mod telemetry;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -30,10 +32,15 @@ pub struct Cli {
 pub enum Command {
     /// Parse files and run the deterministic analyses (CFG, call graph, data dependency).
     Analyze(analyze::AnalyzeArgs),
+    /// Ask the configured LLM about a file or function and cross-check its answer against the
+    /// deterministic analysis (tiers, Layer-1 scores, instability).
+    Ask(ask::AskArgs),
     /// Measure parsing and analysis throughput and peak memory on a corpus.
     Bench(bench::BenchArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
+    /// The telemetry store: export, import, summary, labels, pruning.
+    Telemetry(telemetry::TelemetryArgs),
     /// Print a JSON Schema of an output contract.
     Schema {
         /// Which contract.
@@ -87,8 +94,10 @@ pub fn run(cli: Cli) -> i32 {
     init_tracing(cli.verbose);
     let result = match &cli.command {
         Command::Analyze(args) => analyze::run(args),
+        Command::Ask(args) => ask::run(args, cli.verbose),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Telemetry(args) => telemetry::run(args),
         Command::Schema { which } => match which {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
                 .map(|_| 0)

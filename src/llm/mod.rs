@@ -8,6 +8,7 @@
 //!   OpenAI-compatible servers and Anthropic; [`FakeClient`] is a scripted stand-in for tests.
 //! - [`answer`]: defensive extraction of JSON answers and yes/no/unknown verdicts from model text.
 //! - [`Budget`]: token accounting per session and per day.
+//! - [`upload`]: opt-in `POST` of telemetry JSON Lines batches to a user-configured HTTPS URL.
 //!
 //! Cancellation: every future returned by [`LlmClient::complete`] owns its request; dropping
 //! it (for example when an LSP request is cancelled, or via `tokio::time::timeout`) aborts the
@@ -21,6 +22,7 @@ pub mod http;
 pub mod limits;
 pub mod retry;
 pub mod settings;
+pub mod upload;
 
 pub use answer::{extract_json, parse_verdict, AnswerError, JsonAnswer, Verdict};
 pub use budget::{Budget, BudgetedClient};
@@ -28,6 +30,7 @@ pub use error::{BudgetScope, LlmError};
 pub use fake::{FakeClient, FakeReply};
 pub use http::HttpClient;
 pub use settings::{resolve, LlmSettings, Provider, SettingsError};
+pub use upload::{UploadError, UploadSettings, Uploader};
 
 use serde::{Deserialize, Serialize};
 use std::future::Future;

@@ -476,6 +476,11 @@ pub fn parameter_facts(
 /// Names bound by top-level imports (modules and classes), for the qualifier filter.
 fn imported_names(file: &ParsedFile) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
+    // Only Python and Java bind qualifiers by import; skip the top-level scan elsewhere (it is
+    // per function, and a C amalgamation has tens of thousands of top-level items).
+    if !matches!(file.language, Language::Python | Language::Java) {
+        return out;
+    }
     let root = file.root();
     let mut cursor = root.walk();
     for item in root.named_children(&mut cursor) {

@@ -5,6 +5,9 @@
 //! project's operationalisation and are documented with worked examples.
 
 pub mod ast;
+pub mod callgraph;
+pub mod cfg;
+pub mod sets;
 
 /// Scores are compared with thresholds with this tolerance, so that a gap that equals the
 /// threshold in decimal arithmetic passes despite binary rounding (in floating point,
