@@ -29,11 +29,11 @@ fn source_files(p: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// (rule, line) pairs a comment annotates: `ruleid:` ones expected, `ok:` ones forbidden.
-/// (rule, line) pairs.
-type Marks = BTreeSet<(String, usize)>;
+/// A set of (rule, line) pairs.
+type RuleLines = BTreeSet<(String, usize)>;
 
-fn annotations(text: &str) -> (Marks, Marks) {
+/// (rule, line) pairs a comment annotates: `ruleid:` ones expected, `ok:` ones forbidden.
+fn annotations(text: &str) -> (RuleLines, RuleLines) {
     let lines: Vec<&str> = text.lines().collect();
     let mut want = BTreeSet::new();
     let mut forbid = BTreeSet::new();

@@ -23,8 +23,8 @@ pub(super) type FnId = usize;
 
 /// Rounds of re-analysis when the global store (module variables, fields) changes.
 const MAX_ROUNDS: usize = 4;
-/// Passes over the analysis order while summaries of recursive functions change.
-const MAX_PASSES: usize = 3;
+/// A function is interpreted at most this many times (recursion, changing summaries).
+const MAX_ANALYSES_PER_FUNCTION: u32 = 6;
 /// A call resolved by name to more candidates than this is treated as external.
 const MAX_FALLBACK_TARGETS: usize = 4;
 /// Nodes visited per function when collecting declarations.
@@ -78,7 +78,10 @@ pub(super) struct Compiled {
     wild: Vec<(Section, usize, usize)>,
     attrs: Vec<(usize, usize)>,
     sanitizer_bits: Vec<u64>,
-    pub triggers: BTreeSet<String>,
+    /// Last segments of attribute source patterns (prefilter for member expressions).
+    attr_names: BTreeSet<String>,
+    /// Identifiers that are sources by themselves (one-segment attribute patterns: `cin`).
+    pub ident_triggers: BTreeSet<String>,
 }
 
 fn pattern_key(p: &CallPattern) -> Option<String> {
@@ -135,15 +138,26 @@ impl Compiled {
                 }
             })
             .collect();
-        let mut triggers: BTreeSet<String> = spec.source_triggers().into_iter().collect();
-        triggers.retain(|t| !t.is_empty() && !t.contains('*'));
+        let mut attr_names = BTreeSet::new();
+        let mut ident_triggers = BTreeSet::new();
+        for r in &spec.sources {
+            for a in &r.attributes {
+                if let Some(last) = a.0.last() {
+                    attr_names.insert(last.name.clone());
+                    if a.0.len() == 1 {
+                        ident_triggers.insert(last.name.clone());
+                    }
+                }
+            }
+        }
         Compiled {
             spec,
             by_name,
             wild,
             attrs,
             sanitizer_bits,
-            triggers,
+            attr_names,
+            ident_triggers,
         }
     }
 
@@ -240,6 +254,8 @@ pub(super) struct Workspace<'t> {
     pub points_to: Option<&'t PointsTo>,
     /// Simple names of the classes defined in the workspace.
     pub classes: BTreeSet<String>,
+    /// C/C++ variables declared at file scope in some unit: the only names that are globals.
+    pub c_globals: BTreeSet<String>,
 }
 
 impl<'t> Workspace<'t> {
@@ -377,12 +393,26 @@ pub(super) struct FnOut {
     pub fields_used: BTreeSet<usize>,
     pub calls: BTreeMap<(FnId, usize), Taint>,
     pub defs: BTreeMap<(String, usize), Taint>,
+    /// Callees whose summary was consulted (or would have been, had it existed).
+    pub used: BTreeSet<FnId>,
+    /// Callees without a summary that received tainted or symbolic data: analyse them.
+    pub requested: BTreeSet<FnId>,
     pub used_pending: bool,
     pub partial: bool,
     pub errors: Vec<(usize, String)>,
 }
 
 impl FnOut {
+    /// True when the function hands concrete taint (or receiver-field data) to its callers:
+    /// through its return value, mutated arguments, receiver fields or globals.
+    fn exports_taint(&self) -> bool {
+        let concrete = |t: &Taint| t.0.iter().any(|e| e.label < super::value::PARAM_BASE);
+        concrete(&self.ret)
+            || self.param_mut.values().any(concrete)
+            || self.this_writes.values().any(concrete)
+            || self.global_writes.values().any(concrete)
+    }
+
     /// Same summary (return, mutations, global writes) as another, trails ignored.
     fn same_summary(&self, other: &FnOut) -> bool {
         self.ret.same_labels(&other.ret)
@@ -447,6 +477,7 @@ pub(super) fn run(
         callsites: BTreeMap::new(),
         points_to,
         classes: BTreeSet::new(),
+        c_globals: BTreeSet::new(),
     };
     for (ui, u) in units.iter().enumerate() {
         let enabled = ws.specs.contains_key(&u.file.language);
@@ -530,6 +561,15 @@ pub(super) fn run(
             ws.classes.insert(class_simple(c).to_string());
         }
     }
+    let mut c_globals = BTreeSet::new();
+    for u in &ws.units {
+        if matches!(u.file.language, Language::C | Language::Cpp)
+            && ws.specs.contains_key(&u.file.language)
+        {
+            super::syntax::c_file_scope_variables(u.file, &mut c_globals);
+        }
+    }
+    ws.c_globals = c_globals;
     let mut tabs = Tables {
         trails: Trails::new(),
         sources: Vec::new(),
@@ -562,106 +602,106 @@ pub(super) fn run(
             }
         }
     }
-    let mut seeds: BTreeSet<FnId> = prescan.seeds.clone();
+    // Demand-driven worklist, callees before callers.
+    let all: BTreeSet<FnId> = (0..n).collect();
+    let order = post_order(&all, &prescan.callees);
+    let mut rank = vec![usize::MAX; n];
+    for (i, &f) in order.iter().enumerate() {
+        if let Some(r) = rank.get_mut(f) {
+            *r = i;
+        }
+    }
+    let mut work: BTreeSet<(usize, FnId)> = prescan
+        .seeds
+        .iter()
+        .map(|&f| (rank.get(f).copied().unwrap_or(usize::MAX), f))
+        .collect();
     let mut store: BTreeMap<String, Taint> = BTreeMap::new();
     let mut summaries: Vec<Option<FnOut>> = vec![None; n];
     let mut param_taint: Vec<BTreeMap<usize, Taint>> = vec![BTreeMap::new(); n];
+    // Callers that consulted (or asked for) each function's summary.
+    let mut uses: Vec<BTreeSet<FnId>> = vec![BTreeSet::new(); n];
+    let mut analyses = vec![0u32; n];
     let mut cancelled = false;
     for round in 0..MAX_ROUNDS {
         result.stats.rounds = round + 1;
-        let set = demand_set(&seeds, &prescan.callees, &callers);
-        let order = post_order(&set, &prescan.callees);
-        summaries = vec![None; n];
-        let mut pending: BTreeSet<FnId> = BTreeSet::new();
-        for pass in 0..MAX_PASSES {
-            let todo: Vec<FnId> = if pass == 0 {
-                order.clone()
-            } else {
-                order
-                    .iter()
-                    .copied()
-                    .filter(|f| pending.contains(f))
-                    .collect()
+        while let Some((_, fid)) = work.pop_first() {
+            if cancel.is_cancelled() {
+                cancelled = true;
+                break;
+            }
+            let Some(count) = analyses.get_mut(fid) else {
+                continue;
             };
-            if todo.is_empty() {
-                break;
+            if *count >= MAX_ANALYSES_PER_FUNCTION {
+                result.partial = true;
+                continue;
             }
-            let mut changed = false;
-            let mut next_pending = BTreeSet::new();
-            for fid in todo {
-                if cancel.is_cancelled() {
-                    cancelled = true;
-                    break;
-                }
-                result.stats.function_analyses += 1;
-                let out = {
-                    let env = Env {
-                        store: &store,
-                        summaries: &summaries,
-                    };
-                    analyze_function(&ws, &mut tabs, &env, &prescan, fid, cancel)
+            *count += 1;
+            result.stats.function_analyses += 1;
+            let out = {
+                let env = Env {
+                    store: &store,
+                    summaries: &summaries,
                 };
-                if out.used_pending {
-                    next_pending.insert(fid);
-                }
-                let differs = summaries
-                    .get(fid)
-                    .and_then(Option::as_ref)
-                    .is_none_or(|old| !old.same_summary(&out));
-                if differs && pass > 0 {
-                    changed = true;
-                }
-                if let Some(slot) = summaries.get_mut(fid) {
-                    *slot = Some(out);
+                analyze_function(&ws, &mut tabs, &env, &prescan, fid, cancel)
+            };
+            let schedule = |g: FnId, work: &mut BTreeSet<(usize, FnId)>| {
+                work.insert((rank.get(g).copied().unwrap_or(usize::MAX), g));
+            };
+            for &g in &out.requested {
+                if summaries.get(g).is_some_and(Option::is_none) {
+                    schedule(g, &mut work);
                 }
             }
-            if cancelled {
-                break;
-            }
-            // Recursive functions that used a callee's summary before it existed.
-            let mut again = BTreeSet::new();
-            for &f in &next_pending {
-                again.insert(f);
-                let mut stack = vec![f];
-                while let Some(x) = stack.pop() {
-                    for &c in callers.get(x).map(Vec::as_slice).unwrap_or(&[]) {
-                        if set.contains(&c) && again.insert(c) {
-                            stack.push(c);
-                        }
-                    }
+            for &g in &out.used {
+                if let Some(u) = uses.get_mut(g) {
+                    u.insert(fid);
                 }
             }
-            if pass > 0 && !changed {
-                break;
+            let old = summaries.get(fid).and_then(Option::as_ref);
+            let changed = old.is_none_or(|o| !o.same_summary(&out));
+            if changed {
+                // Callers that used the old summary (or a default in its place) run again;
+                // callers of a function whose result carries concrete taint are now relevant.
+                let mut affected: BTreeSet<FnId> = uses.get(fid).cloned().unwrap_or_default();
+                if out.exports_taint() {
+                    affected.extend(callers.get(fid).into_iter().flatten().copied());
+                }
+                affected.remove(&fid);
+                for c in affected {
+                    schedule(c, &mut work);
+                }
+                if out.used.contains(&fid) && old.is_some() {
+                    // Recursion: run again with its own new summary.
+                    schedule(fid, &mut work);
+                }
             }
-            pending = again;
-            if pending.is_empty() {
-                break;
+            if let Some(slot) = summaries.get_mut(fid) {
+                *slot = Some(out);
             }
+        }
+        if cancelled {
+            break;
         }
         param_taint = param_fixpoint(&summaries, &mut tabs.trails, n);
         let new_store = global_store(&summaries, &param_taint, &mut tabs.trails);
-        if cancelled || maps_same(&new_store, &store) || round + 1 == MAX_ROUNDS {
+        if maps_same(&new_store, &store) || round + 1 == MAX_ROUNDS {
+            store = new_store;
             break;
         }
-        // Functions reading a newly tainted global join the demand set.
-        let fresh: Vec<String> = new_store
+        // Functions reading a newly tainted global (field, module variable) run again.
+        let fresh: BTreeSet<String> = new_store
             .iter()
             .filter(|(k, v)| store.get(*k).is_none_or(|old| !old.same_labels(v)))
             .map(|(k, _)| k.clone())
             .collect();
-        for key in fresh {
-            let name = key
-                .rsplit(['.', ':'])
-                .next()
-                .unwrap_or(key.as_str())
-                .to_string();
-            for f in mentions(&ws, &name) {
-                seeds.insert(f);
-            }
+        for f in mentions(&ws, &fresh) {
+            work.insert((rank.get(f).copied().unwrap_or(usize::MAX), f));
         }
         store = new_store;
     }
+    let _ = &store;
     extract_flows(&ws, &mut tabs, &summaries, &param_taint, &mut result);
     extract_tainted_variables(&ws, &summaries, &param_taint, &mut result);
     for (fid, s) in summaries.iter().enumerate() {
@@ -720,13 +760,32 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
     let mut param_sources: BTreeMap<FnId, Vec<(usize, String)>> = BTreeMap::new();
     // FunctionRef -> FnId.
     let mut by_ref: BTreeMap<(&str, &str, &str), FnId> = BTreeMap::new();
-    let mut by_simple: BTreeMap<&str, Vec<FnId>> = BTreeMap::new();
+    let mut by_simple: BTreeMap<String, Vec<FnId>> = BTreeMap::new();
     for (fid, f) in ws.fns.iter().enumerate() {
         if let (Some(name), Some(unit)) = (f.name.as_deref(), ws.units.get(f.unit)) {
             by_ref
                 .entry((unit.path.as_str(), name, f.signature.as_str()))
                 .or_insert(fid);
-            by_simple.entry(f.simple.as_str()).or_default().push(fid);
+            by_simple.entry(f.simple.clone()).or_default().push(fid);
+            // Secondary keys: by unit and by class (simple name), for cheap lookups.
+            by_simple
+                .entry(format!("u{}:{}", f.unit, f.simple))
+                .or_default()
+                .push(fid);
+            if let Some(c) = &f.class {
+                by_simple
+                    .entry(format!("c{}:{}", class_simple(c), f.simple))
+                    .or_default()
+                    .push(fid);
+            }
+            if f.kind == Some(FunctionKind::Constructor) {
+                if let Some(c) = &f.class {
+                    by_simple
+                        .entry(format!("new:{}", class_simple(c)))
+                        .or_default()
+                        .push(fid);
+                }
+            }
         }
     }
     // Call-graph edges by (caller, line).
@@ -768,6 +827,36 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
     }
     let mut sites: BTreeMap<(FnId, usize), Vec<FnId>> = BTreeMap::new();
     let mut declared: Vec<Option<(Declared, bool)>> = vec![None; n];
+    // Python names imported from a source (`from sys import argv`) are triggers in their unit.
+    let import_triggers: Vec<BTreeSet<String>> = ws
+        .units
+        .iter()
+        .map(|u| {
+            let Some(spec) = ws.specs.get(&u.file.language) else {
+                return BTreeSet::new();
+            };
+            u.imports
+                .iter()
+                .filter(|(_, path)| {
+                    spec.attr_source(path).is_some()
+                        || path.last().is_some_and(|last| {
+                            !spec
+                                .match_call(
+                                    &last.name,
+                                    &CallShape {
+                                        path,
+                                        receiver_type: None,
+                                        is_new: false,
+                                    },
+                                )
+                                .sources
+                                .is_empty()
+                        })
+                })
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
+        .collect();
     for fid in 0..n {
         if cancel.is_cancelled() {
             break;
@@ -782,6 +871,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
             continue;
         };
         let file = unit.file;
+        let unit_triggers = &import_triggers[info.unit];
         let func = info.index.and_then(|i| unit.functions.get(i));
         let root = match func {
             Some(f) => f.node,
@@ -854,17 +944,56 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
                 continue;
             }
             if node.child_count() == 0 {
-                if matches!(
-                    kind,
-                    "identifier" | "field_identifier" | "property_identifier" | "type_identifier"
-                ) && spec.triggers.contains(file.node_text(node))
-                {
-                    seeds.insert(fid);
+                if kind == "identifier" && !seeds.contains(&fid) {
+                    let text = file.node_text(node);
+                    if spec.ident_triggers.contains(text) || unit_triggers.contains(text) {
+                        seeds.insert(fid);
+                    }
                 }
                 continue;
             }
+            if !seeds.contains(&fid)
+                && matches!(
+                    kind,
+                    "attribute"
+                        | "field_access"
+                        | "member_expression"
+                        | "field_expression"
+                        | "qualified_identifier"
+                )
+            {
+                let last = node
+                    .child_by_field_name("attribute")
+                    .or_else(|| node.child_by_field_name("field"))
+                    .or_else(|| node.child_by_field_name("property"))
+                    .or_else(|| node.child_by_field_name("name"))
+                    .map(|n| file.node_text(n))
+                    .unwrap_or("");
+                if spec.attr_names.contains(last) {
+                    let path = super::syntax::path_of(file, node);
+                    let excluded = |rule: usize| {
+                        spec.spec
+                            .sources
+                            .get(rule)
+                            .is_some_and(|r| r.except_in.contains(&info.simple))
+                    };
+                    let hit = [Some(path.clone()), canonical_path(unit, &path)]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| spec.attr_source(&p))
+                        .any(|r| !excluded(r));
+                    if hit {
+                        seeds.insert(fid);
+                    }
+                }
+            }
             if is_call_kind(kind) {
                 if let Some(parts) = call_parts(file, node) {
+                    if !seeds.contains(&fid)
+                        && is_source_call(spec, unit, node, &parts, &info.simple, &decl.types)
+                    {
+                        seeds.insert(fid);
+                    }
                     let line = file.line_of(node.start_byte());
                     let resolved = resolve(
                         ws,
@@ -902,6 +1031,62 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
     }
 }
 
+/// The path as imported (Python aliases) or without `std::` (C++), if different.
+fn canonical_path(unit: &UnitCx<'_>, path: &[Seg]) -> Option<Vec<Seg>> {
+    let first = path.first()?;
+    match unit.file.language {
+        Language::Cpp => (first.name == "std" && path.len() > 1).then(|| path[1..].to_vec()),
+        Language::Python if !first.call => {
+            let exp = unit.imports.get(&first.name)?;
+            let mut out = exp.clone();
+            out.extend(path.iter().skip(1).cloned());
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// True when a call matches a source rule that applies in the function named `simple`.
+fn is_source_call(
+    spec: &Compiled,
+    unit: &UnitCx<'_>,
+    node: Node<'_>,
+    parts: &super::syntax::CallParts<'_>,
+    simple: &str,
+    types: &BTreeMap<String, String>,
+) -> bool {
+    let path = super::syntax::callee_path(unit.file, node, parts);
+    let canon = canonical_path(unit, &path);
+    let rtype = parts.receiver.and_then(|r| {
+        let r = unwrap(r);
+        match r.kind() {
+            "identifier" => types.get(unit.file.node_text(r)).cloned(),
+            "object_creation_expression" | "new_expression" | "cast_expression" => r
+                .child_by_field_name("type")
+                .map(|t| super::syntax::simple_type(unit.file, t)),
+            _ => None,
+        }
+    });
+    [Some(path), canon].into_iter().flatten().any(|p| {
+        spec.match_call(
+            &parts.name,
+            &CallShape {
+                path: &p,
+                receiver_type: rtype.as_deref(),
+                is_new: parts.is_new,
+            },
+        )
+        .sources
+        .iter()
+        .any(|&r| {
+            spec.spec
+                .sources
+                .get(r)
+                .is_some_and(|x| !x.except_in.iter().any(|e| e == simple))
+        })
+    })
+}
+
 /// The callee paths of a Python function's decorators (`@app.route("/")` -> `app.route`).
 fn decorator_paths(file: &ParsedFile, func: Node<'_>) -> Vec<Vec<Seg>> {
     let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
@@ -935,7 +1120,7 @@ fn decorator_paths(file: &ParsedFile, func: Node<'_>) -> Vec<Vec<Seg>> {
 #[allow(clippy::too_many_arguments)]
 fn resolve(
     ws: &Workspace<'_>,
-    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    by_simple: &BTreeMap<String, Vec<FnId>>,
     edges: &BTreeMap<(FnId, usize), Vec<(String, FnId)>>,
     has_edges: &BTreeSet<FnId>,
     have_graph: bool,
@@ -983,7 +1168,7 @@ fn class_simple(class: &str) -> &str {
 
 fn fallback_resolve(
     ws: &Workspace<'_>,
-    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    by_simple: &BTreeMap<String, Vec<FnId>>,
     caller: &FnInfo,
     parts: &super::syntax::CallParts<'_>,
     types: &BTreeMap<String, String>,
@@ -994,18 +1179,10 @@ fn fallback_resolve(
     let arity = parts.args.len() + parts.kwargs.len();
     let fns = |ids: &[FnId]| -> Vec<FnId> { ids.to_vec() };
     let constructor_of = |class: &str| -> Vec<FnId> {
-        let mut out = Vec::new();
-        for key in [class, "__init__", "constructor"] {
-            for &g in by_simple.get(key).map(Vec::as_slice).unwrap_or(&[]) {
-                let Some(f) = ws.fns.get(g) else { continue };
-                if f.kind == Some(FunctionKind::Constructor)
-                    && f.class.as_deref().map(class_simple) == Some(class)
-                {
-                    out.push(g);
-                }
-            }
-        }
-        out
+        by_simple
+            .get(&format!("new:{class}"))
+            .cloned()
+            .unwrap_or_default()
     };
     let receiver_text = parts.receiver.map(|r| {
         ws.units
@@ -1017,9 +1194,13 @@ fn fallback_resolve(
         constructor_of(name)
     } else {
         let all = fns(by_simple.get(name).map(Vec::as_slice).unwrap_or(&[]));
+        let in_unit = fns(by_simple
+            .get(&format!("u{unit}:{name}"))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]));
         match receiver_text {
             None | Some("self" | "this" | "cls") => {
-                let same_class: Vec<FnId> = all
+                let same_class: Vec<FnId> = in_unit
                     .iter()
                     .copied()
                     .filter(|&g| {
@@ -1033,7 +1214,7 @@ fn fallback_resolve(
                 } else if receiver_text.is_some() {
                     Vec::new()
                 } else {
-                    let same_unit: Vec<FnId> = all
+                    let same_unit: Vec<FnId> = in_unit
                         .iter()
                         .copied()
                         .filter(|&g| {
@@ -1079,16 +1260,10 @@ fn fallback_resolve(
                     }
                 });
                 match ty {
-                    Some(t) => all
-                        .iter()
-                        .copied()
-                        .filter(|&g| {
-                            ws.fns
-                                .get(g)
-                                .and_then(|f| f.class.as_deref())
-                                .is_some_and(|c| class_simple(c) == t)
-                        })
-                        .collect(),
+                    Some(t) => by_simple
+                        .get(&format!("c{t}:{name}"))
+                        .cloned()
+                        .unwrap_or_default(),
                     None => {
                         // Python `module.f()` for an imported module.
                         if lang == Some(Language::Python) {
@@ -1139,7 +1314,7 @@ fn fallback_resolve(
 /// path matches the module.
 fn imported_function(
     ws: &Workspace<'_>,
-    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    by_simple: &BTreeMap<String, Vec<FnId>>,
     unit: usize,
     name: &str,
 ) -> Vec<FnId> {
@@ -1157,7 +1332,7 @@ fn imported_function(
 
 fn module_function(
     ws: &Workspace<'_>,
-    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    by_simple: &BTreeMap<String, Vec<FnId>>,
     unit: usize,
     receiver: &str,
     name: &str,
@@ -1172,7 +1347,7 @@ fn module_function(
 
 fn functions_in_module(
     ws: &Workspace<'_>,
-    by_simple: &BTreeMap<&str, Vec<FnId>>,
+    by_simple: &BTreeMap<String, Vec<FnId>>,
     module: &[&str],
     name: &str,
 ) -> Vec<FnId> {
@@ -1200,33 +1375,6 @@ fn functions_in_module(
             })
         })
         .collect()
-}
-
-/// Seeds, their transitive callers, and the transitive callees of all of those.
-fn demand_set(
-    seeds: &BTreeSet<FnId>,
-    callees: &[BTreeSet<FnId>],
-    callers: &[Vec<FnId>],
-) -> BTreeSet<FnId> {
-    let mut relevant: BTreeSet<FnId> = seeds.clone();
-    let mut stack: Vec<FnId> = seeds.iter().copied().collect();
-    while let Some(f) = stack.pop() {
-        for &c in callers.get(f).map(Vec::as_slice).unwrap_or(&[]) {
-            if relevant.insert(c) {
-                stack.push(c);
-            }
-        }
-    }
-    let mut set = relevant.clone();
-    let mut stack: Vec<FnId> = relevant.iter().copied().collect();
-    while let Some(f) = stack.pop() {
-        for &g in callees.get(f).into_iter().flatten() {
-            if set.insert(g) {
-                stack.push(g);
-            }
-        }
-    }
-    set
 }
 
 /// Callees before callers (iterative DFS post-order over the set).
@@ -1263,34 +1411,62 @@ fn post_order(set: &BTreeSet<FnId>, callees: &[BTreeSet<FnId>]) -> Vec<FnId> {
     out
 }
 
-/// Functions whose text mentions a name (to find readers of a tainted global).
-fn mentions(ws: &Workspace<'_>, name: &str) -> Vec<FnId> {
+/// Functions that may read one of the given store keys: functions of the key's unit
+/// (Python module variables: `UNIT:name`), of its class (fields: `Class.name`), or any C/C++
+/// function (`c:name`), whose text mentions the name. One pass over identifier tokens.
+fn mentions(ws: &Workspace<'_>, keys: &BTreeSet<String>) -> Vec<FnId> {
+    enum Scope<'k> {
+        Unit(usize),
+        Class(&'k str),
+        Linked,
+    }
+    let scoped: Vec<(Scope<'_>, &str)> = keys
+        .iter()
+        .map(|k| {
+            if let Some(name) = k.strip_prefix("c:") {
+                return (Scope::Linked, name);
+            }
+            if let Some((unit, name)) = k.split_once(':') {
+                if let Ok(u) = unit.parse::<usize>() {
+                    let name = name.strip_prefix("self.").unwrap_or(name);
+                    return (Scope::Unit(u), name);
+                }
+            }
+            match k.rsplit_once('.') {
+                Some((class, name)) => (Scope::Class(class), name),
+                None => (Scope::Linked, k.as_str()),
+            }
+        })
+        .collect();
     let mut out = Vec::new();
     for (fid, f) in ws.fns.iter().enumerate() {
         let Some(unit) = ws.units.get(f.unit) else {
             continue;
         };
+        let names: BTreeSet<&str> = scoped
+            .iter()
+            .filter(|(scope, _)| match scope {
+                Scope::Unit(u) => *u == f.unit,
+                Scope::Class(c) => f.class.as_deref() == Some(*c),
+                Scope::Linked => matches!(unit.file.language, Language::C | Language::Cpp),
+            })
+            .map(|(_, n)| *n)
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
         let text = match f.index.and_then(|i| unit.functions.get(i)) {
             Some(func) => unit.file.node_text(func.node),
             None => unit.file.text.as_str(),
         };
-        if contains_word(text, name) {
+        let hit = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| !w.is_empty() && names.contains(w));
+        if hit {
             out.push(fid);
         }
     }
     out
-}
-
-fn contains_word(text: &str, word: &str) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-    })
 }
 
 /// Interprets one function (or module) and returns its facts.

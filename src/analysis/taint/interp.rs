@@ -686,6 +686,10 @@ impl<'a, 't> Interp<'a, 't> {
         self.cx.is_module
             || self.cx.locals.contains(name)
             || self.cx.params.iter().any(|p| p == name)
+            // C/C++: only names declared at file scope are globals (an undeclared name is a
+            // macro or a declaration the parser lost).
+            || (matches!(self.cx.lang, Language::C | Language::Cpp)
+                && !self.ws.c_globals.contains(name))
     }
 
     /// The store key of a non-local name read or written in this function.
@@ -710,11 +714,7 @@ impl<'a, 't> Interp<'a, 't> {
     fn read_var(&mut self, name: &str) -> Val {
         if self.is_local(name) {
             let mut v = self.state.get(name).cloned().unwrap_or_default();
-            if self.cx.is_module
-                && v.taint.is_empty()
-                && v.konst.is_none()
-                && !self.state.contains_key(name)
-            {
+            if self.cx.is_module && !self.state.contains_key(name) {
                 let key = self.global_key(name);
                 if let Some(t) = self.env.store.get(&key) {
                     v = Val::of_taint(t.clone());
@@ -1257,6 +1257,16 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                     stack.extend(named_children(n));
                 }
+                kind if is_call_kind(kind) => {
+                    // Source calls still count; nothing else about the call is interpreted.
+                    if let Some(label) = self.source_call_label(n) {
+                        t.join(&Taint::single(label, 0), &self.tabs.trails);
+                    }
+                    let mut c = n.walk();
+                    for k in n.named_children(&mut c) {
+                        stack.push(k);
+                    }
+                }
                 _ => {
                     let mut c = n.walk();
                     for k in n.named_children(&mut c) {
@@ -1768,6 +1778,43 @@ impl<'a, 't> Interp<'a, 't> {
         Some(Val::of_taint(Taint::single(label, 0)))
     }
 
+    /// The label of a call that a source rule (without out-arguments) names.
+    fn source_call_label(&mut self, node: Node<'t>) -> Option<u32> {
+        let parts = call_parts(self.cx.file, node)?;
+        let path = callee_path(self.cx.file, node, &parts);
+        let canon = self.canonical(&path);
+        let spec = self.ws.spec(self.cx.unit)?;
+        let mut m = spec.match_call(
+            &parts.name,
+            &CallShape {
+                path: &path,
+                receiver_type: None,
+                is_new: parts.is_new,
+            },
+        );
+        if let Some(c) = &canon {
+            m.merge(spec.match_call(
+                &parts.name,
+                &CallShape {
+                    path: c,
+                    receiver_type: None,
+                    is_new: parts.is_new,
+                },
+            ));
+        }
+        let rule = m.sources.into_iter().find(|&r| {
+            spec.spec
+                .sources
+                .get(r)
+                .is_some_and(|s| s.out_args.is_empty())
+                && !self.source_excluded(r)
+        })?;
+        let kind = spec.spec.sources.get(rule)?.kind.clone();
+        let line = self.line_of(node);
+        let text = source_text(self.cx.file, node, &parts);
+        Some(self.tabs.source(self.cx.unit, line, text, kind))
+    }
+
     /// A source rule that does not apply in this function (`except_in`).
     fn source_excluded(&self, rule: usize) -> bool {
         let Some(simple) = self.ws.fn_info(self.cx.fid).map(|f| f.simple.as_str()) else {
@@ -1808,7 +1855,6 @@ impl<'a, 't> Interp<'a, 't> {
         let Some(parts) = call_parts(self.cx.file, node) else {
             return self.eval_children_union(node, depth);
         };
-        let line = self.line_of(node);
         let recv = parts.receiver.map(|r| self.eval(r, depth + 1));
         let args: Vec<Val> = parts
             .args
@@ -1825,6 +1871,22 @@ impl<'a, 't> Interp<'a, 't> {
             .iter()
             .map(|o| self.eval(*o, depth + 1))
             .collect();
+        self.finish_call(node, parts, recv, args, kwargs, options)
+    }
+
+    /// The part of a call after its operands are evaluated: kept out of [`Self::eval_call`]
+    /// so that the recursive frames stay small.
+    #[inline(never)]
+    fn finish_call(
+        &mut self,
+        node: Node<'t>,
+        parts: CallParts<'t>,
+        recv: Option<Val>,
+        args: Vec<Val>,
+        kwargs: Vec<(String, Val)>,
+        options: Vec<Val>,
+    ) -> Val {
+        let line = self.line_of(node);
         let raw_path = callee_path(self.cx.file, node, &parts);
         let canon = self.canonical(&raw_path);
         let rtype = parts.receiver.and_then(|r| self.receiver_type(r));
@@ -2115,12 +2177,28 @@ impl<'a, 't> Interp<'a, 't> {
                     actual_nodes.insert(i, n);
                 }
             }
+            self.out.used.insert(g);
             let Some(summary) = self.env.summary(g) else {
-                self.out.used_pending = true;
-                // Not analysed yet (recursion): fall back to the default propagation.
+                // Not analysed (yet): ask for it when data reaches it, and meanwhile use the
+                // default propagation.
+                let this_tainted = (parts.receiver.is_none()
+                    || parts
+                        .receiver
+                        .is_some_and(|r| is_self(self.text(unwrap(r)))))
+                    && self
+                        .state
+                        .iter()
+                        .any(|(k, v)| k.starts_with("@this.") && !v.taint.is_empty());
+                let recv_taint = recv.map(|r| r.flat(&self.tabs.trails)).unwrap_or_default();
+                if actuals.values().any(|t| !t.is_empty()) || this_tainted || !recv_taint.is_empty()
+                {
+                    self.out.requested.insert(g);
+                    self.out.used_pending = true;
+                }
                 for t in actuals.values() {
                     result.join(t, &self.tabs.trails);
                 }
+                result.join(&recv_taint, &self.tabs.trails);
                 self.record_call_actuals(g, &mut actuals, call_step);
                 continue;
             };

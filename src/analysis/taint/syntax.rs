@@ -735,6 +735,9 @@ pub(super) fn collect_declared(
             }
             _ => {}
         }
+        if skip_for_declarations(kind) {
+            continue;
+        }
         let mut c = n.walk();
         let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
         stack.extend(kids.into_iter().rev());
@@ -743,6 +746,34 @@ pub(super) fn collect_declared(
         d.locals.remove(g);
     }
     (d, complete)
+}
+
+/// Expression kinds that declare nothing worth finding (their subtrees can be huge).
+fn skip_for_declarations(kind: &str) -> bool {
+    matches!(
+        kind,
+        "binary_operator"
+            | "binary_expression"
+            | "boolean_operator"
+            | "comparison_operator"
+            | "string"
+            | "string_literal"
+            | "concatenated_string"
+            | "argument_list"
+            | "arguments"
+            | "subscript"
+            | "attribute"
+            | "field_access"
+            | "array_access"
+            | "subscript_expression"
+            | "field_expression"
+            | "member_expression"
+            | "unary_expression"
+            | "not_operator"
+            | "parenthesized_expression"
+            | "initializer_list"
+            | "array_initializer"
+    )
 }
 
 /// Names bound by a Python assignment target (identifiers in tuples/lists/stars).
@@ -973,4 +1004,39 @@ pub(super) fn is_static_decl(file: &ParsedFile, decl: Node<'_>) -> bool {
     named_children(decl).iter().any(|c| {
         c.kind() == "modifiers" && file.node_text(*c).split_whitespace().any(|w| w == "static")
     })
+}
+
+/// Names of the variables a C/C++ file declares at file scope (also inside namespaces and
+/// `extern "C"` blocks and preprocessor conditionals; functions excluded).
+pub(super) fn c_file_scope_variables(file: &ParsedFile, out: &mut BTreeSet<String>) {
+    let mut stack = vec![file.root()];
+    let mut guard = 0usize;
+    while let Some(n) = stack.pop() {
+        guard += 1;
+        if guard > 2_000_000 {
+            break;
+        }
+        match n.kind() {
+            "declaration" => {
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    if d.kind() == "function_declarator" {
+                        continue;
+                    }
+                    if let Some(id) = declarator_name(d) {
+                        out.insert(file.node_text(id).to_string());
+                    }
+                }
+            }
+            "translation_unit"
+            | "namespace_definition"
+            | "declaration_list"
+            | "linkage_specification"
+            | "preproc_if"
+            | "preproc_ifdef"
+            | "preproc_else"
+            | "preproc_elif" => stack.extend(named_children(n)),
+            _ => {}
+        }
+    }
 }
