@@ -8,5 +8,6 @@ pub mod analysis;
 pub mod cli;
 pub mod crosscheck;
 pub mod llm;
+pub mod lsp;
 pub mod stats;
 pub mod syntax;

@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod inputs;
+pub mod lsp;
 pub mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -34,6 +35,10 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
+    /// Run the language server on stdin/stdout.
+    Lsp(lsp::LspArgs),
+    /// Measure didChange -> publishDiagnostics latency and LLM requests per edit.
+    BenchLsp(lsp::BenchLspArgs),
     /// Print a JSON Schema of an output contract.
     Schema {
         /// Which contract.
@@ -89,6 +94,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Analyze(args) => analyze::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Lsp(args) => lsp::run(args),
+        Command::BenchLsp(args) => lsp::run_bench(args),
         Command::Schema { which } => match which {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
                 .map(|_| 0)
