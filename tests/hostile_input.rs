@@ -35,6 +35,7 @@ fn nested(lang: &str, depth: usize) -> String {
             let (head, tail) = match lang {
                 "java" => ("class A { void deep(int x) {", "} }"),
                 "sol" => ("contract A { function deep(uint x) public {", "} }"),
+                "js" => ("function deep(x) {", "return x; }"),
                 _ => ("int deep(int x) {", "return x; }"),
             };
             let mut s = String::from(head);
