@@ -439,11 +439,18 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
     let uri = "file:///w/hang.py";
     open(&c, uri, "python", 1, LOOPS_PY).await;
     diagnostics(&c, uri, 1).await;
+    // The check of the opened text is sent, and never answered.
+    let deadline = Instant::now() + T;
+    while fake.request_count() == 0 {
+        assert!(Instant::now() < deadline, "no check sent");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let started = Instant::now();
     let mut worst = Duration::ZERO;
     for v in 2..=40i64 {
         let t = Instant::now();
-        let digit = (v % 10).to_string();
+        // Never `0`: every version differs from the opened text.
+        let digit = ((v % 9) + 1).to_string();
         change(
             &c,
             uri,
@@ -461,10 +468,25 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
         "slowest edit+hover round trip: {worst:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(20));
-    let st = status(&c).await;
-    // Each edit changed the function: the hanging check was cancelled and replaced.
-    assert!(st["scheduler"]["cancelled"].as_u64().unwrap() >= 39, "{st}");
+    // Once the workspace analysis caught up, the hanging check of the first text was
+    // cancelled and replaced by one for the final text (the only one still running).
+    let deadline = Instant::now() + T;
+    let st = loop {
+        let st = status(&c).await;
+        if st["workspace_pending"] == false && st["scheduler"]["cancelled"].as_u64() >= Some(1) {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "{st}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(st["scheduler"]["pending"], 1, "{st}");
     assert_eq!(st["scheduler"]["completed"], 0);
+    assert!(fake.request_count() >= 2);
+    let last = fake.requests().last().unwrap().user.clone();
+    assert!(
+        last.contains("total = 5"),
+        "the final text (v40) was sent: {last}"
+    );
     // A clean shutdown is still possible while a check hangs.
     assert!(c.request("shutdown", Value::Null).await.is_ok());
 }

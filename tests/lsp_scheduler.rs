@@ -142,7 +142,7 @@ async fn debounce_coalesces_rapid_edits_of_a_function_into_one_check() {
     );
     assert_eq!(events.lock().unwrap().len(), 1);
     assert!(
-        matches!(s.state("d", "f()"), CheckState::Done(o) if o.explanation.as_deref() == Some("explains f"))
+        matches!(s.state("d", "f()", "def f(): return 5"), CheckState::Done(o) if o.explanation.as_deref() == Some("explains f"))
     );
 }
 
@@ -159,7 +159,7 @@ async fn an_unchanged_function_keeps_its_running_check_and_result_across_version
     assert_eq!(probe.texts().len(), 1, "no new request for the same text");
     let outcomes = s.outcomes("d");
     assert_eq!(
-        outcomes["f()"].0, 3,
+        outcomes["f()"].version, 3,
         "the result is tagged with the latest version it is current for"
     );
 }
@@ -171,7 +171,7 @@ async fn changing_a_function_cancels_its_running_check() {
     s.update("d", vec![job("d", "f", 1, "v1")], Duration::ZERO);
     settle().await;
     assert_eq!(s.stats().requests, 1);
-    assert_eq!(s.state("d", "f()"), CheckState::Pending);
+    assert_eq!(s.state("d", "f()", "v1"), CheckState::Pending);
     s.update("d", vec![job("d", "f", 2, "v2")], Duration::ZERO);
     settle().await;
     assert_eq!(
@@ -232,7 +232,15 @@ async fn the_persistent_cache_serves_known_function_text_without_a_request() {
     settle().await;
     assert!(probe2.texts().is_empty());
     assert_eq!(s2.stats().cache_hits, 1);
-    assert!(matches!(s2.state("other-doc", "f()"), CheckState::Done(_)));
+    assert!(matches!(
+        s2.state("other-doc", "f()", "def f(): pass"),
+        CheckState::Done(_)
+    ));
+    // A result is only shown for the text it is about.
+    assert_eq!(
+        s2.state("other-doc", "f()", "def f(): return 1"),
+        CheckState::Pending
+    );
     // Callee signatures are part of the key: a changed callee means a new request.
     let mut j = job("other-doc", "f", 10, "def f(): pass");
     j.callees = vec!["g(x)".into()];
@@ -261,7 +269,7 @@ async fn failures_are_reported_once_per_check_and_visible_in_state() {
     s.update("d", vec![job("d", "f", 1, "t")], Duration::ZERO);
     settle().await;
     assert!(
-        matches!(s.state("d", "f()"), CheckState::Failed(m) if m.contains("connection refused"))
+        matches!(s.state("d", "f()", "t"), CheckState::Failed(m) if m.contains("connection refused"))
     );
     let ev = events.lock().unwrap();
     assert!(matches!(
@@ -279,7 +287,7 @@ async fn without_a_checker_every_state_is_unavailable_with_the_reason() {
     let s = Scheduler::new(None, None, 1, "LLM not configured: test", |_| {});
     s.update("d", vec![job("d", "f", 1, "t")], Duration::ZERO);
     assert_eq!(
-        s.state("d", "f()"),
+        s.state("d", "f()", "t"),
         CheckState::Unavailable("LLM not configured: test".into())
     );
     assert!(!s.is_available());

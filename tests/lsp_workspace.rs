@@ -184,3 +184,137 @@ async fn editing_a_callee_in_the_editor_refreshes_its_callers_in_other_files() {
     assert!(p["diagnostics"].as_array().unwrap().is_empty(), "{p}");
     assert_eq!(p["version"], 1, "the caller's own version");
 }
+
+const LIB: &str = "def helper(x):\n    return x\n";
+const APP: &str = "from lib import helper\n\n\ndef main():\n    return helper(1)\n";
+
+async fn wait_call_edges(c: &crosscheck::lsp::client::LspClient, at_least: u64) -> Value {
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let st = status(c).await;
+        if st["call_edges"].as_u64().unwrap_or(0) >= at_least {
+            return st;
+        }
+        assert!(std::time::Instant::now() < deadline, "no call graph: {st}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn hover_lists_callers_and_callees_from_the_workspace_call_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, _s) = start(no_llm(), init_params(Some(dir.path()), false, Value::Null)).await;
+    let lib = file_uri(&dir.path().join("lib.py"));
+    let app = file_uri(&dir.path().join("app.py"));
+    open(&c, &lib, "python", 1, LIB).await;
+    open(&c, &app, "python", 1, APP).await;
+    diagnostics(&c, &app, 1).await;
+    wait_call_edges(&c, 1).await;
+    let h = hover_text(&c, &lib, 0, 5).await;
+    assert!(h.contains("**Callers** (1): `main` (app.py:5)"), "{h}");
+    let h = hover_text(&c, &app, 3, 5).await;
+    assert!(h.contains("**Callees** (1): `helper`"), "{h}");
+    // The call is removed in the caller: the callee's hover follows.
+    change(
+        &c,
+        &app,
+        2,
+        json!([{"range": range(4, 11, 4, 20), "text": "1"}]),
+    )
+    .await;
+    diagnostics(&c, &app, 2).await;
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let h = hover_text(&c, &lib, 0, 5).await;
+        if h.contains("**Callers** (0): none") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "callers never refreshed: {h}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+fn tagged(fake: &crosscheck::llm::FakeClient, from: usize) -> Vec<String> {
+    let mut v: Vec<String> = fake.requests()[from..]
+        .iter()
+        .map(|r| {
+            r.tag
+                .clone()
+                .unwrap_or_default()
+                .rsplit(':')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test]
+async fn a_callee_signature_change_rechecks_its_callers_but_a_body_change_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake_always(answer("e", 0, 0, json!([])));
+    let (c, _s) = start(
+        with_fake(fake.clone(), 0),
+        init_params(Some(dir.path()), false, Value::Null),
+    )
+    .await;
+    let lib = file_uri(&dir.path().join("lib.py"));
+    let app = file_uri(&dir.path().join("app.py"));
+    open(&c, &lib, "python", 1, LIB).await;
+    open(&c, &app, "python", 1, APP).await;
+    diagnostics(&c, &app, 1).await;
+    let st = wait_call_edges(&c, 1).await;
+    let generation = st["workspace_generation"].as_u64().unwrap();
+    wait_llm_idle(&c).await;
+    // Body change of the callee: only the callee is sent again.
+    let before = fake.request_count();
+    change(
+        &c,
+        &lib,
+        2,
+        json!([{"range": range(1, 12, 1, 12), "text": " + 1"}]),
+    )
+    .await;
+    diagnostics(&c, &lib, 2).await;
+    wait_generation(&c, generation + 1).await;
+    wait_llm_idle(&c).await;
+    assert_eq!(tagged(&fake, before), vec!["helper".to_string()]);
+    // Signature change of the callee: the callee and its caller in the other file.
+    let st = status(&c).await;
+    let generation = st["workspace_generation"].as_u64().unwrap();
+    let before = fake.request_count();
+    change(
+        &c,
+        &lib,
+        3,
+        json!([{"range": range(0, 12, 0, 12), "text": ", y=0"}]),
+    )
+    .await;
+    diagnostics(&c, &lib, 3).await;
+    wait_generation(&c, generation + 1).await;
+    wait_llm_idle(&c).await;
+    assert_eq!(
+        tagged(&fake, before),
+        vec!["helper".to_string(), "main".to_string()]
+    );
+}
+
+async fn wait_generation(c: &crosscheck::lsp::client::LspClient, at_least: u64) {
+    let deadline = std::time::Instant::now() + T;
+    while status(c).await["workspace_generation"]
+        .as_u64()
+        .unwrap_or(0)
+        < at_least
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "workspace analysis did not run"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

@@ -4,8 +4,10 @@
 //! time from sending `didChange` to receiving the deterministic `publishDiagnostics` for that
 //! version is measured (median, p99, max). LLM checks run against a scripted instant client
 //! (`llm::FakeClient`) behind the real scheduler, with the configured debounce; after each
-//! edit the benchmark waits for the scheduler to go idle and counts the LLM requests the
-//! edit caused and which functions they were for (target: exactly the edited function).
+//! edit the benchmark waits for the edited function's check and for the scheduler to go idle,
+//! and counts the LLM requests the edit caused and which functions they were for (target:
+//! exactly the edited function). Edits visit distinct functions (up to the function count),
+//! so no edit is answered from the cache.
 
 use super::checker::LlmChecker;
 use super::client::LspClient;
@@ -98,7 +100,7 @@ async fn wait_idle(client: &LspClient, timeout: Duration) -> Result<Value, Strin
             .request(STATUS_REQUEST, Value::Null)
             .await
             .map_err(|e| format!("status request failed: {e}"))?;
-        if st.pointer("/scheduler/pending").and_then(Value::as_u64) == Some(0) {
+        if st.get("idle") == Some(&Value::Bool(true)) {
             return Ok(st);
         }
         if Instant::now() > deadline {
@@ -135,12 +137,18 @@ pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
         .await
         .ok_or("no diagnostics after didOpen")?;
     let open_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    // Every function is checked once after the first workspace analysis.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while fake.request_count() < fns.len() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     wait_idle(&client, Duration::from_secs(300)).await?;
     let on_open = fake.request_count() as u64;
     let mut latencies = Vec::with_capacity(opts.edits);
     let mut other = 0u64;
     let mut edit_requests = 0u64;
     for e in 0..opts.edits {
+        // A stride coprime with the function count visits distinct functions.
         let (name, line) = &fns[(e * 37) % fns.len()];
         let version = 2 + e as i64;
         let digit = ((e % 9) + 1).to_string();
@@ -159,6 +167,13 @@ pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
             .await
             .ok_or_else(|| format!("no diagnostics for version {version}"))?;
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        // Each edit hits a function not edited before, so exactly one new check is expected:
+        // wait for it (it is debounced, and made after the workspace call graph), then for
+        // the scheduler to be idle.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while fake.request_count() <= before && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         wait_idle(&client, Duration::from_secs(60)).await?;
         let reqs = fake.requests();
         for r in reqs.iter().skip(before) {

@@ -47,18 +47,19 @@ pub struct Merged {
     pub llm: Option<Arc<CheckOutcome>>,
 }
 
-fn function_of_line<'a>(functions: &'a [FunctionFacts], line: usize) -> Option<&'a FunctionFacts> {
+fn function_of_line(functions: &[FunctionFacts], line: usize) -> Option<&FunctionFacts> {
     functions
         .iter()
         .filter(|f| f.start_line <= line && line <= f.end_line)
         .min_by_key(|f| f.end_line - f.start_line)
 }
 
-/// Merges deterministic findings, workspace findings and LLM outcomes (by function id).
+/// Merges deterministic findings, workspace findings and LLM outcomes (by function id; only
+/// outcomes about the function's current text are given).
 pub fn merge(
     analysis: &FileAnalysis,
     workspace: &[Finding],
-    outcomes: &BTreeMap<String, (i32, Arc<CheckOutcome>)>,
+    outcomes: &BTreeMap<String, Arc<CheckOutcome>>,
 ) -> Vec<Merged> {
     let mut out: Vec<Merged> = Vec::new();
     let mut claimed: Vec<(usize, String)> = Vec::new();
@@ -68,9 +69,7 @@ pub fn merge(
         if f.function.is_none() {
             f.function = func.map(|x| x.name.clone());
         }
-        let llm = func
-            .and_then(|x| outcomes.get(&x.id))
-            .map(|(_, o)| Arc::clone(o));
+        let llm = func.and_then(|x| outcomes.get(&x.id)).map(Arc::clone);
         if let (Some(o), Some(x)) = (&llm, func) {
             let confirmed = o
                 .claims
@@ -84,7 +83,7 @@ pub fn merge(
         out.push(Merged { finding: f, llm });
     }
     for x in &analysis.functions {
-        let Some((_, o)) = outcomes.get(&x.id) else {
+        let Some(o) = outcomes.get(&x.id) else {
             continue;
         };
         for c in &o.claims {

@@ -21,7 +21,7 @@ pub fn negotiate(caps: &ClientCapabilities) -> ColumnEncoding {
         .as_ref()
         .and_then(|g| g.position_encodings.as_ref());
     match offered {
-        Some(list) if list.iter().any(|k| *k == PositionEncodingKind::UTF8) => ColumnEncoding::Utf8,
+        Some(list) if list.contains(&PositionEncodingKind::UTF8) => ColumnEncoding::Utf8,
         _ => ColumnEncoding::Utf16,
     }
 }

@@ -71,6 +71,12 @@ impl FunctionJob {
     }
 }
 
+/// The hash that identifies a function's text in [`Scheduler::state`] and
+/// [`Scheduler::outcomes`].
+pub fn text_hash(text: &str) -> String {
+    stable_hash(&[text])
+}
+
 /// The LLM's verdict on the deterministic facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -155,6 +161,14 @@ pub enum CheckState {
     Failed(String),
 }
 
+/// A finished outcome as stored.
+#[derive(Debug, Clone)]
+pub struct StoredOutcome {
+    pub version: i32,
+    pub text_hash: String,
+    pub outcome: Arc<CheckOutcome>,
+}
+
 /// Sent to the server when a check finishes.
 #[derive(Debug, Clone)]
 pub enum SchedulerEvent {
@@ -189,6 +203,8 @@ enum EntryState {
 
 struct Entry {
     key: String,
+    /// [`text_hash`] of the function text the entry was made for.
+    text_hash: String,
     version: i32,
     state: EntryState,
     task: Option<JoinHandle<()>>,
@@ -328,6 +344,7 @@ impl Scheduler {
                     slot,
                     Entry {
                         key,
+                        text_hash: text_hash(&job.text),
                         version: job.version,
                         state: EntryState::Done(outcome),
                         task: None,
@@ -336,12 +353,14 @@ impl Scheduler {
                 continue;
             }
             let version = job.version;
+            let hash = text_hash(&job.text);
             let handle = self.spawn_check(Arc::clone(&checker), job, key.clone(), debounce);
             inner.stats.pending += 1;
             inner.entries.insert(
                 slot,
                 Entry {
                     key,
+                    text_hash: hash,
                     version,
                     state: EntryState::Waiting,
                     task: Some(handle),
@@ -440,14 +459,17 @@ impl Scheduler {
         }
     }
 
-    /// What is known about a function, without waiting.
-    pub fn state(&self, doc: &str, fn_id: &str) -> CheckState {
+    /// What is known about a function whose current text is `text`, without waiting. A
+    /// result for another text of the function is not shown: the function changed and its
+    /// re-check is on its way (pending).
+    pub fn state(&self, doc: &str, fn_id: &str, text: &str) -> CheckState {
         if self.checker.is_none() {
             return CheckState::Unavailable(self.unavailable.clone());
         }
         let inner = lock(&self.inner);
         match inner.entries.get(&(doc.to_string(), fn_id.to_string())) {
             None => CheckState::Unavailable("not scheduled for this function".to_string()),
+            Some(e) if e.text_hash != text_hash(text) => CheckState::Pending,
             Some(e) => match &e.state {
                 EntryState::Waiting => CheckState::Pending,
                 EntryState::Done(o) => CheckState::Done(Arc::clone(o)),
@@ -457,15 +479,22 @@ impl Scheduler {
     }
 
     /// Finished outcomes of a document by function id, with the document version they were
-    /// last confirmed current for.
-    pub fn outcomes(&self, doc: &str) -> BTreeMap<String, (i32, Arc<CheckOutcome>)> {
+    /// last confirmed current for and the [`text_hash`] of the text they are about.
+    pub fn outcomes(&self, doc: &str) -> BTreeMap<String, StoredOutcome> {
         let inner = lock(&self.inner);
         inner
             .entries
             .range((doc.to_string(), String::new())..)
             .take_while(|((d, _), _)| d == doc)
             .filter_map(|((_, f), e)| match &e.state {
-                EntryState::Done(o) => Some((f.clone(), (e.version, Arc::clone(o)))),
+                EntryState::Done(o) => Some((
+                    f.clone(),
+                    StoredOutcome {
+                        version: e.version,
+                        text_hash: e.text_hash.clone(),
+                        outcome: Arc::clone(o),
+                    },
+                )),
                 _ => None,
             })
             .collect()

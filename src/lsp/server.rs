@@ -11,8 +11,11 @@
 //! only publisher of diagnostics, so publications are ordered. Each publication carries the
 //! version it was computed for; a result for a version that is no longer current is dropped.
 //! The **workspace loop** recomputes the call graph and workspace-level findings after
-//! changes (debounced, coalesced) and asks the analysis loop to republish documents whose
-//! workspace findings changed. LLM checks run in the [`Scheduler`]. Request handlers
+//! changes (debounced, coalesced), asks the analysis loop to republish documents whose
+//! workspace findings changed, and hands the functions of every open document to the
+//! [`Scheduler`] for LLM checks: jobs are made only once the call graph of that change is
+//! known, so a function's callee signatures (part of its cache key) are current and a file
+//! is never checked twice on open. Request handlers
 //! (hover, code actions, commands) only read state: they never wait for analysis or network.
 
 use super::config::{self, ConfigSources, Layer, Settings};
@@ -297,6 +300,11 @@ pub struct State {
     pub(crate) counter: AtomicU64,
     pub(crate) workspace_generation: AtomicU64,
     pub(crate) publications: AtomicU64,
+    /// Messages sent to the analysis loop and not processed yet.
+    pub(crate) engine_queued: Arc<AtomicU64>,
+    /// Workspace-loop wake-ups requested, and the last one whose results are applied.
+    pub(crate) wakes: AtomicU64,
+    pub(crate) wakes_done: AtomicU64,
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking holder must not wedge the server).
@@ -308,20 +316,27 @@ impl State {
     fn new(client: Client, opts: ServerOptions, shutdown: Arc<AtomicBool>) -> State {
         let (tx, rx) = mpsc::unbounded_channel();
         let notify_tx = tx.clone();
+        let engine_queued = Arc::new(AtomicU64::new(0));
+        let queued = Arc::clone(&engine_queued);
         let scheduler = Scheduler::new(
             opts.checker,
             opts.cache,
             opts.max_concurrent_checks,
             opts.llm_unavailable.clone(),
             move |ev| {
-                let msg = match ev {
-                    SchedulerEvent::Result { doc } => EngineMsg::Republish(doc),
-                    SchedulerEvent::Failed { doc, error } => {
-                        let _ = notify_tx.send(EngineMsg::Republish(doc));
-                        EngineMsg::LlmProblem(error)
+                let send = |m: EngineMsg| {
+                    queued.fetch_add(1, Ordering::SeqCst);
+                    if notify_tx.send(m).is_err() {
+                        queued.fetch_sub(1, Ordering::SeqCst);
                     }
                 };
-                let _ = notify_tx.send(msg);
+                match ev {
+                    SchedulerEvent::Result { doc } => send(EngineMsg::Republish(doc)),
+                    SchedulerEvent::Failed { doc, error } => {
+                        send(EngineMsg::Republish(doc));
+                        send(EngineMsg::LlmProblem(error));
+                    }
+                }
             },
         );
         let mut warnings = opts.warnings;
@@ -371,6 +386,9 @@ impl State {
             counter: AtomicU64::new(0),
             workspace_generation: AtomicU64::new(0),
             publications: AtomicU64::new(0),
+            engine_queued,
+            wakes: AtomicU64::new(0),
+            wakes_done: AtomicU64::new(0),
         }
     }
 
@@ -379,7 +397,23 @@ impl State {
     }
 
     pub(crate) fn send(&self, msg: EngineMsg) {
-        let _ = self.engine_tx.send(msg);
+        self.engine_queued.fetch_add(1, Ordering::SeqCst);
+        if self.engine_tx.send(msg).is_err() {
+            self.engine_queued.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Asks the workspace loop for a new workspace analysis.
+    pub(crate) fn wake_workspace(&self) {
+        self.wakes.fetch_add(1, Ordering::SeqCst);
+        self.workspace_wake.notify_one();
+    }
+
+    /// True when no analysis, workspace analysis or LLM check is queued or running.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.engine_queued.load(Ordering::SeqCst) == 0
+            && self.wakes_done.load(Ordering::SeqCst) >= self.wakes.load(Ordering::SeqCst)
+            && self.scheduler.stats().pending == 0
     }
 
     /// Settings, exclusions and root for a document URI.
@@ -427,7 +461,10 @@ impl State {
                     .edges
                     .iter()
                     .filter(|e| {
-                        e.caller.file.as_deref() == Some(a.path.as_str())
+                        // Defined callees only: an external callee is named by the call text,
+                        // which is part of the function's text already.
+                        e.callee.file.is_some()
+                            && e.caller.file.as_deref() == Some(a.path.as_str())
                             && e.caller.name == f.name
                             && e.caller.signature.as_deref() == Some(f.signature.as_str())
                     })
@@ -539,7 +576,18 @@ impl State {
                     .get(&a.path)
                     .cloned()
                     .unwrap_or_default();
-                let outcomes = self.scheduler.outcomes(uri);
+                // Only outcomes about the functions' current text (a function edited since
+                // its check shows no stale LLM data until it is re-checked).
+                let stored = self.scheduler.outcomes(uri);
+                let outcomes: BTreeMap<String, Arc<super::scheduler::CheckOutcome>> = a
+                    .functions
+                    .iter()
+                    .filter_map(|f| {
+                        let s = stored.get(&f.id)?;
+                        (s.text_hash == super::scheduler::text_hash(&f.text))
+                            .then(|| (f.id.clone(), Arc::clone(&s.outcome)))
+                    })
+                    .collect();
                 let merged = diagnostics::merge(&a, &ws_findings, &outcomes);
                 let presented = diagnostics::present(merged, &settings, &text, &lines);
                 diagnostics::to_lsp(
@@ -571,6 +619,7 @@ impl State {
             while let Ok(m) = rx.try_recv() {
                 batch.push(m);
             }
+            let taken = batch.len() as u64;
             let mut analyze = BTreeSet::new();
             let mut republish = BTreeSet::new();
             let mut closed = BTreeSet::new();
@@ -591,6 +640,7 @@ impl State {
                 }
             }
             if self.shutdown.load(Ordering::Relaxed) {
+                self.engine_queued.fetch_sub(taken, Ordering::SeqCst);
                 continue;
             }
             for u in &closed {
@@ -607,7 +657,6 @@ impl State {
                 if self.analyze_doc(u).await {
                     changed_any = true;
                     self.publish(u).await;
-                    self.schedule_llm(u);
                 }
             }
             for u in republish.difference(&analyze) {
@@ -617,8 +666,9 @@ impl State {
                 self.llm_problem(e).await;
             }
             if changed_any {
-                self.workspace_wake.notify_one();
+                self.wake_workspace();
             }
+            self.engine_queued.fetch_sub(taken, Ordering::SeqCst);
         }
     }
 
@@ -674,6 +724,7 @@ impl State {
                 return;
             }
             tokio::time::sleep(self.workspace_debounce).await;
+            let target = self.wakes.load(Ordering::SeqCst);
             let generation = self.workspace_generation.fetch_add(1, Ordering::SeqCst) + 1;
             let units = self.workspace_units();
             let providers = self.providers.clone();
@@ -683,19 +734,15 @@ impl State {
                 workspace::compute_interproc(generation, &units, &providers, &cancel)
             })
             .await;
-            let Ok(new) = joined else { continue };
+            let Ok(new) = joined else {
+                self.wakes_done.fetch_max(target, Ordering::SeqCst);
+                continue;
+            };
+            let edges = new.edges.len();
             let old = std::mem::replace(&mut *lock(&self.interproc), Arc::new(new.clone()));
-            let ms = started.elapsed().as_secs_f64() * 1000.0;
-            self.log_trace(
-                format!(
-                    "workspace analysis #{generation}: {} call edges",
-                    new.edges.len()
-                ),
-                || format!("{ms:.1} ms"),
-            )
-            .await;
             // Republish documents whose workspace findings changed; re-check functions whose
-            // callees changed (the scheduler keeps unchanged keys).
+            // callees changed (the scheduler keeps unchanged keys). No `.await` between storing
+            // the new results and scheduling, so readers never see one without the other.
             let uris = lock(&self.docs).uris();
             for u in uris {
                 let path = workspace::unit_path(&u);
@@ -704,6 +751,13 @@ impl State {
                 }
                 self.schedule_llm(&u);
             }
+            self.wakes_done.fetch_max(target, Ordering::SeqCst);
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            self.log_trace(
+                format!("workspace analysis #{generation}: {edges} call edges"),
+                || format!("{ms:.1} ms"),
+            )
+            .await;
         }
     }
 
@@ -729,7 +783,7 @@ impl State {
         for u in uris {
             self.send(EngineMsg::Analyze(u));
         }
-        self.workspace_wake.notify_one();
+        self.wake_workspace();
     }
 
     /// Starts the background loops (once, at `initialize`).

@@ -152,12 +152,12 @@ pub async fn status(c: &LspClient) -> Value {
         .expect("status")
 }
 
-/// Waits until the LLM scheduler has nothing pending.
+/// Waits until no analysis, workspace analysis or LLM check is queued or running.
 pub async fn wait_llm_idle(c: &LspClient) -> Value {
     let deadline = std::time::Instant::now() + T;
     loop {
         let st = status(c).await;
-        if st["scheduler"]["pending"].as_u64() == Some(0) {
+        if st["idle"] == true {
             return st;
         }
         assert!(

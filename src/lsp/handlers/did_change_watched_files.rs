@@ -85,5 +85,5 @@ pub async fn handle(state: &Arc<State>, params: DidChangeWatchedFilesParams) {
             }
         }
     }
-    state.workspace_wake.notify_one();
+    state.wake_workspace();
 }

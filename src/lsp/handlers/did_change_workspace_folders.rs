@@ -38,7 +38,7 @@ pub async fn handle(state: &Arc<State>, params: DidChangeWorkspaceFoldersParams)
     if !added.is_empty() {
         tokio::spawn(index_folders(Arc::clone(state), added));
     }
-    state.workspace_wake.notify_one();
+    state.wake_workspace();
 }
 
 /// Reads and parses the analysable files of the given folders (on blocking threads),
@@ -133,5 +133,5 @@ pub async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
             ),
         )
         .await;
-    state.workspace_wake.notify_one();
+    state.wake_workspace();
 }

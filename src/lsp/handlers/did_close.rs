@@ -10,5 +10,5 @@ pub fn handle(state: &Arc<State>, params: DidCloseTextDocumentParams) {
     lock(&state.analyses).remove(&uri);
     state.scheduler.forget(&uri);
     state.send(EngineMsg::Closed(uri));
-    state.workspace_wake.notify_one();
+    state.wake_workspace();
 }

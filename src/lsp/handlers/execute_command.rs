@@ -152,7 +152,7 @@ async fn llm_command(state: &Arc<State>, a: &Value, compare: bool) -> RpcResult<
         return Ok(json!({"status": "unavailable", "message": "no function at this position"}));
     };
     let analyzer = json!(f.summary);
-    let out = match state.scheduler.state(&uri, &f.id) {
+    let out = match state.scheduler.state(&uri, &f.id, &f.text) {
         CheckState::Done(o) => {
             let message = if compare {
                 o.comparison

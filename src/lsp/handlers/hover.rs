@@ -145,7 +145,7 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
     // What the LLM said.
     let excluded = lock(&state.docs).get(uri).is_none_or(|d| d.excluded);
     let (_, settings, _) = state.settings_for_uri(uri);
-    let llm = match state.scheduler.state(uri, &f.id) {
+    let llm = match state.scheduler.state(uri, &f.id, &f.text) {
         _ if excluded => "file excluded: never sent to an LLM".to_string(),
         CheckState::Unavailable(_) if state.scheduler.is_available() && !settings.llm_enabled => {
             "LLM cross-checks are disabled by configuration".to_string()

@@ -8,5 +8,5 @@ pub fn handle(state: &Arc<State>) {
     state.shutdown.store(true, Ordering::SeqCst);
     state.cancel.cancel();
     state.scheduler.cancel_all();
-    state.workspace_wake.notify_one();
+    state.wake_workspace();
 }

@@ -9,6 +9,8 @@ use std::sync::Arc;
 pub fn handle(state: &Arc<State>) -> Value {
     let ip = Arc::clone(&lock(&state.interproc));
     json!({
+        "idle": state.is_idle(),
+        "workspace_pending": state.wakes_done.load(Ordering::SeqCst) < state.wakes.load(Ordering::SeqCst),
         "encoding": match state.encoding() {
             ColumnEncoding::Utf8 => "utf-8",
             ColumnEncoding::Utf16 => "utf-16",

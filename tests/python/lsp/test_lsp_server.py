@@ -145,7 +145,7 @@ async def test_code_actions_offer_suppress_and_labels(client: LanguageClient):
     titles = [a.title for a in actions]
     assert any("suppress `syntax-error`" in t for t in titles), titles
     assert any("as correct" in t for t in titles), titles
-    suppress = next(a for a in actions if "suppress" in a.title)
+    suppress = next(a for a in actions if "suppress `syntax-error`" in a.title)
     edit = suppress.edit.changes[uri()][0]
     assert edit.new_text == "# crosscheck: ignore[syntax-error]\n"
 
