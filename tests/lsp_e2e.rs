@@ -679,3 +679,36 @@ async fn closing_a_document_clears_its_diagnostics() {
     assert!(p["diagnostics"].as_array().unwrap().is_empty());
     assert!(p.get("version").is_none_or(Value::is_null));
 }
+
+#[tokio::test]
+async fn an_unreachable_llm_is_announced_once_and_deterministic_results_keep_coming() {
+    let fake = Arc::new(FakeClient::from_fn(|_| {
+        FakeReply::Error(crosscheck::llm::LlmError::Connect(
+            "connection refused".into(),
+        ))
+    }));
+    let (c, _s) = start(
+        with_fake(fake.clone(), 0),
+        init_params(None, false, Value::Null),
+    )
+    .await;
+    let two_functions = format!("{LOOPS_PY}\n\ndef other(a):\n    return a\n");
+    open(&c, "file:///w/u.py", "python", 1, &two_functions).await;
+    diagnostics(&c, "file:///w/u.py", 1).await;
+    wait_llm_idle(&c).await;
+    assert_eq!(fake.request_count(), 2);
+    let warnings: Vec<Value> = c
+        .messages("window/showMessage")
+        .into_iter()
+        .filter(|m| {
+            m["params"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("unreachable")
+        })
+        .collect();
+    assert_eq!(warnings.len(), 1, "announced once: {warnings:?}");
+    let h = hover_text(&c, "file:///w/u.py", 1, 4).await;
+    assert!(h.contains("the check failed"), "{h}");
+    assert!(h.contains("2 loops"), "deterministic part still there: {h}");
+}
