@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod cli;
 pub mod crosscheck;
 pub mod llm;
+pub mod lsp;
 pub mod stats;
 pub mod store;
 pub mod syntax;

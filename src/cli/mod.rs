@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod ask;
 pub mod bench;
 pub mod inputs;
+pub mod lsp;
 pub mod stats;
 pub mod telemetry;
 
@@ -41,6 +42,10 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
     Telemetry(telemetry::TelemetryArgs),
+    /// Run the language server on stdin/stdout.
+    Lsp(lsp::LspArgs),
+    /// Measure didChange -> publishDiagnostics latency and LLM requests per edit.
+    BenchLsp(lsp::BenchLspArgs),
     /// Print a JSON Schema of an output contract.
     Schema {
         /// Which contract.
@@ -98,6 +103,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Bench(args) => bench::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
+        Command::Lsp(args) => lsp::run(args),
+        Command::BenchLsp(args) => lsp::run_bench(args),
         Command::Schema { which } => match which {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
                 .map(|_| 0)

@@ -1,0 +1,265 @@
+//! From findings and LLM outcomes to published diagnostics.
+//!
+//! 1. **Merge** ([`merge`]): the document's deterministic findings, the workspace-level
+//!    findings for this file, and the LLM outcomes of its functions. A deterministic finding
+//!    starts `analyzer-only`; it becomes `confirmed` when the LLM's outcome for its function
+//!    claims the same rule on the same line. LLM claims that match no deterministic finding
+//!    become `llm-only` findings. An LLM CFG summary that contradicts the analyzer's CFG gives
+//!    a `refuted` finding (`llm-cfg-mismatch`). LLM output never removes a deterministic
+//!    finding and never changes its severity. (This interim tier rule is replaced by the
+//!    cross-check core's tier function when it lands.)
+//! 2. **Present** ([`present`]): disabled rules and suppressed lines are dropped, then each
+//!    tier is shown, turned into a hint, or hidden according to the configuration.
+//! 3. **Convert** ([`to_lsp`]): ranges in the negotiated encoding, `code` = rule id,
+//!    `source` = `crosscheck`, related information for taint paths and other evidence, and
+//!    `data`:
+//!
+//! ```json
+//! { "tier": "analyzer-only", "rule": "syntax-error", "function": "f", "partial": true,
+//!   "fingerprint": "…", "evidence": [{"file": null, "line": 3, "note": "…"}],
+//!   "llm": {"verdict": "agree", "model": "…", "samples": 1, "instability": 0.0} }
+//! ```
+//!
+//! `llm` is `null` while no LLM outcome exists for the function.
+
+use super::config::{Presentation, Settings};
+use super::encoding;
+use super::engine::{stable_hash, FileAnalysis, FunctionFacts};
+use super::findings::{self, Finding, Severity};
+use super::scheduler::{CheckOutcome, Verdict};
+use crate::crosscheck::record::Tier;
+use crate::syntax::position::{ColumnEncoding, LineIndex};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tower_lsp_server::ls_types::{
+    Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
+    Position, Range, Uri,
+};
+
+/// Rule id of an LLM CFG summary that contradicts the analyzer.
+pub const LLM_CFG_MISMATCH: &str = "llm-cfg-mismatch";
+
+/// A finding with the LLM outcome of its function, if any.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    pub finding: Finding,
+    pub llm: Option<Arc<CheckOutcome>>,
+}
+
+fn function_of_line(functions: &[FunctionFacts], line: usize) -> Option<&FunctionFacts> {
+    functions
+        .iter()
+        .filter(|f| f.start_line <= line && line <= f.end_line)
+        .min_by_key(|f| f.end_line - f.start_line)
+}
+
+/// Merges deterministic findings, workspace findings and LLM outcomes (by function id; only
+/// outcomes about the function's current text are given).
+pub fn merge(
+    analysis: &FileAnalysis,
+    workspace: &[Finding],
+    outcomes: &BTreeMap<String, Arc<CheckOutcome>>,
+) -> Vec<Merged> {
+    let mut out: Vec<Merged> = Vec::new();
+    let mut claimed: Vec<(usize, String)> = Vec::new();
+    for f in analysis.findings.iter().chain(workspace.iter()) {
+        let mut f = f.clone();
+        let func = function_of_line(&analysis.functions, f.line);
+        if f.function.is_none() {
+            f.function = func.map(|x| x.name.clone());
+        }
+        let llm = func.and_then(|x| outcomes.get(&x.id)).map(Arc::clone);
+        if let (Some(o), Some(x)) = (&llm, func) {
+            let confirmed = o
+                .claims
+                .iter()
+                .any(|c| x.start_line + c.line.saturating_sub(1) == f.line && c.rule == f.rule);
+            if confirmed && f.tier == Tier::AnalyzerOnly {
+                f.tier = Tier::Confirmed;
+                claimed.push((f.line, f.rule.clone()));
+            }
+        }
+        out.push(Merged { finding: f, llm });
+    }
+    for x in &analysis.functions {
+        let Some(o) = outcomes.get(&x.id) else {
+            continue;
+        };
+        for c in &o.claims {
+            let line = x.start_line + c.line.saturating_sub(1);
+            if claimed.iter().any(|(l, r)| *l == line && *r == c.rule) {
+                continue;
+            }
+            let mut f = Finding::new(
+                &c.rule,
+                Severity::Info,
+                line,
+                format!("LLM claim (unverified): {}", c.message),
+            );
+            f.function = Some(x.name.clone());
+            f.tier = Tier::LlmOnly;
+            out.push(Merged {
+                finding: f,
+                llm: Some(Arc::clone(o)),
+            });
+        }
+        if o.verdict == Verdict::Disagree {
+            let mut f = Finding::new(
+                LLM_CFG_MISMATCH,
+                Severity::Info,
+                x.start_line,
+                format!(
+                    "the LLM's control-flow summary of `{}` contradicts the analyzer ({})",
+                    x.name,
+                    o.comparison.as_deref().unwrap_or("counts differ")
+                ),
+            );
+            f.function = Some(x.name.clone());
+            f.tier = Tier::Refuted;
+            out.push(Merged {
+                finding: f,
+                llm: Some(Arc::clone(o)),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.finding.cmp(&b.finding));
+    out
+}
+
+/// A finding ready to publish: its effective severity after tier presentation.
+#[derive(Debug, Clone)]
+pub struct Presented {
+    pub merged: Merged,
+    pub severity: Severity,
+}
+
+/// Applies rule switches, suppression comments and tier presentation.
+pub fn present(
+    merged: Vec<Merged>,
+    settings: &Settings,
+    text: &str,
+    lines: &LineIndex,
+) -> Vec<Presented> {
+    merged
+        .into_iter()
+        .filter(|m| !settings.disabled_rules.contains(&m.finding.rule))
+        .filter(|m| !findings::is_suppressed(text, lines, &m.finding.rule, m.finding.line))
+        .filter_map(|m| match settings.tiers.get(m.finding.tier) {
+            Presentation::Hidden => None,
+            Presentation::Hint => Some(Presented {
+                severity: Severity::Hint,
+                merged: m,
+            }),
+            Presentation::Show => Some(Presented {
+                severity: m.finding.severity,
+                merged: m,
+            }),
+        })
+        .collect()
+}
+
+fn lsp_severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
+    }
+}
+
+/// A stable identity of a finding for human labels: file, rule, function and the trimmed
+/// text of its line (so it survives code moving up or down).
+pub fn fingerprint(path: &str, f: &Finding, text: &str, lines: &LineIndex) -> String {
+    let (a, b) = encoding::line_content(text, lines, f.line);
+    let line_text = text.get(a..b).unwrap_or("").trim();
+    stable_hash(&[
+        path,
+        &f.rule,
+        f.function.as_deref().unwrap_or(""),
+        line_text,
+    ])
+}
+
+/// Text of other files, to place related locations in the negotiated encoding.
+pub trait TextSource {
+    /// The text and line index of a unit path, if known.
+    fn text_of(&self, path: &str) -> Option<(Arc<str>, Arc<LineIndex>)>;
+}
+
+/// Converts presented findings to LSP diagnostics.
+#[allow(clippy::too_many_arguments)]
+pub fn to_lsp(
+    presented: &[Presented],
+    uri: &Uri,
+    path: &str,
+    text: &str,
+    lines: &LineIndex,
+    partial: bool,
+    enc: ColumnEncoding,
+    others: &dyn TextSource,
+) -> Vec<Diagnostic> {
+    presented
+        .iter()
+        .map(|p| {
+            let f = &p.merged.finding;
+            let range = encoding::line_range(text, lines, f.line, enc);
+            let related: Vec<DiagnosticRelatedInformation> = f
+                .related
+                .iter()
+                .filter_map(|r| {
+                    let (ruri, rrange) = if r.file == path {
+                        (uri.clone(), encoding::line_range(text, lines, r.line, enc))
+                    } else {
+                        let ruri = super::workspace::path_uri(std::path::Path::new(&r.file))
+                            .or_else(|| r.file.parse::<Uri>().ok())?;
+                        let rrange = match others.text_of(&r.file) {
+                            Some((t, li)) => encoding::line_range(&t, &li, r.line, enc),
+                            None => {
+                                let l = r.line.saturating_sub(1) as u32;
+                                Range::new(Position::new(l, 0), Position::new(l, 0))
+                            }
+                        };
+                        (ruri, rrange)
+                    };
+                    Some(DiagnosticRelatedInformation {
+                        location: Location::new(ruri, rrange),
+                        message: r.message.clone(),
+                    })
+                })
+                .collect();
+            let llm = p.merged.llm.as_ref().map(|o| {
+                json!({
+                    "verdict": o.verdict.name(),
+                    "model": o.model,
+                    "samples": o.samples,
+                    "instability": o.instability,
+                })
+            });
+            let data = json!({
+                "tier": f.tier.name(),
+                "rule": f.rule,
+                "function": f.function,
+                "partial": partial,
+                "fingerprint": fingerprint(path, f, text, lines),
+                "evidence": f.evidence,
+                "llm": llm.unwrap_or(Value::Null),
+            });
+            Diagnostic {
+                range,
+                severity: Some(lsp_severity(p.severity)),
+                code: Some(NumberOrString::String(f.rule.clone())),
+                code_description: None,
+                source: Some("crosscheck".to_string()),
+                message: f.message.clone(),
+                related_information: if related.is_empty() {
+                    None
+                } else {
+                    Some(related)
+                },
+                tags: None,
+                data: Some(data),
+            }
+        })
+        .collect()
+}

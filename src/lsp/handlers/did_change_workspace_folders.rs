@@ -1,0 +1,137 @@
+//! `workspace/didChangeWorkspaceFolders`, and indexing of folders (files not open in the
+//! editor, for the workspace call graph) with `$/progress`.
+
+use crate::lsp::server::{lock, State};
+use crate::lsp::workspace::{file_path, list_files, read_source};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tower_lsp_server::ls_types::{DidChangeWorkspaceFoldersParams, MessageType, NumberOrString};
+
+pub async fn handle(state: &Arc<State>, params: DidChangeWorkspaceFoldersParams) {
+    let mut added = Vec::new();
+    let mut warnings = Vec::new();
+    for f in &params.event.removed {
+        let Some(root) = file_path(f.uri.as_str()) else {
+            continue;
+        };
+        {
+            let mut ws = lock(&state.workspace);
+            ws.folders.remove(&root);
+            ws.disk.retain(|p, _| !p.starts_with(&root));
+        }
+        lock(&state.config).roots.remove(&root);
+    }
+    for f in &params.event.added {
+        let Some(root) = file_path(f.uri.as_str()) else {
+            continue;
+        };
+        lock(&state.workspace)
+            .folders
+            .insert(root.clone(), f.uri.as_str().to_string());
+        warnings.extend(lock(&state.config).load_workspace_file(&root));
+        added.push(root);
+    }
+    for w in warnings {
+        state.log(MessageType::WARNING, w).await;
+    }
+    state.reconfigure().await;
+    if !added.is_empty() {
+        tokio::spawn(index_folders(Arc::clone(state), added));
+    }
+    state.wake_workspace();
+}
+
+/// Reads and parses the analysable files of the given folders (on blocking threads),
+/// reporting `$/progress` when the client supports it, then wakes the workspace loop.
+pub async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
+    let started = std::time::Instant::now();
+    let caps = *lock(&state.caps);
+    let token = NumberOrString::String(format!("crosscheck/index/{}", state.next_id()));
+    let progress_ok = caps.work_done_progress
+        && state
+            .client
+            .create_work_done_progress(token.clone())
+            .await
+            .is_ok();
+    let progress = if progress_ok {
+        Some(
+            state
+                .client
+                .progress(token, "crosscheck: analysing workspace")
+                .with_message("listing files")
+                .with_percentage(0)
+                .begin()
+                .await,
+        )
+    } else {
+        None
+    };
+    let mut total = 0usize;
+    for root in roots {
+        let (_, settings, excl) = lock(&state.config).for_path(Some(&root));
+        let cancel = state.cancel.clone();
+        let r = root.clone();
+        let ex = Arc::clone(&excl);
+        let respect = settings.respect_gitignore;
+        let files = tokio::task::spawn_blocking(move || {
+            list_files(&r, respect, &|p| ex.is_excluded(p), &cancel)
+        })
+        .await
+        .unwrap_or_default();
+        let n = files.len().max(1);
+        for (i, chunk) in files.chunks(32).enumerate() {
+            if state.cancel.is_cancelled() {
+                break;
+            }
+            let chunk: Vec<PathBuf> = chunk.to_vec();
+            let max = settings.max_file_bytes;
+            let parsed = tokio::task::spawn_blocking(move || {
+                chunk
+                    .into_iter()
+                    .map(|p| {
+                        let r = read_source(&p, max);
+                        (p, r)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap_or_default();
+            {
+                let mut ws = lock(&state.workspace);
+                if !ws.folders.contains_key(&root) {
+                    break;
+                }
+                for (p, r) in parsed {
+                    match r {
+                        Ok(f) => {
+                            ws.disk.insert(p, Arc::new(f));
+                            total += 1;
+                        }
+                        Err(e) => tracing::debug!("skipping {}: {e}", p.display()),
+                    }
+                }
+            }
+            if let Some(p) = &progress {
+                let done = ((i + 1) * 32).min(n);
+                p.report_with_message(
+                    format!("{done}/{n} files in {}", root.display()),
+                    (done * 100 / n) as u32,
+                )
+                .await;
+            }
+        }
+    }
+    if let Some(p) = progress {
+        p.finish_with_message(format!("{total} files")).await;
+    }
+    state
+        .log(
+            MessageType::INFO,
+            format!(
+                "crosscheck: read {total} workspace files in {:.0} ms",
+                started.elapsed().as_secs_f64() * 1000.0
+            ),
+        )
+        .await;
+    state.wake_workspace();
+}

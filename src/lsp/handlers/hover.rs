@@ -1,0 +1,188 @@
+//! `textDocument/hover` on a function: its CFG summary, callers and callees, findings in it
+//! (with tiers), and what the LLM said, if anything is known. Computed from the current parse
+//! and stored results only: never waits for analysis or the network.
+
+use crate::lsp::encoding;
+use crate::lsp::engine::{self, FunctionFacts};
+use crate::lsp::scheduler::{CheckState, Verdict};
+use crate::lsp::server::{lock, State};
+use crate::lsp::workspace::unit_path;
+use crate::syntax::Cancel;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use tower_lsp_server::ls_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+
+/// At most this many callers / callees are listed.
+const MAX_LISTED: usize = 10;
+
+pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
+    let pos = params.text_document_position_params;
+    let uri = pos.text_document.uri.as_str().to_string();
+    let (parsed, version) = {
+        let docs = lock(&state.docs);
+        let d = docs.get(&uri)?;
+        (d.parsed()?, d.version)
+    };
+    let enc = state.encoding();
+    let offset = encoding::offset_of(&parsed.text, &parsed.lines, pos.position, enc);
+    let f = engine::function_at_offset(&parsed, offset, &Cancel::never())?;
+    let markdown = render(state, &uri, version, &f);
+    let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, f.start_line);
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: markdown,
+        }),
+        range: Some(encoding::range_of(&parsed.text, &parsed.lines, a, b, enc)),
+    })
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "**`{}{}`** ({:?}, lines {}-{})\n",
+        f.name, f.signature, f.kind, f.start_line, f.end_line
+    );
+    let s = &f.summary;
+    let _ = writeln!(
+        md,
+        "**CFG**: {} · {} · {} · cyclomatic {}{}\n",
+        plural(s.branches, "branch", "branches"),
+        plural(s.loops, "loop", "loops"),
+        plural(s.exits, "exit", "exits"),
+        s.cyclomatic,
+        if f.partial {
+            " — *partial: part of this function does not parse*"
+        } else {
+            ""
+        }
+    );
+    // Callers and callees from the latest workspace call graph.
+    let path = unit_path(uri);
+    let ip = Arc::clone(&lock(&state.interproc));
+    let me = |file: &Option<String>, name: &str, sig: &Option<String>| {
+        file.as_deref() == Some(path.as_str())
+            && name == f.name
+            && sig.as_deref() == Some(f.signature.as_str())
+    };
+    let mut callers: Vec<String> = ip
+        .edges
+        .iter()
+        .filter(|e| me(&e.callee.file, &e.callee.name, &e.callee.signature))
+        .map(|e| {
+            let file = e.caller.file.as_deref().map(short_name).unwrap_or_default();
+            format!("`{}` ({file}:{})", e.caller.name, e.line)
+        })
+        .collect();
+    callers.dedup();
+    let mut callees: Vec<String> = ip
+        .edges
+        .iter()
+        .filter(|e| me(&e.caller.file, &e.caller.name, &e.caller.signature))
+        .map(|e| {
+            if e.callee.file.is_none() {
+                format!("`{}` (external)", e.callee.name)
+            } else {
+                format!("`{}`", e.callee.name)
+            }
+        })
+        .collect();
+    callees.sort();
+    callees.dedup();
+    let list = |items: &[String]| -> String {
+        if items.is_empty() {
+            return "none".to_string();
+        }
+        let mut s = items
+            .iter()
+            .take(MAX_LISTED)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if items.len() > MAX_LISTED {
+            let _ = write!(s, ", and {} more", items.len() - MAX_LISTED);
+        }
+        s
+    };
+    if ip.generation == 0 {
+        let _ = writeln!(md, "**Callers / callees**: workspace analysis pending\n");
+    } else {
+        let _ = writeln!(md, "**Callers** ({}): {}\n", callers.len(), list(&callers));
+        let _ = writeln!(md, "**Callees** ({}): {}\n", callees.len(), list(&callees));
+        if let Some(note) = &ip.note {
+            let _ = writeln!(md, "*{note}*\n");
+        }
+    }
+    // Findings in this function (deterministic and workspace-level, e.g. taint flows).
+    let analysis = lock(&state.analyses).get(uri).cloned();
+    let mut in_fn: Vec<String> = Vec::new();
+    if let Some(a) = analysis.filter(|a| a.version == version) {
+        let ws = ip.findings.get(&a.path).cloned().unwrap_or_default();
+        for fd in a.findings.iter().chain(ws.iter()) {
+            if f.start_line <= fd.line && fd.line <= f.end_line {
+                in_fn.push(format!(
+                    "line {}: `{}` {} (*{}*)",
+                    fd.line,
+                    fd.rule,
+                    fd.message,
+                    fd.tier.name()
+                ));
+            }
+        }
+    }
+    if !in_fn.is_empty() {
+        let _ = writeln!(md, "**Findings**:\n");
+        for l in in_fn.iter().take(MAX_LISTED) {
+            let _ = writeln!(md, "- {l}");
+        }
+        md.push('\n');
+    }
+    // What the LLM said.
+    let excluded = lock(&state.docs).get(uri).is_none_or(|d| d.excluded);
+    let (_, settings, _) = state.settings_for_uri(uri);
+    let llm = match state.scheduler.state(uri, &f.id, &f.text) {
+        _ if excluded => "file excluded: never sent to an LLM".to_string(),
+        CheckState::Unavailable(_) if state.scheduler.is_available() && !settings.llm_enabled => {
+            "LLM cross-checks are disabled by configuration".to_string()
+        }
+        CheckState::Unavailable(reason) => reason,
+        CheckState::Pending => "pending… (queued for a cross-check)".to_string(),
+        CheckState::Failed(m) => format!("the check failed: {m}"),
+        CheckState::Done(o) => {
+            let mut s = format!(
+                "`{}` · {} · instability {:.2}\n\n",
+                o.model,
+                plural(o.samples as usize, "sample", "samples"),
+                o.instability
+            );
+            if let Some(e) = &o.explanation {
+                let _ = write!(s, "*Explanation (tier: llm-only, unverified)*: {e}\n\n");
+            }
+            let tier = match o.verdict {
+                Verdict::Agree => "confirmed",
+                Verdict::Disagree => "refuted",
+                Verdict::Unknown => "unknown",
+            };
+            let _ = write!(
+                s,
+                "*CFG cross-check*: {} → **{tier}**",
+                o.comparison.as_deref().unwrap_or("no comparison")
+            );
+            s
+        }
+    };
+    let _ = writeln!(md, "**LLM**: {llm}");
+    md
+}
+
+fn short_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string())
+}

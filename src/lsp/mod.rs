@@ -1,0 +1,39 @@
+//! The language server (`crosscheck lsp`): the only module that knows LSP types.
+//!
+//! Thin protocol handlers (`handlers/`, one per method) convert LSP types at the boundary and
+//! call the core: `syntax` for parsing, `analysis` for the deterministic results, and a
+//! [`scheduler::FunctionChecker`] for LLM cross-checks. Module map:
+//!
+//! * [`server`]: shared state, the concurrency model, the analysis and workspace loops,
+//!   serving over stdio or any byte stream.
+//! * [`encoding`]: position encoding negotiation and ALL position <-> offset conversions.
+//! * [`documents`]: open documents and incremental synchronisation.
+//! * [`config`]: configuration sources, precedence, the workspace trust boundary.
+//! * [`exclusions`]: exclusion patterns and `.gitignore`.
+//! * [`engine`]: runs the deterministic core on a document.
+//! * [`findings`]: the internal finding shape, providers, suppression comments.
+//! * [`diagnostics`]: tiers, presentation, conversion to LSP diagnostics.
+//! * [`scheduler`]: background per-function LLM checks (debounce, cache, cancellation).
+//! * [`checker`]: the interim LLM checker over `llm::LlmClient`.
+//! * [`transport`]: input hardening (malformed frames are answered, not fatal).
+//! * [`workspace`]: folders, files on disk, the call graph and workspace findings.
+//! * [`client`]: a minimal LSP client (in-process tests and the latency benchmark).
+//! * [`bench`]: the didChange -> publishDiagnostics latency benchmark.
+
+pub mod bench;
+pub mod checker;
+pub mod client;
+pub mod config;
+pub mod diagnostics;
+pub mod documents;
+pub mod encoding;
+pub mod engine;
+pub mod exclusions;
+pub mod findings;
+pub mod handlers;
+pub mod scheduler;
+pub mod server;
+pub mod transport;
+pub mod workspace;
+
+pub use server::{build_service, run_stdio, serve, ServerOptions};

@@ -1,0 +1,968 @@
+//! The server: shared state, the `LanguageServer` implementation (thin: every method delegates
+//! to `handlers/`), the background analysis loops, and serving over any byte stream.
+//!
+//! # Concurrency model
+//!
+//! tower-lsp-server runs up to 4 handlers concurrently. Text synchronisation
+//! (`didOpen`/`didChange`/`didClose`) is therefore applied synchronously inside the handler,
+//! before its first `.await`, so edits are applied strictly in arrival order. The handler then
+//! queues the document for the **analysis loop**, one task that analyses queued documents on a
+//! blocking thread (coalescing: only the newest version of a document is analysed) and is the
+//! only publisher of diagnostics, so publications are ordered. Each publication carries the
+//! version it was computed for; a result for a version that is no longer current is dropped.
+//! The **workspace loop** recomputes the call graph and workspace-level findings after
+//! changes (debounced, coalesced), asks the analysis loop to republish documents whose
+//! workspace findings changed, and hands the functions of every open document to the
+//! [`Scheduler`] for LLM checks: jobs are made only once the call graph of that change is
+//! known, so a function's callee signatures (part of its cache key) are current and a file
+//! is never checked twice on open. Request handlers
+//! (hover, code actions, commands) only read state: they never wait for analysis or network.
+
+use super::config::{self, ConfigSources, Layer, Settings};
+use super::diagnostics::{self, TextSource};
+use super::documents::Documents;
+use super::engine::{self, FileAnalysis};
+use super::exclusions::Exclusions;
+use super::findings::FindingProvider;
+use super::handlers;
+use super::scheduler::{CheckError, FunctionChecker, FunctionJob, Scheduler, SchedulerEvent};
+use super::transport;
+use super::workspace::{self, Interproc};
+use crate::crosscheck::record::{CacheBackend, RecordSink};
+use crate::syntax::position::{ColumnEncoding, LineIndex};
+use crate::syntax::{Cancel, ParsedFile};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, Notify};
+use tower_lsp_server::jsonrpc::Result as RpcResult;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService, Server};
+
+/// Commands the server executes (`workspace/executeCommand`).
+pub mod commands {
+    pub const SUPPRESS: &str = "crosscheck.suppress";
+    pub const MARK_CORRECT: &str = "crosscheck.markCorrect";
+    pub const MARK_INCORRECT: &str = "crosscheck.markIncorrect";
+    pub const EXPLAIN: &str = "crosscheck.explain";
+    pub const COMPARE_CFG: &str = "crosscheck.compareCfg";
+    pub const ALL: [&str; 5] = [SUPPRESS, MARK_CORRECT, MARK_INCORRECT, EXPLAIN, COMPARE_CFG];
+}
+
+/// Custom request returning the server's internal counters (tests, benchmark, debugging).
+pub const STATUS_REQUEST: &str = "crosscheck/status";
+
+/// What the server is built with. Front ends fill it from the user's environment
+/// ([`ServerOptions::from_environment`]); tests inject fakes.
+pub struct ServerOptions {
+    /// Text of the user's config file (its `[lsp]` table is read).
+    pub user_config: Option<String>,
+    /// The LLM checker; `None` when no LLM is configured.
+    pub checker: Option<Arc<dyn FunctionChecker>>,
+    /// Why there is no checker (shown once with `window/showMessage`, and in hovers).
+    pub llm_unavailable: String,
+    pub cache: Option<Arc<dyn CacheBackend>>,
+    pub records: Option<Arc<dyn RecordSink>>,
+    /// Workspace-level (interprocedural) finding providers.
+    pub providers: Vec<Arc<dyn FindingProvider>>,
+    /// At most this many LLM checks at once.
+    pub max_concurrent_checks: usize,
+    /// Quiet time before the workspace loop recomputes the call graph.
+    pub workspace_debounce: Duration,
+    /// Seconds since the Unix epoch (for human labels).
+    pub clock: fn() -> i64,
+    /// Warnings gathered while loading the options, logged after `initialized`.
+    pub warnings: Vec<String>,
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            user_config: None,
+            checker: None,
+            llm_unavailable: NO_LLM.to_string(),
+            cache: None,
+            records: None,
+            providers: Vec::new(),
+            max_concurrent_checks: 4,
+            workspace_debounce: Duration::from_millis(150),
+            clock: unix_now,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The message shown when no LLM is configured.
+pub const NO_LLM: &str = "LLM not configured: crosscheck runs deterministic analysis only. Set \
+     `base_url` and `model` in the [llm] table of ~/.config/crosscheck/config.toml to enable \
+     LLM cross-checks.";
+
+impl ServerOptions {
+    /// Options from the user's real environment: the user config file and the LLM settings
+    /// (`llm::LlmSettings::load`). Never fails: problems become warnings.
+    pub fn from_environment() -> ServerOptions {
+        use crate::llm::{Budget, BudgetedClient, HttpClient, LlmSettings};
+        let mut opts = ServerOptions::default();
+        let env = |k: &str| std::env::var(k).ok();
+        if let Some(path) = crate::llm::settings::config_path(&env) {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => opts.user_config = Some(text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => opts
+                    .warnings
+                    .push(format!("cannot read {}: {e}", path.display())),
+            }
+        }
+        match LlmSettings::load() {
+            Ok(s) if s.is_configured() => {
+                opts.max_concurrent_checks = s.max_concurrent.max(1) as usize;
+                let budget = Budget::new(s.session_token_budget, s.daily_token_budget);
+                match HttpClient::new(s) {
+                    Ok(c) => {
+                        let client = BudgetedClient::new(c, Arc::new(Mutex::new(budget)));
+                        opts.checker =
+                            Some(Arc::new(super::checker::LlmChecker::new(Arc::new(client))));
+                    }
+                    Err(e) => opts.llm_unavailable = format!("LLM not available: {e}"),
+                }
+            }
+            Ok(_) => {}
+            Err(e) => opts.llm_unavailable = format!("LLM settings are invalid: {e}"),
+        }
+        opts
+    }
+}
+
+/// Messages to the analysis loop.
+#[derive(Debug)]
+pub(crate) enum EngineMsg {
+    /// Analyse the current version of a document and publish.
+    Analyze(String),
+    /// Publish again from stored results (an LLM result or workspace findings arrived).
+    Republish(String),
+    /// The document was closed: clear its diagnostics (unless it was reopened).
+    Closed(String),
+    /// A check failed; tell the user once when the LLM is unreachable.
+    LlmProblem(CheckError),
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ClientCaps {
+    pub work_done_progress: bool,
+    pub watched_files_dynamic: bool,
+    pub configuration: bool,
+}
+
+/// Configuration of one workspace folder (or of files outside all folders).
+pub(crate) struct RootConfig {
+    pub layer: Option<Layer>,
+    pub settings: Settings,
+    pub exclusions: Arc<Exclusions>,
+}
+
+/// All configuration state.
+pub(crate) struct ConfigState {
+    pub sources: ConfigSources,
+    pub roots: BTreeMap<PathBuf, RootConfig>,
+    pub outside: RootConfig,
+}
+
+impl ConfigState {
+    fn new(sources: ConfigSources) -> (ConfigState, Vec<String>) {
+        let (settings, notes) = config::resolve(&sources, None);
+        let (exclusions, mut warnings) = Exclusions::new(None, &settings);
+        warnings.extend(notes);
+        (
+            ConfigState {
+                sources,
+                roots: BTreeMap::new(),
+                outside: RootConfig {
+                    layer: None,
+                    settings,
+                    exclusions: Arc::new(exclusions),
+                },
+            },
+            warnings,
+        )
+    }
+
+    /// Settings and exclusions for a file: the innermost workspace folder containing it.
+    pub fn for_path(&self, path: Option<&Path>) -> (Option<PathBuf>, Settings, Arc<Exclusions>) {
+        let root = path.and_then(|p| {
+            self.roots
+                .keys()
+                .filter(|r| p.starts_with(r))
+                .max_by_key(|r| r.components().count())
+                .cloned()
+        });
+        let rc = root
+            .as_ref()
+            .and_then(|r| self.roots.get(r))
+            .unwrap_or(&self.outside);
+        (root, rc.settings.clone(), Arc::clone(&rc.exclusions))
+    }
+
+    /// Reads `crosscheck.toml` of a folder (absent: no layer). Returns warnings.
+    pub fn load_workspace_file(&mut self, root: &Path) -> Vec<String> {
+        let file = root.join(config::WORKSPACE_FILE);
+        let (layer, warnings) = match std::fs::read_to_string(&file) {
+            Ok(text) => {
+                let p = config::parse_workspace_file(&text);
+                let w = p
+                    .warnings
+                    .into_iter()
+                    .map(|w| format!("{}: {w}", file.display()))
+                    .collect();
+                (Some(p.layer), w)
+            }
+            Err(_) => (None, Vec::new()),
+        };
+        let entry = self
+            .roots
+            .entry(root.to_path_buf())
+            .or_insert_with(|| RootConfig {
+                layer: None,
+                settings: Settings::default(),
+                exclusions: Arc::new(Exclusions::new(Some(root), &Settings::default()).0),
+            });
+        entry.layer = layer;
+        warnings
+    }
+
+    /// Recomputes effective settings and exclusion matchers of every folder.
+    pub fn rebuild(&mut self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let (s, notes) = config::resolve(&self.sources, None);
+        let (ex, w) = Exclusions::new(None, &s);
+        warnings.extend(notes);
+        warnings.extend(w);
+        self.outside.settings = s;
+        self.outside.exclusions = Arc::new(ex);
+        for (root, rc) in self.roots.iter_mut() {
+            let (s, notes) = config::resolve(&self.sources, rc.layer.as_ref());
+            let (ex, w) = Exclusions::new(Some(root), &s);
+            warnings.extend(
+                notes
+                    .into_iter()
+                    .map(|n| format!("{}: {n}", root.display())),
+            );
+            warnings.extend(w);
+            rc.settings = s;
+            rc.exclusions = Arc::new(ex);
+        }
+        warnings
+    }
+}
+
+/// Files on disk of the workspace folders.
+#[derive(Default)]
+pub(crate) struct WorkspaceState {
+    /// Folder root -> folder URI.
+    pub folders: BTreeMap<PathBuf, String>,
+    /// Parsed files not necessarily open in the editor.
+    pub disk: BTreeMap<PathBuf, Arc<ParsedFile>>,
+}
+
+/// Shared server state.
+pub struct State {
+    pub(crate) client: Client,
+    pub(crate) records: Option<Arc<dyn RecordSink>>,
+    pub(crate) providers: Vec<Arc<dyn FindingProvider>>,
+    pub(crate) clock: fn() -> i64,
+    pub(crate) workspace_debounce: Duration,
+    pub(crate) encoding: Mutex<ColumnEncoding>,
+    pub(crate) docs: Mutex<Documents>,
+    pub(crate) config: Mutex<ConfigState>,
+    pub(crate) workspace: Mutex<WorkspaceState>,
+    pub(crate) analyses: Mutex<BTreeMap<String, Arc<FileAnalysis>>>,
+    pub(crate) published: Mutex<BTreeMap<String, Vec<Diagnostic>>>,
+    pub(crate) interproc: Mutex<Arc<Interproc>>,
+    pub(crate) scheduler: Scheduler,
+    pub(crate) engine_tx: mpsc::UnboundedSender<EngineMsg>,
+    engine_rx: Mutex<Option<mpsc::UnboundedReceiver<EngineMsg>>>,
+    pub(crate) workspace_wake: Arc<Notify>,
+    pub(crate) trace: Mutex<TraceValue>,
+    pub(crate) shutdown: Arc<AtomicBool>,
+    pub(crate) llm_notice_sent: AtomicBool,
+    pub(crate) caps: Mutex<ClientCaps>,
+    pub(crate) pending_logs: Mutex<Vec<(MessageType, String)>>,
+    pub(crate) cancel: Cancel,
+    pub(crate) counter: AtomicU64,
+    pub(crate) workspace_generation: AtomicU64,
+    pub(crate) publications: AtomicU64,
+    /// Messages sent to the analysis loop and not processed yet.
+    pub(crate) engine_queued: Arc<AtomicU64>,
+    /// Workspace-loop wake-ups requested, and the last one whose results are applied.
+    pub(crate) wakes: AtomicU64,
+    pub(crate) wakes_done: AtomicU64,
+}
+
+/// Locks a mutex, recovering from poisoning (a panicking holder must not wedge the server).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl State {
+    fn new(client: Client, opts: ServerOptions, shutdown: Arc<AtomicBool>) -> State {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let notify_tx = tx.clone();
+        let engine_queued = Arc::new(AtomicU64::new(0));
+        let queued = Arc::clone(&engine_queued);
+        let scheduler = Scheduler::new(
+            opts.checker,
+            opts.cache,
+            opts.max_concurrent_checks,
+            opts.llm_unavailable.clone(),
+            move |ev| {
+                let send = |m: EngineMsg| {
+                    queued.fetch_add(1, Ordering::SeqCst);
+                    if notify_tx.send(m).is_err() {
+                        queued.fetch_sub(1, Ordering::SeqCst);
+                    }
+                };
+                match ev {
+                    SchedulerEvent::Result { doc } => send(EngineMsg::Republish(doc)),
+                    SchedulerEvent::Failed { doc, error } => {
+                        send(EngineMsg::Republish(doc));
+                        send(EngineMsg::LlmProblem(error));
+                    }
+                }
+            },
+        );
+        let mut warnings = opts.warnings;
+        let user = match &opts.user_config {
+            Some(text) => {
+                let p = config::parse_user_file(text);
+                warnings.extend(p.warnings);
+                p.layer
+            }
+            None => Layer::default(),
+        };
+        let (config, w) = ConfigState::new(ConfigSources {
+            user,
+            ..ConfigSources::default()
+        });
+        warnings.extend(w);
+        let mut pending: Vec<(MessageType, String)> = warnings
+            .into_iter()
+            .map(|w| (MessageType::WARNING, w))
+            .collect();
+        if !scheduler.is_available() {
+            pending.push((MessageType::INFO, opts.llm_unavailable.clone()));
+        }
+        State {
+            client,
+            records: opts.records,
+            providers: opts.providers,
+            clock: opts.clock,
+            workspace_debounce: opts.workspace_debounce,
+            encoding: Mutex::new(ColumnEncoding::Utf16),
+            docs: Mutex::new(Documents::default()),
+            config: Mutex::new(config),
+            workspace: Mutex::new(WorkspaceState::default()),
+            analyses: Mutex::new(BTreeMap::new()),
+            published: Mutex::new(BTreeMap::new()),
+            interproc: Mutex::new(Arc::new(Interproc::default())),
+            scheduler,
+            engine_tx: tx,
+            engine_rx: Mutex::new(Some(rx)),
+            workspace_wake: Arc::new(Notify::new()),
+            trace: Mutex::new(TraceValue::Off),
+            shutdown,
+            llm_notice_sent: AtomicBool::new(false),
+            caps: Mutex::new(ClientCaps::default()),
+            pending_logs: Mutex::new(pending),
+            cancel: Cancel::new(),
+            counter: AtomicU64::new(0),
+            workspace_generation: AtomicU64::new(0),
+            publications: AtomicU64::new(0),
+            engine_queued,
+            wakes: AtomicU64::new(0),
+            wakes_done: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn encoding(&self) -> ColumnEncoding {
+        *lock(&self.encoding)
+    }
+
+    pub(crate) fn send(&self, msg: EngineMsg) {
+        self.engine_queued.fetch_add(1, Ordering::SeqCst);
+        if self.engine_tx.send(msg).is_err() {
+            self.engine_queued.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Asks the workspace loop for a new workspace analysis.
+    pub(crate) fn wake_workspace(&self) {
+        self.wakes.fetch_add(1, Ordering::SeqCst);
+        self.workspace_wake.notify_one();
+    }
+
+    /// True when no analysis, workspace analysis or LLM check is queued or running.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.engine_queued.load(Ordering::SeqCst) == 0
+            && self.wakes_done.load(Ordering::SeqCst) >= self.wakes.load(Ordering::SeqCst)
+            && self.scheduler.stats().pending == 0
+    }
+
+    /// Settings, exclusions and root for a document URI.
+    pub(crate) fn settings_for_uri(
+        &self,
+        uri: &str,
+    ) -> (Option<PathBuf>, Settings, Arc<Exclusions>) {
+        let path = workspace::file_path(uri);
+        lock(&self.config).for_path(path.as_deref())
+    }
+
+    /// Logs to the client (`window/logMessage`) and to stderr.
+    pub(crate) async fn log(&self, typ: MessageType, msg: impl Into<String>) {
+        let msg = msg.into();
+        if typ == MessageType::ERROR || typ == MessageType::WARNING {
+            tracing::warn!("{msg}");
+        } else {
+            tracing::info!("{msg}");
+        }
+        self.client.log_message(typ, msg).await;
+    }
+
+    /// `$/logTrace` when the client asked for traces.
+    pub(crate) async fn log_trace(&self, message: String, verbose: impl FnOnce() -> String) {
+        let t = *lock(&self.trace);
+        if t == TraceValue::Off {
+            return;
+        }
+        let verbose = (t == TraceValue::Verbose).then(verbose);
+        self.client
+            .send_notification::<notification::LogTrace>(LogTraceParams { message, verbose })
+            .await;
+    }
+
+    /// LLM jobs for the functions of an analysed document (empty when the LLM must not see it).
+    fn jobs_for(&self, a: &FileAnalysis, settings: &Settings, excluded: bool) -> Vec<FunctionJob> {
+        if excluded || !settings.llm_enabled {
+            return Vec::new();
+        }
+        let ip = Arc::clone(&lock(&self.interproc));
+        a.functions
+            .iter()
+            .map(|f| {
+                let mut callees: Vec<String> = ip
+                    .edges
+                    .iter()
+                    .filter(|e| {
+                        // Defined callees only: an external callee is named by the call text,
+                        // which is part of the function's text already.
+                        e.callee.file.is_some()
+                            && e.caller.file.as_deref() == Some(a.path.as_str())
+                            && e.caller.name == f.name
+                            && e.caller.signature.as_deref() == Some(f.signature.as_str())
+                    })
+                    .map(|e| {
+                        format!(
+                            "{}{}",
+                            e.callee.name,
+                            e.callee.signature.as_deref().unwrap_or("")
+                        )
+                    })
+                    .collect();
+                callees.sort();
+                callees.dedup();
+                FunctionJob {
+                    doc: a.uri.clone(),
+                    version: a.version,
+                    language: a.language,
+                    fn_id: f.id.clone(),
+                    function: f.name.clone(),
+                    signature: f.signature.clone(),
+                    start_line: f.start_line,
+                    text: f.text.clone(),
+                    callees,
+                    analyzer: f.summary,
+                }
+            })
+            .collect()
+    }
+
+    /// (Re)schedules LLM checks for a document from its latest analysis.
+    pub(crate) fn schedule_llm(&self, uri: &str) {
+        if !self.scheduler.is_available() {
+            return;
+        }
+        let Some(a) = lock(&self.analyses).get(uri).cloned() else {
+            self.scheduler.forget(uri);
+            return;
+        };
+        let excluded = lock(&self.docs).get(uri).is_none_or(|d| d.excluded);
+        let (_, settings, _) = self.settings_for_uri(uri);
+        let jobs = self.jobs_for(&a, &settings, excluded);
+        self.scheduler
+            .update(uri, jobs, Duration::from_millis(settings.llm_debounce_ms));
+    }
+
+    /// Analyses the current version of a document on a blocking thread; stores the result
+    /// unless the document changed meanwhile. Returns true when a fresh result was stored.
+    async fn analyze_doc(self: &Arc<Self>, uri: &str) -> bool {
+        let snapshot = {
+            let docs = lock(&self.docs);
+            docs.get(uri).map(|d| (d.version, d.parsed()))
+        };
+        let Some((version, parsed)) = snapshot else {
+            return false;
+        };
+        let Some(parsed) = parsed else {
+            // Excluded or unsupported: nothing to analyse; clear what was there.
+            lock(&self.analyses).remove(uri);
+            self.scheduler.forget(uri);
+            return true;
+        };
+        let path = workspace::unit_path(uri);
+        let cancel = self.cancel.clone();
+        let uri_owned = uri.to_string();
+        let joined = tokio::task::spawn_blocking(move || {
+            engine::analyze(&uri_owned, &path, version, &parsed, &cancel)
+        })
+        .await;
+        let Ok(analysis) = joined else {
+            return false;
+        };
+        if lock(&self.docs).version(uri) != Some(version) {
+            return false;
+        }
+        let elapsed = analysis.elapsed_ms;
+        let functions = analysis.functions.len();
+        lock(&self.analyses).insert(uri.to_string(), Arc::new(analysis));
+        self.log_trace(format!("analysed {uri} v{version}"), || {
+            format!("{functions} functions in {elapsed:.1} ms")
+        })
+        .await;
+        true
+    }
+
+    /// Publishes the document's diagnostics from stored results (if they are current).
+    async fn publish(&self, uri: &str) {
+        let Some((version, text, lines, partial_doc)) = ({
+            let docs = lock(&self.docs);
+            docs.get(uri).map(|d| {
+                (
+                    d.version,
+                    Arc::<str>::from(d.text()),
+                    d.lines().clone(),
+                    d.parsed().is_none(),
+                )
+            })
+        }) else {
+            return;
+        };
+        let Ok(parsed_uri) = uri.parse::<Uri>() else {
+            return;
+        };
+        let analysis = lock(&self.analyses).get(uri).cloned();
+        let diags = match analysis {
+            Some(a) if a.version == version => {
+                let (_, settings, _) = self.settings_for_uri(uri);
+                let ws_findings = lock(&self.interproc)
+                    .findings
+                    .get(&a.path)
+                    .cloned()
+                    .unwrap_or_default();
+                // Only outcomes about the functions' current text (a function edited since
+                // its check shows no stale LLM data until it is re-checked).
+                let stored = self.scheduler.outcomes(uri);
+                let outcomes: BTreeMap<String, Arc<super::scheduler::CheckOutcome>> = a
+                    .functions
+                    .iter()
+                    .filter_map(|f| {
+                        let s = stored.get(&f.id)?;
+                        (s.text_hash == super::scheduler::text_hash(&f.text))
+                            .then(|| (f.id.clone(), Arc::clone(&s.outcome)))
+                    })
+                    .collect();
+                let merged = diagnostics::merge(&a, &ws_findings, &outcomes);
+                let presented = diagnostics::present(merged, &settings, &text, &lines);
+                diagnostics::to_lsp(
+                    &presented,
+                    &parsed_uri,
+                    &a.path,
+                    &text,
+                    &lines,
+                    a.partial,
+                    self.encoding(),
+                    self,
+                )
+            }
+            Some(_) => return,
+            None if partial_doc => Vec::new(),
+            None => return,
+        };
+        lock(&self.published).insert(uri.to_string(), diags.clone());
+        self.publications.fetch_add(1, Ordering::Relaxed);
+        self.client
+            .publish_diagnostics(parsed_uri, diags, Some(version))
+            .await;
+    }
+
+    /// The analysis loop (see the module docs).
+    async fn engine_loop(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<EngineMsg>) {
+        while let Some(first) = rx.recv().await {
+            let mut batch = vec![first];
+            while let Ok(m) = rx.try_recv() {
+                batch.push(m);
+            }
+            let taken = batch.len() as u64;
+            let mut analyze = BTreeSet::new();
+            let mut republish = BTreeSet::new();
+            let mut closed = BTreeSet::new();
+            let mut problems = Vec::new();
+            for m in batch {
+                match m {
+                    EngineMsg::Analyze(u) => {
+                        closed.remove(&u);
+                        analyze.insert(u);
+                    }
+                    EngineMsg::Republish(u) => {
+                        republish.insert(u);
+                    }
+                    EngineMsg::Closed(u) => {
+                        closed.insert(u);
+                    }
+                    EngineMsg::LlmProblem(e) => problems.push(e),
+                }
+            }
+            if self.shutdown.load(Ordering::Relaxed) {
+                self.engine_queued.fetch_sub(taken, Ordering::SeqCst);
+                continue;
+            }
+            for u in &closed {
+                let open = lock(&self.docs).get(u).is_some();
+                if !open {
+                    if let Ok(uri) = u.parse::<Uri>() {
+                        lock(&self.published).remove(u);
+                        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+                    }
+                }
+            }
+            let mut changed_any = false;
+            for u in &analyze {
+                if self.analyze_doc(u).await {
+                    changed_any = true;
+                    self.publish(u).await;
+                }
+            }
+            for u in republish.difference(&analyze) {
+                self.publish(u).await;
+            }
+            for e in problems {
+                self.llm_problem(e).await;
+            }
+            if changed_any {
+                self.wake_workspace();
+            }
+            self.engine_queued.fetch_sub(taken, Ordering::SeqCst);
+        }
+    }
+
+    async fn llm_problem(&self, e: CheckError) {
+        match &e {
+            CheckError::Unreachable(_) | CheckError::NotConfigured(_) => {
+                if !self.llm_notice_sent.swap(true, Ordering::SeqCst) {
+                    self.client
+                        .show_message(
+                            MessageType::WARNING,
+                            format!(
+                                "crosscheck: {e}. Deterministic analysis keeps working; LLM \
+                                 cross-checks are retried when functions change."
+                            ),
+                        )
+                        .await;
+                }
+                self.log(MessageType::WARNING, e.to_string()).await;
+            }
+            CheckError::Failed(_) => self.log(MessageType::WARNING, e.to_string()).await,
+        }
+    }
+
+    /// Units for the workspace analyses: disk files, with open documents' editor text.
+    fn workspace_units(&self) -> Vec<(String, Arc<ParsedFile>)> {
+        let mut units: BTreeMap<String, Arc<ParsedFile>> = BTreeMap::new();
+        {
+            let ws = lock(&self.workspace);
+            for (p, f) in &ws.disk {
+                units.insert(p.to_string_lossy().into_owned(), Arc::clone(f));
+            }
+        }
+        let docs = lock(&self.docs);
+        for d in docs.iter() {
+            let path = workspace::unit_path(&d.uri);
+            match d.parsed() {
+                Some(p) => {
+                    units.insert(path, p);
+                }
+                None => {
+                    units.remove(&path);
+                }
+            }
+        }
+        units.into_iter().collect()
+    }
+
+    /// The workspace loop (see the module docs).
+    async fn workspace_loop(self: Arc<Self>) {
+        loop {
+            self.workspace_wake.notified().await;
+            if self.shutdown.load(Ordering::Relaxed) {
+                return;
+            }
+            tokio::time::sleep(self.workspace_debounce).await;
+            let target = self.wakes.load(Ordering::SeqCst);
+            let generation = self.workspace_generation.fetch_add(1, Ordering::SeqCst) + 1;
+            let units = self.workspace_units();
+            let providers = self.providers.clone();
+            let cancel = self.cancel.clone();
+            let started = std::time::Instant::now();
+            let joined = tokio::task::spawn_blocking(move || {
+                workspace::compute_interproc(generation, &units, &providers, &cancel)
+            })
+            .await;
+            let Ok(new) = joined else {
+                self.wakes_done.fetch_max(target, Ordering::SeqCst);
+                continue;
+            };
+            let edges = new.edges.len();
+            let old = std::mem::replace(&mut *lock(&self.interproc), Arc::new(new.clone()));
+            // Republish documents whose workspace findings changed; re-check functions whose
+            // callees changed (the scheduler keeps unchanged keys). No `.await` between storing
+            // the new results and scheduling, so readers never see one without the other.
+            let uris = lock(&self.docs).uris();
+            for u in uris {
+                let path = workspace::unit_path(&u);
+                if old.findings.get(&path) != new.findings.get(&path) {
+                    self.send(EngineMsg::Republish(u.clone()));
+                }
+                self.schedule_llm(&u);
+            }
+            self.wakes_done.fetch_max(target, Ordering::SeqCst);
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            self.log_trace(
+                format!("workspace analysis #{generation}: {edges} call edges"),
+                || format!("{ms:.1} ms"),
+            )
+            .await;
+        }
+    }
+
+    /// Re-reads settings after a configuration change: re-classifies open documents
+    /// (exclusions) and re-analyses them.
+    pub(crate) async fn reconfigure(self: &Arc<Self>) {
+        let warnings = lock(&self.config).rebuild();
+        for w in warnings {
+            self.log(MessageType::WARNING, w).await;
+        }
+        let uris = lock(&self.docs).uris();
+        for u in &uris {
+            let (_, settings, excl) = self.settings_for_uri(u);
+            let mut docs = lock(&self.docs);
+            if let Some(d) = docs.get_mut(u) {
+                let lang = super::documents::detect_language(u, &d.language_id);
+                let path = workspace::file_path(u);
+                let excluded = path.as_deref().is_some_and(|p| excl.is_excluded(p))
+                    || d.text().len() > settings.max_file_bytes;
+                d.reclassify(lang, excluded);
+            }
+        }
+        for u in uris {
+            self.send(EngineMsg::Analyze(u));
+        }
+        self.wake_workspace();
+    }
+
+    /// Starts the background loops (once, at `initialize`).
+    pub(crate) fn start(self: &Arc<Self>) {
+        if let Some(rx) = lock(&self.engine_rx).take() {
+            tokio::spawn(Arc::clone(self).engine_loop(rx));
+            tokio::spawn(Arc::clone(self).workspace_loop());
+        }
+    }
+
+    pub(crate) fn next_id(&self) -> u64 {
+        self.counter.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+impl TextSource for State {
+    fn text_of(&self, path: &str) -> Option<(Arc<str>, Arc<LineIndex>)> {
+        let open = {
+            let docs = lock(&self.docs);
+            let found = docs
+                .iter()
+                .find(|d| workspace::unit_path(&d.uri) == path)
+                .map(|d| (Arc::from(d.text()), Arc::new(d.lines().clone())));
+            found
+        };
+        if open.is_some() {
+            return open;
+        }
+        let ws = lock(&self.workspace);
+        ws.disk
+            .get(Path::new(path))
+            .map(|f| (Arc::from(f.text.as_str()), Arc::new(f.lines.clone())))
+    }
+}
+
+/// The `LanguageServer` implementation: every method delegates to a handler.
+pub struct Backend {
+    pub(crate) state: Arc<State>,
+}
+
+impl Backend {
+    /// The server's shared state (tests and the benchmark read counters from it).
+    pub fn state(&self) -> Arc<State> {
+        Arc::clone(&self.state)
+    }
+
+    async fn set_trace(&self, params: SetTraceParams) {
+        handlers::set_trace::handle(&self.state, params);
+    }
+
+    async fn status(&self) -> RpcResult<serde_json::Value> {
+        Ok(handlers::status::handle(&self.state))
+    }
+
+    /// Answers a malformed message replaced by [`transport::pump`] with its JSON-RPC error.
+    async fn invalid_message(&self, params: serde_json::Value) -> RpcResult<serde_json::Value> {
+        let code = params
+            .get("code")
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(-32700);
+        let message = params
+            .get("message")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("invalid message")
+            .to_string();
+        tracing::warn!("malformed client message: {message}");
+        Err(tower_lsp_server::jsonrpc::Error {
+            code: code.into(),
+            message: message.into(),
+            data: None,
+        })
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> RpcResult<InitializeResult> {
+        Ok(handlers::initialize::initialize(&self.state, params))
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        handlers::initialize::initialized(&self.state).await;
+    }
+
+    async fn shutdown(&self) -> RpcResult<()> {
+        handlers::shutdown::handle(&self.state);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        handlers::did_open::handle(&self.state, params);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        handlers::did_change::handle(&self.state, params);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        handlers::did_close::handle(&self.state, params);
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        handlers::did_change_configuration::handle(&self.state, params).await;
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        handlers::did_change_workspace_folders::handle(&self.state, params).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        handlers::did_change_watched_files::handle(&self.state, params).await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> RpcResult<Option<Hover>> {
+        Ok(handlers::hover::handle(&self.state, params))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> RpcResult<Option<CodeActionResponse>> {
+        Ok(handlers::code_action::handle(&self.state, params))
+    }
+
+    async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> RpcResult<Option<serde_json::Value>> {
+        handlers::execute_command::handle(&self.state, params).await
+    }
+}
+
+/// Builds the service. The returned flag is set once `shutdown` was received.
+pub fn build_service(opts: ServerOptions) -> (LspService<Backend>, ClientSocket, Arc<AtomicBool>) {
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&shutdown);
+    let (service, socket) = LspService::build(move |client| Backend {
+        state: Arc::new(State::new(client, opts, flag)),
+    })
+    .custom_method("$/setTrace", Backend::set_trace)
+    .custom_method(STATUS_REQUEST, Backend::status)
+    .custom_method(transport::INVALID_MESSAGE, Backend::invalid_message)
+    .finish();
+    (service, socket, shutdown)
+}
+
+/// Serves the protocol over a byte stream until `exit`. Returns the exit code: 0 when
+/// `shutdown` came before `exit` (or the stream ended after it), 1 otherwise. Input passes
+/// through [`transport::pump`], so malformed frames are answered, not fatal.
+pub async fn serve<I, O>(input: I, output: O, opts: ServerOptions) -> i32
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite,
+{
+    let (service, socket, shutdown) = build_service(opts);
+    let (checked, pipe) = tokio::io::duplex(1 << 20);
+    let pumping = tokio::spawn(transport::pump(input, pipe));
+    Server::new(checked, output, socket).serve(service).await;
+    pumping.abort();
+    if shutdown.load(Ordering::SeqCst) {
+        0
+    } else {
+        1
+    }
+}
+
+/// Runs the server on stdin/stdout (blocking). Only the protocol goes to stdout.
+pub fn run_stdio(opts: ServerOptions) -> i32 {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(32 * 1024 * 1024)
+        .thread_name("crosscheck-lsp")
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("crosscheck lsp: cannot start the runtime: {e}");
+            return 1;
+        }
+    };
+    let code = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), opts));
+    // Blocking readers of stdin must not keep the process alive after `exit`.
+    rt.shutdown_background();
+    code
+}
