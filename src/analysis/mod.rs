@@ -10,4 +10,5 @@ pub mod findings;
 pub mod pointsto;
 pub mod report;
 pub mod rules;
+pub mod sarif;
 pub mod taint;

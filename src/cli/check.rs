@@ -1,0 +1,476 @@
+//! `crosscheck check PATH...`: the deterministic findings for pipelines, as SARIF 2.1.0, JSON or
+//! text, with an exit code a pipeline can gate on.
+//!
+//! * Inputs are collected and analysed exactly as `crosscheck analyze` does (same walk, same
+//!   report builder); the findings are the report's findings (taint flows, unreachable code,
+//!   syntactic rules). Paths are reported relative to the working directory (`%SRCROOT%` in
+//!   SARIF) when they are inside it.
+//! * Tier: every finding goes through the cross-check core's tier function with the LLM not
+//!   asked, so `check` (deterministic and offline) reports `analyzer-only`; `--fail-tier
+//!   confirmed` therefore fails only on findings confirmed by a proof or the LLM.
+//! * A finding *fails* the build when it is at or above `--fail-on` (severity) and
+//!   `--fail-tier` (tier), is not in the `--baseline` (by fingerprint), and is not suppressed by
+//!   a `crosscheck: ignore[rule]` comment on its line or the line above.
+//! * Exit codes: 0 nothing fails; 1 at least one finding fails; 2 usage or I/O errors (a
+//!   missing or unreadable path given on the command line, an unreadable baseline, output that
+//!   cannot be written; clap's own usage errors exit 2 too). Files met in a directory walk that
+//!   are refused (binary, not UTF-8, too large) are warnings (stderr and SARIF notifications)
+//!   and do not change the exit code; a file named explicitly and refused is an error (2).
+//! * `--write-baseline FILE` writes every current finding: SARIF when FILE ends with `.sarif`,
+//!   the JSON format otherwise. `--baseline` reads either.
+
+use super::inputs::{collect_inputs, InputArgs};
+use crate::analysis::report::build_report;
+use crate::analysis::rules::Severity;
+use crate::analysis::sarif::{
+    baseline_fingerprints, directory_uri, enclosing_function, fingerprint_hash,
+    number_fingerprints, to_sarif, BaselineState, CheckError, CheckFinding, SarifContext,
+    FINGERPRINT_KEY,
+};
+use crate::crosscheck::record::Tier;
+use crate::crosscheck::tier::{decide_tier, Evidence as TierEvidence, LlmStance, Origin};
+use crate::lsp::findings::is_suppressed;
+use crate::syntax::functions::collect_functions;
+use crate::syntax::{Cancel, ParsedFile};
+use clap::ValueEnum;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Sarif,
+    Json,
+    Text,
+}
+
+/// Minimum severity that fails the build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    /// Never fail because of findings.
+    None,
+}
+
+/// Minimum tier that fails the build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailTier {
+    /// Only findings confirmed by a proof or by the LLM.
+    Confirmed,
+    /// Every deterministic finding (confirmed or not).
+    AnalyzerOnly,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub inputs: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Minimum severity of a new finding that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Minimum tier of a new finding that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailTier::AnalyzerOnly)]
+    pub fail_tier: FailTier,
+    /// A previous SARIF or JSON output of `check`: its findings (by fingerprint) do not fail.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write every current finding as a baseline (SARIF if FILE ends with .sarif, else JSON).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+fn severity_rank(s: Severity) -> u8 {
+    match s {
+        Severity::Error => 3,
+        Severity::Warning => 2,
+        Severity::Note => 1,
+    }
+}
+
+fn tier_rank(t: Tier) -> u8 {
+    match t {
+        Tier::Confirmed => 3,
+        Tier::AnalyzerOnly => 2,
+        Tier::LlmOnly => 1,
+        Tier::Refuted => 0,
+    }
+}
+
+impl FailOn {
+    fn name(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Note => "note",
+            FailOn::None => "none",
+        }
+    }
+
+    fn reached_by(self, s: Severity) -> bool {
+        let min = match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Note => Severity::Note,
+            FailOn::None => return false,
+        };
+        severity_rank(s) >= severity_rank(min)
+    }
+}
+
+impl FailTier {
+    fn tier(self) -> Tier {
+        match self {
+            FailTier::Confirmed => Tier::Confirmed,
+            FailTier::AnalyzerOnly => Tier::AnalyzerOnly,
+        }
+    }
+}
+
+/// The result of a check, before formatting.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub fingerprint_key: &'static str,
+    pub fail_on: &'static str,
+    pub fail_tier: &'static str,
+    pub findings: Vec<CheckFinding>,
+    pub errors: Vec<CheckError>,
+    pub summary: Summary,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub findings: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub notes: usize,
+    /// Findings not in the baseline (all of them without a baseline).
+    pub new: usize,
+    pub unchanged: usize,
+    pub suppressed: usize,
+    pub failing: usize,
+    pub files_not_analysed: usize,
+    pub exit_code: i32,
+}
+
+/// Removes `.` and resolves `..` without touching the file system.
+fn lexical_normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(c);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A path as reported: relative to `cwd` (with `/`) when inside it, absolute otherwise.
+pub fn shown_path(cwd: &Path, given: &str) -> String {
+    let p = Path::new(given);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    };
+    let norm = lexical_normalize(&abs);
+    let rel = norm.strip_prefix(cwd).ok().filter(|r| !r.as_os_str().is_empty());
+    match rel {
+        Some(r) => r
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        None => norm.display().to_string(),
+    }
+}
+
+fn line_text<'a>(file: &'a ParsedFile, line: usize) -> &'a str {
+    let l = line.saturating_sub(1);
+    let Some(start) = file.lines.line_start(l) else {
+        return "";
+    };
+    let end = file
+        .lines
+        .line_start(l + 1)
+        .unwrap_or(file.text.len())
+        .max(start);
+    file.text.get(start..end).unwrap_or("").trim_end()
+}
+
+/// Runs the analyses and decides every finding's identity, baseline state and failure.
+/// `baseline` is the set of baseline fingerprints (`None` without `--baseline`).
+pub fn check(
+    args: &CheckArgs,
+    cwd: &Path,
+    baseline: Option<&BTreeSet<String>>,
+    cancel: &Cancel,
+) -> CheckReport {
+    let explicit: BTreeSet<String> = args
+        .inputs
+        .paths
+        .iter()
+        .filter(|p| !p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    let inputs = collect_inputs(&args.inputs);
+    let mut errors: Vec<CheckError> = inputs
+        .refused
+        .iter()
+        .map(|r| {
+            let message = r
+                .errors
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let fatal = explicit.contains(&r.file) || message.starts_with("cannot walk directory");
+            CheckError {
+                file: shown_path(cwd, &r.file),
+                message,
+                fatal,
+            }
+        })
+        .collect();
+    errors.sort_by(|a, b| (&a.file, &a.message).cmp(&(&b.file, &b.message)));
+    let (mut parsed, _) = inputs.parse(cancel);
+    for (path, _) in &mut parsed {
+        *path = shown_path(cwd, path);
+    }
+    parsed.sort_by(|a, b| a.0.cmp(&b.0));
+    parsed.dedup_by(|a, b| a.0 == b.0);
+    let report = build_report(&parsed, Vec::new(), cancel);
+    let by_path: BTreeMap<&str, &ParsedFile> =
+        parsed.iter().map(|(p, f)| (p.as_str(), f)).collect();
+
+    let tier = decide_tier(&TierEvidence {
+        origin: Origin::Analyzer,
+        llm: LlmStance::NotAsked,
+        contradicted: false,
+    });
+    let mut located = Vec::new();
+    let mut hashes = Vec::new();
+    for fr in &report.files {
+        let Some(file) = by_path.get(fr.file.as_str()).copied() else {
+            continue;
+        };
+        let functions = collect_functions(file);
+        for f in &fr.findings {
+            let function = enclosing_function(&functions, f.line).map(str::to_string);
+            let text = line_text(file, f.line);
+            hashes.push(fingerprint_hash(
+                &f.rule,
+                &fr.file,
+                function.as_deref(),
+                text,
+            ));
+            let suppressed = is_suppressed(&file.text, &file.lines, &f.rule, f.line);
+            located.push((fr.file.clone(), function, f.clone(), suppressed));
+        }
+    }
+    let fingerprints = number_fingerprints(&hashes);
+    let findings: Vec<CheckFinding> = located
+        .into_iter()
+        .zip(fingerprints)
+        .map(|((file, function, finding, suppressed), fingerprint)| {
+            let baseline_state = baseline.map(|b| {
+                if b.contains(&fingerprint) {
+                    BaselineState::Unchanged
+                } else {
+                    BaselineState::New
+                }
+            });
+            let fails = !suppressed
+                && baseline_state != Some(BaselineState::Unchanged)
+                && args.fail_on.reached_by(finding.severity)
+                && tier_rank(tier) >= tier_rank(args.fail_tier.tier());
+            CheckFinding {
+                file,
+                function,
+                finding,
+                tier: tier.name(),
+                fingerprint,
+                baseline_state,
+                suppressed,
+                fails,
+            }
+        })
+        .collect();
+
+    let mut summary = Summary {
+        findings: findings.len(),
+        files_not_analysed: errors.len(),
+        ..Summary::default()
+    };
+    for f in &findings {
+        match f.finding.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            Severity::Note => summary.notes += 1,
+        }
+        if f.baseline_state == Some(BaselineState::Unchanged) {
+            summary.unchanged += 1;
+        } else {
+            summary.new += 1;
+        }
+        summary.suppressed += usize::from(f.suppressed);
+        summary.failing += usize::from(f.fails);
+    }
+    summary.exit_code = if errors.iter().any(|e| e.fatal) {
+        2
+    } else if summary.failing > 0 {
+        1
+    } else {
+        0
+    };
+    CheckReport {
+        tool: "crosscheck",
+        version: env!("CARGO_PKG_VERSION"),
+        fingerprint_key: FINGERPRINT_KEY,
+        fail_on: args.fail_on.name(),
+        fail_tier: args.fail_tier.tier().name(),
+        findings,
+        errors,
+        summary,
+    }
+}
+
+/// The SARIF log of a report as pretty JSON.
+pub fn render_sarif(report: &CheckReport, cwd: &Path) -> serde_json::Result<String> {
+    let root = directory_uri(&cwd.display().to_string());
+    let ctx = SarifContext {
+        version: report.version,
+        src_root: &root,
+    };
+    serde_json::to_string_pretty(&to_sarif(&report.findings, &report.errors, &ctx))
+}
+
+/// A human-readable listing, one finding per line plus its evidence, and a summary.
+pub fn render_text(report: &CheckReport) -> String {
+    let mut s = String::new();
+    for e in &report.errors {
+        let kind = if e.fatal { "error" } else { "warning" };
+        let _ = writeln!(s, "{}: {kind}: not analysed: {}", e.file, e.message);
+    }
+    for f in &report.findings {
+        let mut tags = vec![f.tier.to_string()];
+        match f.baseline_state {
+            Some(BaselineState::New) => tags.push("new".into()),
+            Some(BaselineState::Unchanged) => tags.push("baseline".into()),
+            None => {}
+        }
+        if f.suppressed {
+            tags.push("suppressed".into());
+        }
+        if f.fails {
+            tags.push("fails".into());
+        }
+        let _ = writeln!(
+            s,
+            "{}:{}: {}[{}] {} ({})",
+            f.file,
+            f.finding.line,
+            f.finding.severity.name(),
+            f.finding.rule,
+            f.finding.message,
+            tags.join(", ")
+        );
+        if f.finding.evidence.len() > 1 {
+            for e in &f.finding.evidence {
+                let _ = writeln!(s, "    {:<6} {}:{}  {}", e.role, e.file, e.line, e.text);
+            }
+        }
+    }
+    let m = &report.summary;
+    let _ = writeln!(
+        s,
+        "{} finding(s): {} error, {} warning, {} note; {} new, {} in baseline, {} suppressed; \
+         {} failing (--fail-on {}, --fail-tier {}); {} file(s) not analysed; exit {}",
+        m.findings,
+        m.errors,
+        m.warnings,
+        m.notes,
+        m.new,
+        m.unchanged,
+        m.suppressed,
+        m.failing,
+        report.fail_on,
+        report.fail_tier,
+        m.files_not_analysed,
+        m.exit_code
+    );
+    s
+}
+
+fn read_baseline(path: &Path) -> Result<BTreeSet<String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+    let doc: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("baseline {} is not JSON: {e}", path.display()))?;
+    baseline_fingerprints(&doc).map_err(|e| format!("baseline {}: {e}", path.display()))
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    let mut text = text.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
+    match run_inner(args) {
+        Ok(code) => Ok(code),
+        Err(message) => {
+            eprintln!("crosscheck check: error: {message}");
+            Ok(2)
+        }
+    }
+}
+
+fn run_inner(args: &CheckArgs) -> Result<i32, String> {
+    let baseline = match &args.baseline {
+        Some(p) => Some(read_baseline(p)?),
+        None => None,
+    };
+    let cwd = std::env::current_dir()
+        .map_err(|e| format!("cannot determine the working directory: {e}"))?;
+    let report = check(args, &cwd, baseline.as_ref(), &Cancel::never());
+    for e in &report.errors {
+        let kind = if e.fatal { "error" } else { "warning" };
+        eprintln!("crosscheck check: {kind}: {}: {}", e.file, e.message);
+    }
+    let sarif = || render_sarif(&report, &cwd).map_err(|e| e.to_string());
+    let json = || serde_json::to_string_pretty(&report).map_err(|e| e.to_string());
+    let out = match args.format {
+        CheckFormat::Sarif => sarif()?,
+        CheckFormat::Json => json()?,
+        CheckFormat::Text => render_text(&report),
+    };
+    if let Some(path) = &args.write_baseline {
+        let is_sarif = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("sarif"));
+        write_file(path, &if is_sarif { sarif()? } else { json()? })?;
+    }
+    match &args.output {
+        Some(path) => write_file(path, &out)?,
+        None => super::print_stdout(&out).map_err(|e| format!("cannot write output: {e}"))?,
+    }
+    Ok(report.summary.exit_code)
+}
