@@ -5,7 +5,8 @@
 //!
 //! Fixtures (`tests/fixtures/check/`): `taint/app.py` (a command built from `sys.argv` reaches
 //! `os.system`: error, with an intermediate step; plus one unreachable statement: warning),
-//! `mixed/io.c` (`gets`: error; `printf(who)`: warning), `warn/dead.py` (one warning only),
+//! `mixed/io.c` (`gets`: error; `printf(who)`: a non-literal format (warning) that the line read
+//! by `gets` in the caller reaches (taint error)), `warn/dead.py` (one warning only),
 //! `clean/ok.py` (nothing).
 
 mod common;
@@ -65,7 +66,13 @@ fn sarif(args: &[&str]) -> (Value, i32) {
 fn serde_sarif_dir() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline", "--manifest-path"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--manifest-path",
+        ])
         .arg(root().join("Cargo.toml"))
         .output()
         .expect("run cargo metadata");
@@ -90,8 +97,8 @@ fn serde_sarif_dir() -> PathBuf {
 /// The official SARIF 2.1.0 JSON schema, as published by OASIS and shipped in `serde-sarif`.
 fn official_schema() -> Value {
     let path = serde_sarif_dir().join("src/schema.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
     assert_eq!(
         schema["$id"],
@@ -158,7 +165,11 @@ fn sarif_output_validates_against_the_official_schema() {
     assert_eq!(run["tool"]["driver"]["version"], env!("CARGO_PKG_VERSION"));
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     let registry = crosscheck::analysis::rules::RULES;
-    assert_eq!(rules.len(), registry.len(), "every registry rule is declared");
+    assert_eq!(
+        rules.len(),
+        registry.len(),
+        "every registry rule is declared"
+    );
     for (declared, rule) in rules.iter().zip(registry) {
         assert_eq!(declared["id"], rule.id);
         assert_eq!(declared["shortDescription"]["text"], rule.name);
@@ -172,15 +183,20 @@ fn sarif_output_validates_against_the_official_schema() {
             rule.severity.name()
         );
     }
-    assert_eq!(results(&v).len(), 5, "{:#}", run["results"]);
+    assert_eq!(results(&v).len(), 6, "{:#}", run["results"]);
 }
 
 #[test]
 fn locations_are_relative_to_srcroot_declared_as_the_working_directory() {
     let (v, _) = sarif(&[TAINT]);
     let run = &v["runs"][0];
-    let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap();
-    assert!(base.starts_with("file:///") && base.ends_with('/'), "{base}");
+    let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
+    );
     let cwd = root().canonicalize().unwrap();
     let expected_base = format!("file://{}/", cwd.display());
     assert_eq!(base, expected_base);
@@ -206,7 +222,10 @@ fn taint_finding_has_a_code_flow_from_source_through_steps_to_sink() {
                 l["location"]["physicalLocation"]["region"]["startLine"]
                     .as_u64()
                     .unwrap(),
-                l["location"]["message"]["text"].as_str().unwrap().to_string(),
+                l["location"]["message"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
             )
         })
         .collect();
@@ -221,7 +240,9 @@ fn taint_finding_has_a_code_flow_from_source_through_steps_to_sink() {
         assert_eq!(l["executionOrder"], i as u64);
     }
     // Findings that are not taint paths carry no code flow.
-    assert!(result_for(&v, "unreachable-code").get("codeFlows").is_none());
+    assert!(result_for(&v, "unreachable-code")
+        .get("codeFlows")
+        .is_none());
 }
 
 #[test]
@@ -231,6 +252,7 @@ fn levels_tiers_and_rule_ids_follow_the_registry() {
     for (rule, level) in [
         ("dangerous-gets", "error"),
         ("format-string-not-literal", "warning"),
+        ("taint-format-string", "error"),
         ("taint-command", "error"),
         ("unreachable-code", "warning"),
     ] {
@@ -242,7 +264,10 @@ fn levels_tiers_and_rule_ids_follow_the_registry() {
         assert_eq!(rules[index]["id"], rule, "ruleIndex points at the rule");
         assert!(r.get("baselineState").is_none(), "no baseline given");
     }
-    assert_eq!(result_for(&v, "dangerous-gets")["properties"]["function"], "main");
+    assert_eq!(
+        result_for(&v, "dangerous-gets")["properties"]["function"],
+        "main"
+    );
     assert_eq!(
         result_for(&v, "format-string-not-literal")["properties"]["function"],
         "greet"
@@ -408,7 +433,11 @@ fn exit_codes_follow_fail_on_and_fail_tier() {
         (WARN, &["--fail-on", "error"], 0),
         (WARN, &["--fail-on", "warning"], 1),
         (WARN, &["--fail-on", "note"], 1),
-        (WARN, &["--fail-on", "warning", "--fail-tier", "confirmed"], 0),
+        (
+            WARN,
+            &["--fail-on", "warning", "--fail-tier", "confirmed"],
+            0,
+        ),
         (CLEAN, &["--fail-on", "note"], 0),
         (CLEAN, &[], 0),
     ];
@@ -449,7 +478,14 @@ fn json_format_lists_findings_with_fingerprints_and_a_summary() {
         .iter()
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
-    assert_eq!(rules, vec!["format-string-not-literal", "dangerous-gets"]);
+    assert_eq!(
+        rules,
+        vec![
+            "format-string-not-literal",
+            "taint-format-string",
+            "dangerous-gets"
+        ]
+    );
     for f in findings {
         assert_eq!(f["file"], "tests/fixtures/check/mixed/io.c");
         assert_eq!(f["tier"], "analyzer-only");
@@ -457,14 +493,20 @@ fn json_format_lists_findings_with_fingerprints_and_a_summary() {
         assert!(f["fingerprint"].as_str().unwrap().contains(':'));
         assert!(f["baseline_state"].is_null());
     }
-    assert_eq!(findings[1]["severity"], "error");
-    assert_eq!(findings[1]["line"], 12);
+    assert_eq!(findings[0]["severity"], "warning");
+    assert_eq!(findings[2]["severity"], "error");
+    assert_eq!(findings[2]["line"], 12);
+    assert_eq!(findings[2]["function"], "main");
     let s = &v["summary"];
     assert_eq!(
-        (s["findings"].as_u64(), s["errors"].as_u64(), s["warnings"].as_u64()),
-        (Some(2), Some(1), Some(1))
+        (
+            s["findings"].as_u64(),
+            s["errors"].as_u64(),
+            s["warnings"].as_u64()
+        ),
+        (Some(3), Some(2), Some(1))
     );
-    assert_eq!(s["failing"], 2);
+    assert_eq!(s["failing"], 3);
     assert_eq!(s["exit_code"], 1);
 }
 
@@ -482,9 +524,15 @@ fn text_format_lists_one_line_per_finding_and_a_summary() {
         text.contains("tests/fixtures/check/taint/app.py:14: warning[unreachable-code]"),
         "{text}"
     );
-    assert!(text.contains("    source tests/fixtures/check/taint/app.py:7"), "{text}");
+    assert!(
+        text.contains("    source tests/fixtures/check/taint/app.py:7"),
+        "{text}"
+    );
     let last = text.lines().last().unwrap();
-    assert!(last.starts_with("2 finding(s): 1 error, 1 warning"), "{last}");
+    assert!(
+        last.starts_with("2 finding(s): 1 error, 1 warning"),
+        "{last}"
+    );
     assert!(last.ends_with("exit 1"), "{last}");
 }
 
@@ -510,7 +558,11 @@ fn output_flag_writes_the_report_to_a_file() {
 
 #[test]
 fn missing_path_is_an_error_with_a_clear_message() {
-    let out = check(&["tests/fixtures/check/does-not-exist.py", "--format", "sarif"]);
+    let out = check(&[
+        "tests/fixtures/check/does-not-exist.py",
+        "--format",
+        "sarif",
+    ]);
     assert_eq!(code(&out), 2);
     let err = stderr(&out);
     assert!(err.contains("does-not-exist.py"), "{err}");
@@ -526,7 +578,11 @@ fn missing_path_is_an_error_with_a_clear_message() {
 #[test]
 fn binary_and_invalid_utf8_files_named_explicitly_are_errors() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("blob.py"), b"\x7fELF\x00\x01\x02\x00\x00binary").unwrap();
+    std::fs::write(
+        dir.path().join("blob.py"),
+        b"\x7fELF\x00\x01\x02\x00\x00binary",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("latin1.py"), b"x = '\xe9t\xe9'\n").unwrap();
     for (name, expected) in [("blob.py", "binary file"), ("latin1.py", "not valid UTF-8")] {
         let out = check_in(dir.path(), &[name, "--format", "sarif"]);
@@ -557,7 +613,10 @@ fn refused_files_in_a_directory_walk_are_warnings_and_the_rest_is_checked() {
         assert_eq!(n["level"], "warning");
     }
     let (_, exit) = sarif_in(dir.path(), &["src", "--fail-on", "none"]);
-    assert_eq!(exit, 0, "warnings about refused files do not change the exit code");
+    assert_eq!(
+        exit, 0,
+        "warnings about refused files do not change the exit code"
+    );
 }
 
 #[test]
@@ -576,7 +635,10 @@ fn unreadable_or_malformed_baseline_is_an_io_error() {
         assert_eq!(code(&out), 2, "{name}");
         let err = stderr(&out);
         assert!(err.contains(expected), "{name}: {err}");
-        assert!(out.stdout.is_empty(), "nothing is analysed without the baseline");
+        assert!(
+            out.stdout.is_empty(),
+            "nothing is analysed without the baseline"
+        );
     }
 }
 

@@ -230,7 +230,9 @@ pub fn directory_uri(dir: &str) -> String {
 }
 
 fn location(file: &str, line: usize, message: Option<String>) -> sarif::Location {
-    let region = sarif::Region::builder().start_line(line.max(1) as i64).build();
+    let region = sarif::Region::builder()
+        .start_line(line.max(1) as i64)
+        .build();
     let physical = sarif::PhysicalLocation::builder()
         .artifact_location(artifact_location(file))
         .region(region)
@@ -326,7 +328,11 @@ fn driver_rules() -> Vec<sarif::ReportingDescriptor> {
             sarif::ReportingDescriptor::builder()
                 .id(r.id)
                 .name(r.name)
-                .short_description(sarif::MultiformatMessageString::builder().text(r.name).build())
+                .short_description(
+                    sarif::MultiformatMessageString::builder()
+                        .text(r.name)
+                        .build(),
+                )
                 .full_description(
                     sarif::MultiformatMessageString::builder()
                         .text(r.description)
@@ -362,9 +368,12 @@ fn result(f: &CheckFinding) -> sarif::Result {
     let r = sarif::Result::builder()
         .rule_id(f.finding.rule.clone())
         .level(level(f.finding.severity))
-        .message(sarif::Message::builder().text(f.finding.message.clone()).build())
+        .message(
+            sarif::Message::builder()
+                .text(f.finding.message.clone())
+                .build(),
+        )
         .locations(vec![location(&f.file, f.finding.line, None)])
-        .code_flows(code_flow(f).into_iter().collect::<Vec<_>>())
         .partial_fingerprints(fingerprints)
         .properties(property_bag(props, Vec::new()))
         .suppressions(if f.suppressed {
@@ -376,6 +385,7 @@ fn result(f: &CheckFinding) -> sarif::Result {
         })
         .build();
     let mut r = r;
+    r.code_flows = code_flow(f).map(|c| vec![c]);
     r.rule_index = rule_index.map(|i| i as i64);
     r.baseline_state = f.baseline_state.map(|s| {
         serde_json::Value::from(match s {

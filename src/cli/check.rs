@@ -189,7 +189,10 @@ pub fn shown_path(cwd: &Path, given: &str) -> String {
         cwd.join(p)
     };
     let norm = lexical_normalize(&abs);
-    let rel = norm.strip_prefix(cwd).ok().filter(|r| !r.as_os_str().is_empty());
+    let rel = norm
+        .strip_prefix(cwd)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty());
     match rel {
         Some(r) => r
             .components()
