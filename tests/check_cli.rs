@@ -187,6 +187,40 @@ fn sarif_output_validates_against_the_official_schema() {
 }
 
 #[test]
+fn schema_check_rejects_logs_that_break_the_official_schema() {
+    let (v, _) = sarif(&[TAINT]);
+    let schema = official_schema();
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    assert!(validator.is_valid(&v));
+    let mut bad_level = v.clone();
+    bad_level["runs"][0]["results"][0]["level"] = "fatal".into();
+    let mut no_message = v.clone();
+    no_message["runs"][0]["results"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("message");
+    let mut line_zero = v.clone();
+    line_zero["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
+        0.into();
+    let mut bad_state = v.clone();
+    bad_state["runs"][0]["results"][0]["baselineState"] = "old".into();
+    for (what, broken) in [
+        ("level", bad_level),
+        ("message", no_message),
+        ("startLine", line_zero),
+        ("baselineState", bad_state),
+    ] {
+        assert!(
+            !validator.is_valid(&broken),
+            "a broken {what} must not validate"
+        );
+    }
+}
+
+#[test]
 fn locations_are_relative_to_srcroot_declared_as_the_working_directory() {
     let (v, _) = sarif(&[TAINT]);
     let run = &v["runs"][0];

@@ -203,7 +203,7 @@ pub fn shown_path(cwd: &Path, given: &str) -> String {
     }
 }
 
-fn line_text<'a>(file: &'a ParsedFile, line: usize) -> &'a str {
+fn line_text(file: &ParsedFile, line: usize) -> &str {
     let l = line.saturating_sub(1);
     let Some(start) = file.lines.line_start(l) else {
         return "";
