@@ -37,7 +37,9 @@ run() {
     local p=0 f=1
     if [ -f "$dir/result.txt" ]; then
         grep -v '^nvim: ' "$dir/result.txt" || true
-        read -r p f < <(sed -n 's/^nvim: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$dir/result.txt")
+        local summary
+        summary=$(sed -n 's/^nvim: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$dir/result.txt")
+        if [ -n "$summary" ]; then read -r p f <<<"$summary"; else echo "FAIL $name: no summary line"; fi
         if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "FAIL $name: nvim exit code $rc"; fi
     else
         echo "FAIL $name: no result (nvim exit code $rc); log:"
