@@ -4,8 +4,11 @@
 
 use super::inputs::{collect_inputs, InputArgs};
 use super::OutputFormat;
+use crate::analysis::callgraph::{build_call_graph, SourceUnit};
+use crate::analysis::pointsto::analyze_points_to;
 use crate::analysis::report::build_report;
-use crate::syntax::{Cancel, ParsedFile};
+use crate::analysis::taint::{analyze_taint, TaintSpecs};
+use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -45,6 +48,12 @@ pub struct BenchResult {
     pub full_lines_per_second: Option<f64>,
     /// full_seconds / parse_seconds.
     pub ratio: Option<f64>,
+    /// Seconds for points-to (C/C++ files) alone, inside the full phase's work.
+    pub points_to_seconds: Option<f64>,
+    /// Seconds for taint analysis alone (call graph and points-to computed beforehand).
+    pub taint_seconds: Option<f64>,
+    /// (points_to_seconds + taint_seconds) / parse_seconds.
+    pub taint_points_to_ratio: Option<f64>,
     /// Peak resident set size of this process (VmHWM), in MiB; Linux only.
     pub peak_rss_mib: Option<f64>,
 }
@@ -108,6 +117,51 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
         full_seconds = Some(best);
     }
 
+    // Taint and points-to alone, on files parsed beforehand (their inputs, the call graph
+    // included, are not timed).
+    let mut points_to_seconds = None;
+    let mut taint_seconds = None;
+    if args.phase != Phase::Parse {
+        let parsed: Vec<(String, ParsedFile)> = sources
+            .iter()
+            .map(|s| {
+                (
+                    s.path.clone(),
+                    ParsedFile::parse(s.language, s.text.clone()),
+                )
+            })
+            .collect();
+        let units: Vec<SourceUnit<'_>> = parsed
+            .iter()
+            .map(|(p, f)| SourceUnit {
+                path: p.clone(),
+                file: f,
+            })
+            .collect();
+        let c_units: Vec<SourceUnit<'_>> = units
+            .iter()
+            .filter(|u| matches!(u.file.language, Language::C | Language::Cpp))
+            .map(|u| SourceUnit {
+                path: u.path.clone(),
+                file: u.file,
+            })
+            .collect();
+        let call_graph = build_call_graph(&units, &cancel);
+        let specs = TaintSpecs::builtin();
+        let (mut best_pt, mut best_taint) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..repeat {
+            let start = Instant::now();
+            let pt = (!c_units.is_empty()).then(|| analyze_points_to(&c_units, &cancel));
+            best_pt = best_pt.min(start.elapsed().as_secs_f64());
+            let start = Instant::now();
+            let taint = analyze_taint(&units, Some(&call_graph), pt.as_ref(), &specs, &cancel);
+            std::hint::black_box(&taint);
+            best_taint = best_taint.min(start.elapsed().as_secs_f64());
+        }
+        points_to_seconds = Some(best_pt);
+        taint_seconds = Some(best_taint);
+    }
+
     let per_sec = |s: Option<f64>| s.filter(|&t| t > 0.0).map(|t| lines as f64 / t);
     let result = BenchResult {
         files: sources.len(),
@@ -123,6 +177,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
             (Some(p), Some(f)) if p > 0.0 => Some(f / p),
             _ => None,
         },
+        points_to_seconds,
+        taint_seconds,
+        taint_points_to_ratio: match (parse_seconds, points_to_seconds, taint_seconds) {
+            (Some(p), Some(a), Some(b)) if p > 0.0 => Some((a + b) / p),
+            _ => None,
+        },
         peak_rss_mib: peak_rss_mib(),
     };
     let out = match args.format {
@@ -135,7 +195,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
                 "files {} (refused {}), lines {}, bytes {}, functions {}\n\
                  parse (tree-sitter alone): {} s, {} lines/s\n\
                  parse + analyses:          {} s, {} lines/s\n\
-                 ratio full/parse: {}\npeak RSS: {} MiB",
+                 ratio full/parse: {}\n\
+                 points-to alone: {} s, taint alone: {} s, ratio (points-to + taint)/parse: {}\n\
+                 peak RSS: {} MiB",
                 result.files,
                 result.refused,
                 result.lines,
@@ -146,6 +208,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
                 f(result.full_seconds, 3),
                 f(result.full_lines_per_second, 0),
                 f(result.ratio, 2),
+                f(result.points_to_seconds, 3),
+                f(result.taint_seconds, 3),
+                f(result.taint_points_to_ratio, 2),
                 f(result.peak_rss_mib, 1),
             )
         }

@@ -60,6 +60,8 @@ pub enum Command {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum SchemaKind {
     Analyze,
+    /// The settings an editor may send to `crosscheck lsp` (VS Code `contributes.configuration`).
+    LspSettings,
 }
 
 /// Writes to stdout, treating a closed pipe (`crosscheck analyze x | head`) as success.
@@ -113,6 +115,12 @@ pub fn run(cli: Cli) -> i32 {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
                 .map(|_| 0)
                 .map_err(Into::into),
+            SchemaKind::LspSettings => print_stdout(&format!(
+                "{:#}",
+                crate::lsp::settings_schema::editor_settings_schema()
+            ))
+            .map(|_| 0)
+            .map_err(Into::into),
         },
     };
     match result {

@@ -17,6 +17,7 @@
 //! * [`checker`]: the interim LLM checker over `llm::LlmClient`.
 //! * [`transport`]: input hardening (malformed frames are answered, not fatal).
 //! * [`workspace`]: folders, files on disk, the call graph and workspace findings.
+//! * [`settings_schema`]: the editor settings schema (`crosscheck schema lsp-settings`).
 //! * [`client`]: a minimal LSP client (in-process tests and the latency benchmark).
 //! * [`bench`]: the didChange -> publishDiagnostics latency benchmark.
 
@@ -33,6 +34,7 @@ pub mod findings;
 pub mod handlers;
 pub mod scheduler;
 pub mod server;
+pub mod settings_schema;
 pub mod transport;
 pub mod workspace;
 
