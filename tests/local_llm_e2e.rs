@@ -55,7 +55,7 @@ fn local_env() -> Env {
         &config,
         format!(
             "[llm]\nbase_url = \"{base}\"\nmodel = \"{model}\"\ntemperature = 0.0\nseed = 1\n\
-             max_tokens = 384\ntimeout_secs = 400\nretries = 1\n"
+             max_tokens = 640\ntimeout_secs = 400\nretries = 1\n"
         ),
     )
     .unwrap();
