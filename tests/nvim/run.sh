@@ -12,6 +12,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 set +e
 CROSSCHECK_BIN="$BIN" NVIM_TEST_OUT="$tmp/result.txt" CROSSCHECK_CONFIG="$tmp/none.toml" \
+    CROSSCHECK_DATA_DIR="$tmp/data" \
     XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" \
     timeout 180 nvim --headless --noplugin -u NONE -i NONE -n \
     -c "luafile tests/nvim/lsp_test.lua" </dev/null >"$tmp/nvim.log" 2>&1

@@ -1,9 +1,14 @@
 //! `textDocument/hover` on a function: its CFG summary, callers and callees, findings in it
-//! (with tiers), and what the LLM said, if anything is known. Computed from the current parse
+//! (taint flows with their paths), and what the LLM said, if anything is known. On a line
+//! with a finding, the hover starts with the rule's documentation from the registry. Computed from the current parse
 //! and stored results only: never waits for analysis or the network.
 
+use crate::analysis::rules;
+use crate::crosscheck::tier::{decide_tier, Evidence, LlmStance, Origin};
+use crate::lsp::diagnostics::deterministic_findings;
 use crate::lsp::encoding;
 use crate::lsp::engine::{self, FunctionFacts};
+use crate::lsp::findings::is_taint_rule;
 use crate::lsp::scheduler::{CheckState, Verdict};
 use crate::lsp::server::{lock, State};
 use crate::lsp::workspace::unit_path;
@@ -25,8 +30,23 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
     };
     let enc = state.encoding();
     let offset = encoding::offset_of(&parsed.text, &parsed.lines, pos.position, enc);
-    let f = engine::function_at_offset(&parsed, offset, &Cancel::never())?;
-    let markdown = render(state, &uri, version, &f);
+    let line = parsed.line_of(offset.min(parsed.text.len()));
+    let docs_md = rule_docs(state, &uri, version, line);
+    let Some(f) = engine::function_at_offset(&parsed, offset, &Cancel::never()) else {
+        // Outside functions: the documentation of the rules reported on this line, if any.
+        if docs_md.is_empty() {
+            return None;
+        }
+        let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, line);
+        return Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: docs_md,
+            }),
+            range: Some(encoding::range_of(&parsed.text, &parsed.lines, a, b, enc)),
+        });
+    };
+    let markdown = format!("{docs_md}{}", render(state, &uri, version, &f));
     let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, f.start_line);
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -35,6 +55,50 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
         }),
         range: Some(encoding::range_of(&parsed.text, &parsed.lines, a, b, enc)),
     })
+}
+
+/// The registry documentation of every rule with a finding on the 1-based `line`: name, id,
+/// severity, description and what its evidence lists.
+fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String {
+    let Some(a) = lock(&state.analyses)
+        .get(uri)
+        .cloned()
+        .filter(|a| a.version == version)
+    else {
+        return String::new();
+    };
+    let (ws, current) = {
+        let ip = lock(&state.interproc);
+        (
+            ip.findings.get(&a.path).cloned().unwrap_or_default(),
+            ip.unit_hashes.get(&a.path) == Some(&a.text_hash),
+        )
+    };
+    let mut ids: Vec<String> = deterministic_findings(&a, &ws, current)
+        .into_iter()
+        .filter(|f| f.line == line)
+        .map(|f| f.rule)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut md = String::new();
+    for id in ids {
+        if let Some(r) = rules::rule(&id) {
+            let _ = writeln!(
+                md,
+                "**{}** (`{}`, {}): {}\n\n*Evidence*: {}.\n",
+                r.name,
+                r.id,
+                r.severity.name(),
+                r.description,
+                r.evidence
+            );
+        }
+    }
+    if !md.is_empty() {
+        md.push_str("---\n\n");
+    }
+    md
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -123,20 +187,34 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
     let mut in_fn: Vec<String> = Vec::new();
     if let Some(a) = analysis.filter(|a| a.version == version) {
         let ws = ip.findings.get(&a.path).cloned().unwrap_or_default();
-        for fd in a.findings.iter().chain(ws.iter()) {
+        let current = ip.unit_hashes.get(&a.path) == Some(&a.text_hash);
+        for fd in deterministic_findings(&a, &ws, current) {
             if f.start_line <= fd.line && fd.line <= f.end_line {
-                in_fn.push(format!(
-                    "line {}: `{}` {} (*{}*)",
-                    fd.line,
-                    fd.rule,
-                    fd.message,
-                    fd.tier.name()
-                ));
+                let mut item = format!("line {}: `{}` {}", fd.line, fd.rule, fd.message);
+                // A taint flow: its path, source to sink.
+                if is_taint_rule(&fd.rule) && !fd.related.is_empty() {
+                    let steps: Vec<String> = fd
+                        .related
+                        .iter()
+                        .map(|r| {
+                            if r.file == a.path {
+                                format!("{}", r.line)
+                            } else {
+                                format!("{}:{}", short_name(&r.file), r.line)
+                            }
+                        })
+                        .collect();
+                    let _ = write!(item, " — path: lines {}", steps.join(" → "));
+                }
+                in_fn.push(item);
             }
         }
     }
     if !in_fn.is_empty() {
-        let _ = writeln!(md, "**Findings**:\n");
+        let _ = writeln!(
+            md,
+            "**Findings** (deterministic; tiers are shown on the diagnostics):\n"
+        );
         for l in in_fn.iter().take(MAX_LISTED) {
             let _ = writeln!(md, "- {l}");
         }
@@ -163,15 +241,28 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
             if let Some(e) = &o.explanation {
                 let _ = write!(s, "*Explanation (tier: llm-only, unverified)*: {e}\n\n");
             }
-            let tier = match o.verdict {
-                Verdict::Agree => "confirmed",
-                Verdict::Disagree => "refuted",
-                Verdict::Unknown => "unknown",
+            // The analyzer's CFG summary is a deterministic fact: the LLM can confirm it or
+            // leave it analyzer-only; an LLM summary that contradicts it is refuted.
+            let stance = match o.verdict {
+                Verdict::Agree => LlmStance::Agrees,
+                Verdict::Disagree => LlmStance::Disagrees,
+                Verdict::Unknown => LlmStance::Failed,
             };
+            let tier = decide_tier(&Evidence {
+                origin: Origin::Analyzer,
+                llm: stance,
+                contradicted: false,
+            });
             let _ = write!(
                 s,
-                "*CFG cross-check*: {} → **{tier}**",
-                o.comparison.as_deref().unwrap_or("no comparison")
+                "*CFG cross-check*: {} → analyzer's CFG **{}**{}",
+                o.comparison.as_deref().unwrap_or("no comparison"),
+                tier.name(),
+                if o.verdict == Verdict::Disagree {
+                    "; the LLM's summary is **refuted**"
+                } else {
+                    ""
+                }
             );
             s
         }
