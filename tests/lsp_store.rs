@@ -31,8 +31,8 @@ def greet(name):
     return 'hello ' + name
 ";
 
-/// The mock LLM's answer: agrees with the analyzer on both functions (1 branch, 1 loop is
-/// right for `scale` only; `greet` gets the same text and disagrees: both are records).
+/// The mock LLM's answer: 1 branch and 1 loop, right for `scale` (the check agrees) and wrong
+/// for `greet` (it disagrees); both are recorded.
 fn openai_answer() -> ResponseTemplate {
     let content = json!({
         "explanation": "Scales the positive values.",
@@ -50,8 +50,8 @@ fn openai_answer() -> ResponseTemplate {
     }))
 }
 
-fn llm_requests(server: &MockServer) -> impl std::future::Future<Output = usize> + '_ {
-    async move { server.received_requests().await.unwrap_or_default().len() }
+async fn llm_requests(server: &MockServer) -> usize {
+    server.received_requests().await.unwrap_or_default().len()
 }
 
 struct Session {
