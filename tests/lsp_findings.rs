@@ -429,3 +429,33 @@ def run():
         assert_eq!(same["severity"], r["severity"]);
     }
 }
+
+#[tokio::test]
+async fn explain_is_llm_only_and_an_agreeing_cfg_comparison_confirms_the_analyzer() {
+    // `build` (line 6): no branch, no loop.
+    let fake = fake_always(answer("Builds and runs a listing.", 0, 0, json!([])));
+    let (c, _s) = start(with_fake(fake, 0), init_params(None, false, Value::Null)).await;
+    let uri = "file:///w/run.py";
+    open(&c, uri, "python", 1, RUN_PY).await;
+    diagnostics(&c, uri, 1).await;
+    wait_llm_idle(&c).await;
+    let at = json!({"uri": uri, "line": 6, "character": 4});
+    let run = |cmd: &'static str| {
+        let c = &c;
+        let at = at.clone();
+        async move {
+            c.request(
+                "workspace/executeCommand",
+                json!({"command": cmd, "arguments": [at]}),
+            )
+            .await
+            .expect(cmd)
+        }
+    };
+    let explain = run("crosscheck.explain").await;
+    assert_eq!(explain["status"], "done", "{explain}");
+    assert_eq!(explain["tier"], "llm-only");
+    let compare = run("crosscheck.compareCfg").await;
+    assert_eq!(compare["verdict"], "agree", "{compare}");
+    assert_eq!(compare["tier"], "confirmed");
+}

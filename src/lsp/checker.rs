@@ -17,7 +17,6 @@ use super::scheduler::{
 };
 use crate::crosscheck::hash::sha256_hex;
 use crate::crosscheck::record::{CrossCheckRecord, SampleRecord};
-use crate::crosscheck::tier::{decide_tier, Evidence, LlmStance, Origin};
 use crate::llm::answer::extract_object;
 use crate::llm::{ChatRequest, ChatResponse, LlmClient, LlmError};
 use serde::Deserialize;
@@ -214,16 +213,7 @@ pub fn record_for(
     parsed: bool,
     resp: &ChatResponse,
 ) -> CrossCheckRecord {
-    let stance = match outcome.verdict {
-        Verdict::Agree => LlmStance::Agrees,
-        Verdict::Disagree => LlmStance::Disagrees,
-        Verdict::Unknown => LlmStance::Failed,
-    };
-    let tier = decide_tier(&Evidence {
-        origin: Origin::Analyzer,
-        llm: stance,
-        contradicted: false,
-    });
+    let tier = super::diagnostics::cfg_summary_tier(outcome.verdict);
     let mut scores = BTreeMap::new();
     if let (Some(b), Some(l)) = (
         answer.get("branches").and_then(serde_json::Value::as_i64),

@@ -28,7 +28,10 @@ use super::encoding;
 use super::engine::{stable_hash, FileAnalysis, FunctionFacts};
 use super::findings::{self, Finding, Severity};
 use super::scheduler::{CheckOutcome, Verdict};
-use crate::crosscheck::tier::{tier_all, Claim, LlmStance};
+use crate::crosscheck::record::Tier;
+use crate::crosscheck::tier::{
+    decide_tier, tier_all, Claim, Evidence as TierEvidence, LlmStance, Origin,
+};
 use crate::syntax::position::{ColumnEncoding, LineIndex};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -82,6 +85,34 @@ pub fn deterministic_findings(
         }
     }
     out
+}
+
+/// The LLM's stance on the analyzer's CFG summary of a function, from the check's verdict.
+pub fn cfg_stance(verdict: Verdict) -> LlmStance {
+    match verdict {
+        Verdict::Agree => LlmStance::Agrees,
+        Verdict::Disagree => LlmStance::Disagrees,
+        Verdict::Unknown => LlmStance::Failed,
+    }
+}
+
+/// The tier of the analyzer's CFG summary of a function after an LLM check (`decide_tier`):
+/// `confirmed` when the LLM's counts agree, else `analyzer-only`.
+pub fn cfg_summary_tier(verdict: Verdict) -> Tier {
+    decide_tier(&TierEvidence {
+        origin: Origin::Analyzer,
+        llm: cfg_stance(verdict),
+        contradicted: false,
+    })
+}
+
+/// The tier of what only the LLM says (an explanation, a claim nothing contradicts).
+pub fn llm_only_tier() -> Tier {
+    decide_tier(&TierEvidence {
+        origin: Origin::Llm,
+        llm: LlmStance::Agrees,
+        contradicted: false,
+    })
 }
 
 /// Above this instability an LLM answer confirms nothing (as the core's default

@@ -4,8 +4,7 @@
 //! and stored results only: never waits for analysis or the network.
 
 use crate::analysis::rules;
-use crate::crosscheck::tier::{decide_tier, Evidence, LlmStance, Origin};
-use crate::lsp::diagnostics::deterministic_findings;
+use crate::lsp::diagnostics::{cfg_summary_tier, deterministic_findings, llm_only_tier};
 use crate::lsp::encoding;
 use crate::lsp::engine::{self, FunctionFacts};
 use crate::lsp::findings::is_taint_rule;
@@ -239,20 +238,15 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
                 o.instability
             );
             if let Some(e) = &o.explanation {
-                let _ = write!(s, "*Explanation (tier: llm-only, unverified)*: {e}\n\n");
+                let _ = write!(
+                    s,
+                    "*Explanation (tier: {}, unverified)*: {e}\n\n",
+                    llm_only_tier().name()
+                );
             }
             // The analyzer's CFG summary is a deterministic fact: the LLM can confirm it or
             // leave it analyzer-only; an LLM summary that contradicts it is refuted.
-            let stance = match o.verdict {
-                Verdict::Agree => LlmStance::Agrees,
-                Verdict::Disagree => LlmStance::Disagrees,
-                Verdict::Unknown => LlmStance::Failed,
-            };
-            let tier = decide_tier(&Evidence {
-                origin: Origin::Analyzer,
-                llm: stance,
-                contradicted: false,
-            });
+            let tier = cfg_summary_tier(o.verdict);
             let _ = write!(
                 s,
                 "*CFG cross-check*: {} → analyzer's CFG **{}**{}",
