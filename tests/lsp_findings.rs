@@ -459,3 +459,21 @@ async fn explain_is_llm_only_and_an_agreeing_cfg_comparison_confirms_the_analyze
     assert_eq!(compare["verdict"], "agree", "{compare}");
     assert_eq!(compare["tier"], "confirmed");
 }
+
+#[tokio::test]
+async fn hover_on_a_tainted_assignment_shows_the_variable_and_the_flow_path() {
+    let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
+    let uri = "file:///w/run.py";
+    open(&c, uri, "python", 1, RUN_PY).await;
+    diagnostics(&c, uri, 1).await;
+    // Line 3: `cmd = input('command? ')`.
+    let h = hover_text(&c, uri, 2, 5).await;
+    assert!(h.contains("**Tainted here**: `cmd`"), "{h}");
+    assert!(
+        h.contains("**Taint flow** (`taint-command`, sink line 4): lines 3 → 4"),
+        "{h}"
+    );
+    // An untainted line says nothing of the kind.
+    let h = hover_text(&c, uri, 6, 5).await;
+    assert!(!h.contains("Tainted here"), "{h}");
+}

@@ -1,6 +1,7 @@
 //! `textDocument/hover` on a function: its CFG summary, callers and callees, findings in it
 //! (taint flows with their paths), and what the LLM said, if anything is known. On a line
-//! with a finding, the hover starts with the rule's documentation from the registry. Computed from the current parse
+//! with a finding, the hover starts with the rule's documentation from the registry; on a
+//! line a taint flow passes (a tainted variable's assignment), with the flow's path. Computed from the current parse
 //! and stored results only: never waits for analysis or the network.
 
 use crate::analysis::rules;
@@ -56,8 +57,9 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
     })
 }
 
-/// The registry documentation of every rule with a finding on the 1-based `line`: name, id,
-/// severity, description and what its evidence lists.
+/// What the deterministic analysis says about the 1-based `line`: variables made tainted
+/// there, the taint flows passing through it (their paths), and the registry documentation
+/// of every rule with a finding on it (name, id, severity, description, evidence).
 fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String {
     let Some(a) = lock(&state.analyses)
         .get(uri)
@@ -73,14 +75,47 @@ fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String
             ip.unit_hashes.get(&a.path) == Some(&a.text_hash),
         )
     };
-    let mut ids: Vec<String> = deterministic_findings(&a, &ws, current)
-        .into_iter()
+    let found = deterministic_findings(&a, &ws, current);
+    let mut ids: Vec<String> = found
+        .iter()
         .filter(|f| f.line == line)
-        .map(|f| f.rule)
+        .map(|f| f.rule.clone())
         .collect();
     ids.sort();
     ids.dedup();
     let mut md = String::new();
+    // Variables made tainted on this line, and the taint flows passing through it.
+    let mut vars: Vec<&str> = a
+        .report
+        .tainted_variables
+        .iter()
+        .filter(|v| v.line == line)
+        .map(|v| v.var.as_str())
+        .collect();
+    vars.sort();
+    vars.dedup();
+    if !vars.is_empty() {
+        let listed: Vec<String> = vars.iter().map(|v| format!("`{v}`")).collect();
+        let _ = writeln!(md, "**Tainted here**: {}\n", listed.join(", "));
+    }
+    let through: Vec<&crate::lsp::findings::Finding> = found
+        .iter()
+        .filter(|f| is_taint_rule(&f.rule))
+        .filter(|f| f.related.iter().any(|r| r.file == a.path && r.line == line))
+        .take(MAX_LISTED)
+        .collect();
+    for f in through {
+        let _ = writeln!(
+            md,
+            "**Taint flow** (`{}`, sink line {}): {}\n",
+            f.rule,
+            f.line,
+            flow_path(&a.path, f)
+        );
+    }
+    if !md.is_empty() && ids.is_empty() {
+        md.push_str("---\n\n");
+    }
     for id in ids {
         if let Some(r) = rules::rule(&id) {
             let _ = writeln!(
@@ -98,6 +133,22 @@ fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String
         md.push_str("---\n\n");
     }
     md
+}
+
+/// A taint flow's path as `lines 3 → 4` (other files named: `lib.py:7`).
+fn flow_path(path: &str, f: &crate::lsp::findings::Finding) -> String {
+    let steps: Vec<String> = f
+        .related
+        .iter()
+        .map(|r| {
+            if r.file == path {
+                format!("{}", r.line)
+            } else {
+                format!("{}:{}", short_name(&r.file), r.line)
+            }
+        })
+        .collect();
+    format!("lines {}", steps.join(" → "))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -192,18 +243,7 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
                 let mut item = format!("line {}: `{}` {}", fd.line, fd.rule, fd.message);
                 // A taint flow: its path, source to sink.
                 if is_taint_rule(&fd.rule) && !fd.related.is_empty() {
-                    let steps: Vec<String> = fd
-                        .related
-                        .iter()
-                        .map(|r| {
-                            if r.file == a.path {
-                                format!("{}", r.line)
-                            } else {
-                                format!("{}:{}", short_name(&r.file), r.line)
-                            }
-                        })
-                        .collect();
-                    let _ = write!(item, " — path: lines {}", steps.join(" → "));
+                    let _ = write!(item, " — path: {}", flow_path(&a.path, &fd));
                 }
                 in_fn.push(item);
             }
