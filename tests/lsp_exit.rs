@@ -46,6 +46,7 @@ fn run_session(messages: &[Value]) -> (i32, Vec<Value>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
         .arg("lsp")
         .env("CROSSCHECK_CONFIG", dir.path().join("none.toml"))
+        .env("CROSSCHECK_DATA_DIR", dir.path().join("data"))
         .env_remove("CROSSCHECK_LLM_BASE_URL")
         .env_remove("CROSSCHECK_LLM_MODEL")
         .stdin(Stdio::piped())

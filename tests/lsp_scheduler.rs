@@ -75,6 +75,7 @@ impl FunctionChecker for Probe {
                     explanation: Some(format!("explains {}", job.function)),
                     comparison: None,
                     claims: vec![],
+                    record: None,
                 }),
             }
         })

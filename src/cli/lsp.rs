@@ -14,8 +14,29 @@ pub struct LspArgs {
 
 /// Runs the server until `exit`; exit code 0 after `shutdown`, 1 otherwise.
 pub fn run(_args: &LspArgs) -> anyhow::Result<i32> {
-    let options = crate::lsp::ServerOptions::from_environment();
-    Ok(crate::lsp::run_stdio(options))
+    Ok(crate::lsp::run_stdio(server_options()))
+}
+
+/// The server's options from the user's environment: the user config file, the LLM settings,
+/// and the per-user store (`$CROSSCHECK_DATA_DIR/crosscheck.db`, see `store::path`) as the
+/// persistent answer cache and the telemetry sink. Without a store (unwritable directory,
+/// corrupt file) the server still runs, uncached across restarts. The store's retention is
+/// applied at start-up, off the protocol's path.
+pub fn server_options() -> crate::lsp::ServerOptions {
+    let store = crate::store::Store::open_optional(
+        crate::store::default_db_path(),
+        crate::store::StoreConfig::default(),
+    )
+    .map(std::sync::Arc::new);
+    if let Some(s) = &store {
+        let s = std::sync::Arc::clone(s);
+        std::thread::spawn(move || {
+            if let Err(e) = s.prune(crate::store::system_now()) {
+                tracing::warn!("store retention: {e}");
+            }
+        });
+    }
+    crate::lsp::ServerOptions::from_environment().with_store(store)
 }
 
 #[derive(Debug, Args)]

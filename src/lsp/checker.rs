@@ -1,7 +1,11 @@
-//! [`LlmChecker`]: the interim [`FunctionChecker`] the server uses until the cross-check core
-//! (prompts as data, Layer-1 scores, self-consistency, tiers) is wired in. It asks an
-//! [`LlmClient`] one question per function — explain it, count its branches and loops, list
-//! suspected problems — and compares the counts with the analyzer's CFG.
+//! [`LlmChecker`]: the server's per-function [`FunctionChecker`]. It asks an [`LlmClient`] one
+//! question per function — explain it, count its branches and loops, list suspected problems
+//! — and compares the counts with the analyzer's CFG. Tiers are not decided here: the
+//! diagnostics apply the core's tier function (`crosscheck::tier`) to the outcome.
+//!
+//! Every answered check carries a telemetry [`CrossCheckRecord`] (task
+//! [`TASK`]; hashes, counts, rule ids and scores, never code or the LLM's free text), which the
+//! scheduler stamps and hands to the record sink.
 //!
 //! The function's code is sent delimited and line-numbered relative to the function, and the
 //! instructions say the code is data, not instructions. The answer is read defensively
@@ -11,14 +15,20 @@
 use super::scheduler::{
     BoxFuture, CheckError, CheckOutcome, FunctionChecker, FunctionJob, LlmClaim, Verdict,
 };
+use crate::crosscheck::hash::sha256_hex;
+use crate::crosscheck::record::{CrossCheckRecord, SampleRecord};
 use crate::llm::answer::extract_object;
-use crate::llm::{ChatRequest, LlmClient, LlmError};
+use crate::llm::{ChatRequest, ChatResponse, LlmClient, LlmError};
 use serde::Deserialize;
+use serde_json::json;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Prompt template identity (enters cache keys).
 pub const TEMPLATE_ID: &str = "lsp-function-check";
 pub const TEMPLATE_VERSION: u32 = 1;
+/// The task name of the checker's telemetry records.
+pub const TASK: &str = "lsp_function_check";
 
 /// The interim function checker over any LLM client.
 pub struct LlmChecker {
@@ -101,11 +111,17 @@ pub fn build_request(job: &FunctionJob) -> ChatRequest {
 
 /// Reads an answer text into an outcome (pure).
 pub fn read_answer(job: &FunctionJob, text: &str, model: &str) -> CheckOutcome {
+    read(job, text, model).0
+}
+
+/// The outcome, the normalised code-free answer (counts, claimed lines and rule ids; no
+/// free text) and whether the answer could be read.
+fn read(job: &FunctionJob, text: &str, model: &str) -> (CheckOutcome, serde_json::Value, bool) {
     let parsed: Option<Answer> = extract_object(text)
         .ok()
         .and_then(|a| a.into_typed::<Answer>().ok());
     let Some(a) = parsed else {
-        return CheckOutcome {
+        let outcome = CheckOutcome {
             verdict: Verdict::Unknown,
             model: model.to_string(),
             samples: 1,
@@ -113,8 +129,11 @@ pub fn read_answer(job: &FunctionJob, text: &str, model: &str) -> CheckOutcome {
             explanation: None,
             comparison: Some("the LLM's answer could not be read".to_string()),
             claims: Vec::new(),
+            record: None,
         };
+        return (outcome, serde_json::Value::Null, false);
     };
+    let counts = (a.branches, a.loops);
     let (verdict, comparison) = match (a.branches, a.loops) {
         (Some(b), Some(l)) => {
             let agree = b == job.analyzer.branches as i64 && l == job.analyzer.loops as i64;
@@ -136,7 +155,7 @@ pub fn read_answer(job: &FunctionJob, text: &str, model: &str) -> CheckOutcome {
         ),
     };
     let line_count = job.text.lines().count().max(1);
-    let claims = a
+    let claims: Vec<LlmClaim> = a
         .findings
         .into_iter()
         .filter_map(|f| {
@@ -163,7 +182,15 @@ pub fn read_answer(job: &FunctionJob, text: &str, model: &str) -> CheckOutcome {
         })
         .take(50)
         .collect();
-    CheckOutcome {
+    let normalised = json!({
+        "branches": counts.0,
+        "loops": counts.1,
+        "claims": claims
+            .iter()
+            .map(|c: &LlmClaim| json!({"line": c.line, "rule": c.rule}))
+            .collect::<Vec<_>>(),
+    });
+    let outcome = CheckOutcome {
         verdict,
         model: model.to_string(),
         samples: 1,
@@ -171,6 +198,63 @@ pub fn read_answer(job: &FunctionJob, text: &str, model: &str) -> CheckOutcome {
         explanation: a.explanation.map(|e| e.chars().take(2000).collect()),
         comparison,
         claims,
+        record: None,
+    };
+    (outcome, normalised, true)
+}
+
+/// The telemetry record of one answered check (pure). `id` and `timestamp` are left empty:
+/// the scheduler sets them (this function reads no clock). The tier is the core's decision
+/// for the analyzer's CFG summary given the LLM's stance on it.
+pub fn record_for(
+    job: &FunctionJob,
+    outcome: &CheckOutcome,
+    answer: serde_json::Value,
+    parsed: bool,
+    resp: &ChatResponse,
+) -> CrossCheckRecord {
+    let tier = super::diagnostics::cfg_summary_tier(outcome.verdict);
+    let mut scores = BTreeMap::new();
+    if let (Some(b), Some(l)) = (
+        answer.get("branches").and_then(serde_json::Value::as_i64),
+        answer.get("loops").and_then(serde_json::Value::as_i64),
+    ) {
+        let m = |x: i64, y: usize| if x == y as i64 { 1.0 } else { 0.0 };
+        scores.insert("branches_match".to_string(), m(b, job.analyzer.branches));
+        scores.insert("loops_match".to_string(), m(l, job.analyzer.loops));
+    }
+    CrossCheckRecord {
+        id: String::new(),
+        timestamp: 0,
+        task: TASK.to_string(),
+        language: job.language.name().to_string(),
+        model: outcome.model.clone(),
+        template_id: TEMPLATE_ID.to_string(),
+        template_version: TEMPLATE_VERSION,
+        strategy: "normal".to_string(),
+        code_hash: sha256_hex(job.text.as_bytes()),
+        analyzer: json!({
+            "branches": job.analyzer.branches,
+            "loops": job.analyzer.loops,
+            "exits": job.analyzer.exits,
+            "cyclomatic": job.analyzer.cyclomatic,
+        }),
+        samples: vec![SampleRecord {
+            answer,
+            parsed,
+            latency_ms: resp.latency_ms,
+            prompt_tokens: resp.prompt_tokens,
+            completion_tokens: resp.completion_tokens,
+            from_cache: resp.from_cache,
+        }],
+        scores,
+        pass: (outcome.verdict != Verdict::Unknown).then_some(outcome.verdict == Verdict::Agree),
+        tier: Some(tier),
+        instability: outcome.instability,
+        latency_ms: resp.latency_ms,
+        prompt_tokens: resp.prompt_tokens,
+        completion_tokens: resp.completion_tokens,
+        source_text: None,
     }
 }
 
@@ -199,7 +283,9 @@ impl FunctionChecker for LlmChecker {
         Box::pin(async move {
             let req = build_request(&job);
             let resp = client.complete(req).await.map_err(map_error)?;
-            Ok(read_answer(&job, &resp.text, &resp.model))
+            let (mut outcome, answer, parsed) = read(&job, &resp.text, &resp.model);
+            outcome.record = Some(record_for(&job, &outcome, answer, parsed, &resp));
+            Ok(outcome)
         })
     }
 }

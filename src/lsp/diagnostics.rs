@@ -1,13 +1,14 @@
 //! From findings and LLM outcomes to published diagnostics.
 //!
 //! 1. **Merge** ([`merge`]): the document's deterministic findings, the workspace-level
-//!    findings for this file, and the LLM outcomes of its functions. A deterministic finding
-//!    starts `analyzer-only`; it becomes `confirmed` when the LLM's outcome for its function
-//!    claims the same rule on the same line. LLM claims that match no deterministic finding
-//!    become `llm-only` findings. An LLM CFG summary that contradicts the analyzer's CFG gives
-//!    a `refuted` finding (`llm-cfg-mismatch`). LLM output never removes a deterministic
-//!    finding and never changes its severity. (This interim tier rule is replaced by the
-//!    cross-check core's tier function when it lands.)
+//!    findings for this file, and the LLM outcomes of its functions, tiered by the core's
+//!    tier function (`crosscheck::tier::tier_all`, which applies `decide_tier`). A
+//!    deterministic finding is `confirmed` when the LLM's outcome for its function (stably)
+//!    claims the same rule on the same line, else `analyzer-only`. LLM claims that match no
+//!    deterministic finding become `llm-only` findings (severity information, unverified). An
+//!    LLM CFG summary that contradicts the analyzer's CFG is a contradicted claim: `refuted`
+//!    (`llm-cfg-mismatch`). LLM output never removes a deterministic finding and never changes
+//!    its severity.
 //! 2. **Present** ([`present`]): disabled rules and suppressed lines are dropped, then each
 //!    tier is shown, turned into a hint, or hidden according to the configuration.
 //! 3. **Convert** ([`to_lsp`]): ranges in the negotiated encoding, `code` = rule id,
@@ -28,6 +29,9 @@ use super::engine::{stable_hash, FileAnalysis, FunctionFacts};
 use super::findings::{self, Finding, Severity};
 use super::scheduler::{CheckOutcome, Verdict};
 use crate::crosscheck::record::Tier;
+use crate::crosscheck::tier::{
+    decide_tier, tier_all, Claim, Evidence as TierEvidence, LlmStance, Origin,
+};
 use crate::syntax::position::{ColumnEncoding, LineIndex};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -54,57 +58,167 @@ fn function_of_line(functions: &[FunctionFacts], line: usize) -> Option<&Functio
         .min_by_key(|f| f.end_line - f.start_line)
 }
 
-/// Merges deterministic findings, workspace findings and LLM outcomes (by function id; only
-/// outcomes about the function's current text are given).
+/// The deterministic findings of a document: its own (per-file) findings and the workspace
+/// findings for it. `workspace_current` says whether the workspace results were computed from
+/// the document's current text: if so, the workspace's taint flows replace the file-local
+/// ones; if not, the (stale) workspace taint flows are left out and the file-local ones shown.
+/// Findings identical in line, rule and message are listed once.
+pub fn deterministic_findings(
+    analysis: &FileAnalysis,
+    workspace: &[Finding],
+    workspace_current: bool,
+) -> Vec<Finding> {
+    let local = analysis
+        .findings
+        .iter()
+        .filter(|f| !(workspace_current && findings::is_taint_rule(&f.rule)));
+    let global = workspace
+        .iter()
+        .filter(|f| workspace_current || !findings::is_taint_rule(&f.rule));
+    let mut out: Vec<Finding> = Vec::new();
+    for f in local.chain(global) {
+        let dup = out
+            .iter()
+            .any(|g| g.line == f.line && g.rule == f.rule && g.message == f.message);
+        if !dup {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
+/// The LLM's stance on the analyzer's CFG summary of a function, from the check's verdict.
+pub fn cfg_stance(verdict: Verdict) -> LlmStance {
+    match verdict {
+        Verdict::Agree => LlmStance::Agrees,
+        Verdict::Disagree => LlmStance::Disagrees,
+        Verdict::Unknown => LlmStance::Failed,
+    }
+}
+
+/// The tier of the analyzer's CFG summary of a function after an LLM check (`decide_tier`):
+/// `confirmed` when the LLM's counts agree, else `analyzer-only`.
+pub fn cfg_summary_tier(verdict: Verdict) -> Tier {
+    decide_tier(&TierEvidence {
+        origin: Origin::Analyzer,
+        llm: cfg_stance(verdict),
+        contradicted: false,
+    })
+}
+
+/// The tier of what only the LLM says (an explanation, a claim nothing contradicts).
+pub fn llm_only_tier() -> Tier {
+    decide_tier(&TierEvidence {
+        origin: Origin::Llm,
+        llm: LlmStance::Agrees,
+        contradicted: false,
+    })
+}
+
+/// Above this instability an LLM answer confirms nothing (as the core's default
+/// `max_instability`).
+pub const MAX_INSTABILITY: f64 = 0.25;
+
+/// The tiering key of a finding or claim: rule and document line.
+pub fn tier_key(rule: &str, line: usize) -> String {
+    format!("{rule}@{line}")
+}
+
+/// What the LLM's outcome for a function says about a deterministic finding in it: it
+/// agrees when it claims the same rule on the same line (and its samples were stable).
+pub fn stance(
+    outcome: Option<&CheckOutcome>,
+    func: Option<&FunctionFacts>,
+    f: &Finding,
+) -> LlmStance {
+    let (Some(o), Some(x)) = (outcome, func) else {
+        return LlmStance::NotAsked;
+    };
+    let claims_it = o
+        .claims
+        .iter()
+        .any(|c| x.start_line + c.line.saturating_sub(1) == f.line && c.rule == f.rule);
+    if o.verdict == Verdict::Unknown && o.claims.is_empty() && o.explanation.is_none() {
+        LlmStance::Failed
+    } else if o.instability > MAX_INSTABILITY {
+        LlmStance::Unstable
+    } else if claims_it {
+        LlmStance::Agrees
+    } else {
+        LlmStance::Disagrees
+    }
+}
+
+/// Merges the deterministic findings ([`deterministic_findings`]) and the LLM outcomes of
+/// the document's functions (by function id; only outcomes about the function's current text
+/// are given). Tiers come from the core's one tier function, `crosscheck::tier::tier_all`:
+///
+/// * every deterministic finding is kept, unchanged but for its tier: `confirmed` when the
+///   LLM claims the same rule on the same line, else `analyzer-only` (see [`stance`]);
+/// * every other LLM claim becomes an `llm-only` finding with severity information (its text
+///   says it is unverified), whatever the claim says about itself;
+/// * an LLM control-flow summary the analyzer's CFG contradicts is a contradicted claim:
+///   `refuted` ([`LLM_CFG_MISMATCH`]).
 pub fn merge(
     analysis: &FileAnalysis,
     workspace: &[Finding],
+    workspace_current: bool,
     outcomes: &BTreeMap<String, Arc<CheckOutcome>>,
 ) -> Vec<Merged> {
-    let mut out: Vec<Merged> = Vec::new();
-    let mut claimed: Vec<(usize, String)> = Vec::new();
-    for f in analysis.findings.iter().chain(workspace.iter()) {
-        let mut f = f.clone();
+    let det = deterministic_findings(analysis, workspace, workspace_current);
+    let mut inputs: Vec<(usize, String, bool)> = Vec::with_capacity(det.len());
+    let mut stances: BTreeMap<String, LlmStance> = BTreeMap::new();
+    let mut prepared: Vec<(Finding, Option<Arc<CheckOutcome>>)> = Vec::with_capacity(det.len());
+    for (i, mut f) in det.into_iter().enumerate() {
         let func = function_of_line(&analysis.functions, f.line);
         if f.function.is_none() {
             f.function = func.map(|x| x.name.clone());
         }
         let llm = func.and_then(|x| outcomes.get(&x.id)).map(Arc::clone);
-        if let (Some(o), Some(x)) = (&llm, func) {
-            let confirmed = o
-                .claims
-                .iter()
-                .any(|c| x.start_line + c.line.saturating_sub(1) == f.line && c.rule == f.rule);
-            if confirmed && f.tier == Tier::AnalyzerOnly {
-                f.tier = Tier::Confirmed;
-                claimed.push((f.line, f.rule.clone()));
-            }
+        let key = tier_key(&f.rule, f.line);
+        let s = stance(llm.as_deref(), func, &f);
+        // Several findings can share a key (two flows into one sink): any agreement counts.
+        let e = stances.entry(key.clone()).or_insert(s);
+        if s == LlmStance::Agrees {
+            *e = s;
         }
-        out.push(Merged { finding: f, llm });
+        inputs.push((i, key, false));
+        prepared.push((f, llm));
     }
+    // LLM claims, keyed like findings; a claim on a finding's key is agreement, not a claim.
+    let mut claims: Vec<Claim> = Vec::new();
+    let mut claim_info: BTreeMap<String, Merged> = BTreeMap::new();
     for x in &analysis.functions {
         let Some(o) = outcomes.get(&x.id) else {
             continue;
         };
         for c in &o.claims {
             let line = x.start_line + c.line.saturating_sub(1);
-            if claimed.iter().any(|(l, r)| *l == line && *r == c.rule) {
-                continue;
-            }
-            let mut f = Finding::new(
-                &c.rule,
-                Severity::Info,
-                line,
-                format!("LLM claim (unverified): {}", c.message),
-            );
-            f.function = Some(x.name.clone());
-            f.tier = Tier::LlmOnly;
-            out.push(Merged {
-                finding: f,
-                llm: Some(Arc::clone(o)),
+            let key = tier_key(&c.rule, line);
+            claims.push(Claim {
+                key: key.clone(),
+                contradicted: false,
+            });
+            claim_info.entry(key).or_insert_with(|| {
+                let mut f = Finding::new(
+                    &c.rule,
+                    Severity::Info,
+                    line,
+                    format!("LLM claim (unverified): {}", c.message),
+                );
+                f.function = Some(x.name.clone());
+                Merged {
+                    finding: f,
+                    llm: Some(Arc::clone(o)),
+                }
             });
         }
         if o.verdict == Verdict::Disagree {
+            let key = tier_key(LLM_CFG_MISMATCH, x.start_line);
+            claims.push(Claim {
+                key: key.clone(),
+                contradicted: true,
+            });
             let mut f = Finding::new(
                 LLM_CFG_MISMATCH,
                 Severity::Info,
@@ -116,11 +230,32 @@ pub fn merge(
                 ),
             );
             f.function = Some(x.name.clone());
-            f.tier = Tier::Refuted;
+            claim_info.insert(
+                key,
+                Merged {
+                    finding: f,
+                    llm: Some(Arc::clone(o)),
+                },
+            );
+        }
+    }
+    let tiered = tier_all(&inputs, &stances, &claims);
+    let mut out: Vec<Merged> = Vec::with_capacity(prepared.len() + tiered.claims.len());
+    for t in &tiered.findings {
+        if let Some((f, llm)) = prepared.get(t.finding) {
+            let mut f = f.clone();
+            f.tier = t.tier;
             out.push(Merged {
                 finding: f,
-                llm: Some(Arc::clone(o)),
+                llm: llm.clone(),
             });
+        }
+    }
+    for c in &tiered.claims {
+        if let Some(m) = claim_info.get(&c.key) {
+            let mut m = m.clone();
+            m.finding.tier = c.tier;
+            out.push(m);
         }
     }
     out.sort_by(|a, b| a.finding.cmp(&b.finding));

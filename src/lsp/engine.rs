@@ -92,6 +92,8 @@ pub struct FileAnalysis {
     /// True when any part of the result is partial (syntax errors, limits, cancellation).
     pub partial: bool,
     pub elapsed_ms: f64,
+    /// [`stable_hash`] of the analysed text (tells whether workspace results are about it).
+    pub text_hash: String,
 }
 
 impl FileAnalysis {
@@ -126,7 +128,14 @@ pub fn stable_hash(parts: &[&str]) -> String {
     format!("{a:016x}{b:016x}")
 }
 
-/// Analyses one parsed document. Never panics.
+/// The hash identifying a document text in [`FileAnalysis::text_hash`] and
+/// `workspace::Interproc::unit_hashes`.
+pub fn document_hash(text: &str) -> String {
+    stable_hash(&[text])
+}
+
+/// Analyses one parsed document: `analysis::report::analyze_parsed` plus the taint flows
+/// within the file (`analysis::taint::analyze_file`, no call graph). Never panics.
 pub fn analyze(
     uri: &str,
     path: &str,
@@ -145,16 +154,9 @@ pub fn analyze(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
             tracing::error!(%uri, "analysis panicked: {what}");
-            let report = FileReport {
-                file: path.to_string(),
-                language: Some(parsed.language),
-                functions: Vec::new(),
-                errors: parsed.errors.clone(),
-                analysed: false,
-                tainted_variables: Vec::new(),
-                points_to: Vec::new(),
-                findings: Vec::new(),
-            };
+            let mut report =
+                crate::analysis::report::refused_file(path, Some(parsed.language), String::new());
+            report.errors = parsed.errors.clone();
             let mut f = findings::from_file_report(&report);
             f.push(Finding::new(
                 INTERNAL_ERROR,
@@ -170,7 +172,7 @@ pub fn analyze(
         || report.functions.iter().any(|f| f.partial)
         || findings
             .iter()
-            .any(|f| f.rule != findings::rules::SYNTAX_ERROR);
+            .any(|f| f.rule == findings::rules::ANALYSIS_PARTIAL || f.rule == INTERNAL_ERROR);
     FileAnalysis {
         uri: uri.to_string(),
         path: path.to_string(),
@@ -181,6 +183,7 @@ pub fn analyze(
         findings,
         partial,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+        text_hash: document_hash(&parsed.text),
     }
 }
 
@@ -189,7 +192,25 @@ fn analyze_inner(
     parsed: &ParsedFile,
     cancel: &Cancel,
 ) -> (FileReport, Vec<FunctionFacts>, Vec<Finding>) {
-    let report = analyze_parsed(path, parsed, cancel);
+    let mut report = analyze_parsed(path, parsed, cancel);
+    let taint = crate::analysis::taint::analyze_file(path, parsed, cancel);
+    report.tainted_variables = taint.tainted_variables_for(path).to_vec();
+    let mut all = std::mem::take(&mut report.findings);
+    all.extend(crate::analysis::findings::flow_findings(
+        path,
+        Some(parsed),
+        &taint.flows,
+    ));
+    report.findings = crate::analysis::findings::normalize(all);
+    for e in taint.errors.iter().filter(|e| e.file == path) {
+        let err = crate::syntax::parse::SourceError {
+            line: e.line,
+            message: format!("taint: {}", e.message),
+        };
+        if !report.errors.contains(&err) {
+            report.errors.push(err);
+        }
+    }
     let syntax_functions = collect_functions(parsed);
     let mut functions = Vec::with_capacity(report.functions.len());
     let ids = function_ids(

@@ -4,13 +4,31 @@
 //! A [`Finding`] is what becomes a diagnostic: a rule id, a severity, a 1-based line, a
 //! message, evidence lines, related locations (taint paths) and a tier. Sources:
 //!
-//! * [`from_file_report`]: per-file results of `analysis::report::analyze_parsed` — syntax
-//!   errors (`syntax-error`), analyses that hit a limit or were cut short, and functions whose
-//!   result is partial because code did not parse (`analysis-partial`). New per-file result
-//!   kinds (findings, taint flows) are mapped here as the report grows.
+//! * [`from_file_report`]: per-file results of `analysis::report::analyze_parsed` plus the
+//!   file's own taint flows — the core's findings ([`from_analysis_finding`]: taint flows,
+//!   `unreachable-code`, the syntactic rules of `analysis::findings`), syntax errors
+//!   (`syntax-error`), analyses that hit a limit or were cut short, and functions whose result
+//!   is partial because code did not parse (`analysis-partial`).
 //! * [`FindingProvider`]s: workspace-level (interprocedural) analyses run over every file of
 //!   the workspace and the call graph; their findings are refreshed whenever any file changes,
-//!   so callers in other files follow a changed callee.
+//!   so callers in other files follow a changed callee. [`TaintProvider`] (on by default) is
+//!   the interprocedural taint analysis.
+//!
+//! # Severity, evidence, related locations
+//!
+//! A core finding's severity is its rule's in the registry (`analysis::rules`: `error`,
+//! `warning`, `note` -> information). Its evidence lines become `data.evidence`; for taint
+//! rules every path element (source, each step, sink) is also a related location, in whatever
+//! file it is.
+//!
+//! # Taint flows: file-local first, then workspace-wide
+//!
+//! Right after a change the document's diagnostics carry the taint flows the analysis finds in
+//! the file alone (no call graph). Once the workspace analysis has run on the document's
+//! current text, its flows replace the file-local ones (they see callees in other files and
+//! resolve calls through the call graph); while the workspace result is about an older text
+//! of the document, the file-local flows are shown instead of it (see
+//! `diagnostics::deterministic_findings`).
 //!
 //! # Suppressing a finding
 //!
@@ -21,6 +39,7 @@
 //! "Suppress" inserts such a comment.
 
 use crate::analysis::callgraph::{CallEdge, SourceUnit};
+use crate::analysis::findings::Finding as AnalysisFinding;
 use crate::analysis::report::FileReport;
 use crate::crosscheck::record::Tier;
 use crate::syntax::position::LineIndex;
@@ -97,9 +116,69 @@ impl Finding {
     }
 }
 
-/// Maps the per-file report to findings (sorted, deduplicated).
+/// The presentation severity of a registry severity.
+pub fn severity_of_rule(s: crate::analysis::rules::Severity) -> Severity {
+    match s {
+        crate::analysis::rules::Severity::Error => Severity::Error,
+        crate::analysis::rules::Severity::Warning => Severity::Warning,
+        crate::analysis::rules::Severity::Note => Severity::Info,
+    }
+}
+
+/// True for rules that report taint flows (their evidence is a path).
+pub fn is_taint_rule(rule_id: &str) -> bool {
+    crate::analysis::rules::rule(rule_id).is_some_and(|r| r.sink_kind.is_some())
+}
+
+/// Maps one finding of the deterministic core (`analysis::findings`) reported in the unit
+/// `path`. The severity is the rule's in the registry (the finding's own for rules the
+/// registry does not know). Evidence in another file names that file. Taint findings get one
+/// related location per path element: the source, each step, the sink.
+pub fn from_analysis_finding(path: &str, f: &AnalysisFinding) -> Finding {
+    let severity = crate::analysis::rules::rule(&f.rule)
+        .map(|r| severity_of_rule(r.severity))
+        .unwrap_or_else(|| severity_of_rule(f.severity));
+    let mut out = Finding::new(&f.rule, severity, f.line, f.message.clone());
+    let note = |e: &crate::analysis::findings::Evidence| {
+        if e.text.is_empty() {
+            e.role.clone()
+        } else {
+            format!("{}: `{}`", e.role, e.text)
+        }
+    };
+    out.evidence = f
+        .evidence
+        .iter()
+        .map(|e| Evidence {
+            file: (e.file != path).then(|| e.file.clone()),
+            line: e.line.max(1),
+            note: note(e),
+        })
+        .collect();
+    if is_taint_rule(&f.rule) {
+        out.related = f
+            .evidence
+            .iter()
+            .map(|e| Related {
+                file: e.file.clone(),
+                line: e.line.max(1),
+                message: format!("taint {}", note(e)),
+            })
+            .collect();
+    }
+    out
+}
+
+/// Maps the per-file report to findings (sorted, deduplicated): the core's findings (taint
+/// flows within the file, unreachable code, syntactic rules), syntax errors, and partial
+/// results.
 pub fn from_file_report(report: &FileReport) -> Vec<Finding> {
     let mut out = Vec::new();
+    for af in &report.findings {
+        let mut f = from_analysis_finding(&report.file, af);
+        f.function = function_at_line(report, f.line);
+        out.push(f);
+    }
     for e in &report.errors {
         let is_syntax =
             e.message.starts_with("syntax error") || e.message.contains("syntax errors");
@@ -160,6 +239,57 @@ pub trait FindingProvider: Send + Sync {
     fn name(&self) -> &str;
     /// Findings keyed by unit path. Must be pure and deterministic, and poll `cancel`.
     fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>>;
+}
+
+/// The workspace-wide interprocedural taint analysis (`analysis::taint` over every unit,
+/// with the workspace call graph and, for C and C++ units, points-to), mapped per sink file
+/// with [`from_analysis_finding`]. The same analysis `crosscheck analyze` runs, so a settled
+/// workspace shows the flows the batch report lists.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaintProvider;
+
+impl FindingProvider for TaintProvider {
+    fn name(&self) -> &str {
+        "taint"
+    }
+
+    fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>> {
+        use crate::analysis::findings::flow_findings;
+        use crate::analysis::pointsto::analyze_points_to;
+        use crate::analysis::taint::{analyze_taint, TaintSpecs};
+        let c_units: Vec<SourceUnit<'_>> = ws
+            .units
+            .iter()
+            .filter(|u| matches!(u.file.language, Language::C | Language::Cpp))
+            .map(|u| SourceUnit {
+                path: u.path.clone(),
+                file: u.file,
+            })
+            .collect();
+        let points_to = (!c_units.is_empty()).then(|| analyze_points_to(&c_units, cancel));
+        let taint = analyze_taint(
+            ws.units,
+            Some(ws.call_graph),
+            points_to.as_ref(),
+            &TaintSpecs::builtin(),
+            cancel,
+        );
+        let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+        for u in ws.units {
+            let found = flow_findings(&u.path, Some(u.file), &taint.flows);
+            if found.is_empty() {
+                continue;
+            }
+            let mut mapped: Vec<Finding> = found
+                .iter()
+                .map(|f| from_analysis_finding(&u.path, f))
+                .collect();
+            mapped.sort();
+            mapped.dedup();
+            out.insert(u.path.clone(), mapped);
+        }
+        out
+    }
 }
 
 const MARKER: &str = "crosscheck: ignore[";

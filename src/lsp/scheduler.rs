@@ -18,13 +18,16 @@
 //!   arrives, it is kept only if the function still has that key (its text is unchanged, even
 //!   if the document changed elsewhere); otherwise it is dropped as stale.
 //! * **Concurrency.** At most `max_concurrent` checks talk to the LLM at once.
+//! * **Telemetry.** With a record sink ([`Scheduler::with_records`]), every answered request
+//!   leaves one `CrossCheckRecord` (stamped with the server's clock); cache hits leave none.
 //!
 //! Results are reported through a callback so the server can merge them into diagnostics.
 //! Request handlers read [`Scheduler::state`]: a finished result, "pending", a failure, or
 //! "unavailable" when no LLM is configured.
 
 use super::engine::{stable_hash, CfgSummary};
-use crate::crosscheck::record::CacheBackend;
+use crate::crosscheck::hash::sha256_fields;
+use crate::crosscheck::record::{CacheBackend, CrossCheckRecord, RecordSink};
 use crate::syntax::Language;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -119,6 +122,10 @@ pub struct CheckOutcome {
     pub comparison: Option<String>,
     /// Findings the LLM claims.
     pub claims: Vec<LlmClaim>,
+    /// The telemetry record of a freshly answered check (never cached, never serialised);
+    /// the scheduler stamps it and hands it to the record sink.
+    #[serde(skip)]
+    pub record: Option<CrossCheckRecord>,
 }
 
 /// Why a check produced no outcome.
@@ -193,6 +200,8 @@ pub struct SchedulerStats {
     pub failed: u64,
     /// Jobs debouncing, waiting for a slot, or running.
     pub pending: u64,
+    /// Telemetry records handed to the record sink (one per answered LLM request).
+    pub recorded: u64,
 }
 
 enum EntryState {
@@ -245,6 +254,12 @@ pub struct Scheduler {
     limit: Arc<Semaphore>,
     notify: Notify,
     unavailable: String,
+    records: Option<Arc<dyn RecordSink>>,
+    clock: fn() -> i64,
+}
+
+fn no_clock() -> i64 {
+    0
 }
 
 fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
@@ -267,7 +282,18 @@ impl Scheduler {
             limit: Arc::new(Semaphore::new(max_concurrent.max(1))),
             notify: Arc::new(notify),
             unavailable: unavailable.into(),
+            records: None,
+            clock: no_clock,
         }
+    }
+
+    /// Sends the telemetry record of every answered check to `sink`, stamped with `clock`
+    /// (seconds since the Unix epoch). Answers served from a cache are not new checks and
+    /// leave no record.
+    pub fn with_records(mut self, sink: Option<Arc<dyn RecordSink>>, clock: fn() -> i64) -> Self {
+        self.records = sink;
+        self.clock = clock;
+        self
     }
 
     pub fn is_available(&self) -> bool {
@@ -380,6 +406,8 @@ impl Scheduler {
         let limit = Arc::clone(&self.limit);
         let cache = self.cache.clone();
         let notify = Arc::clone(&self.notify);
+        let records = self.records.clone();
+        let clock = self.clock;
         tokio::spawn(async move {
             if !debounce.is_zero() {
                 tokio::time::sleep(debounce).await;
@@ -396,7 +424,20 @@ impl Scheduler {
                     _ => return,
                 }
             }
-            let result = checker.check(job).await;
+            let mut result = checker.check(job).await;
+            // Telemetry: every answered request is a cross-check, even when its result turns
+            // out stale below.
+            let record = result.as_mut().ok().and_then(|o| o.record.take());
+            if let (Some(sink), Some(mut r)) = (records, record) {
+                r.timestamp = clock();
+                r.id = sha256_fields([key.as_str(), r.model.as_str(), &r.timestamp.to_string()]);
+                let written = tokio::task::spawn_blocking(move || sink.record(&r)).await;
+                match written {
+                    Ok(Ok(())) => lock(&inner).stats.recorded += 1,
+                    Ok(Err(e)) => tracing::warn!("cannot store a cross-check record: {e}"),
+                    Err(e) => tracing::warn!("cannot store a cross-check record: {e}"),
+                }
+            }
             let event = {
                 let mut g = lock(&inner);
                 let current = g.entries.get(&slot).map(|e| e.key == key);

@@ -66,7 +66,8 @@ pub struct ServerOptions {
     pub llm_unavailable: String,
     pub cache: Option<Arc<dyn CacheBackend>>,
     pub records: Option<Arc<dyn RecordSink>>,
-    /// Workspace-level (interprocedural) finding providers.
+    /// Workspace-level (interprocedural) finding providers (default: the interprocedural
+    /// taint analysis, [`super::findings::TaintProvider`]).
     pub providers: Vec<Arc<dyn FindingProvider>>,
     /// At most this many LLM checks at once.
     pub max_concurrent_checks: usize,
@@ -93,7 +94,7 @@ impl Default for ServerOptions {
             llm_unavailable: NO_LLM.to_string(),
             cache: None,
             records: None,
-            providers: Vec::new(),
+            providers: vec![Arc::new(super::findings::TaintProvider)],
             max_concurrent_checks: 4,
             workspace_debounce: Duration::from_millis(150),
             clock: unix_now,
@@ -108,6 +109,29 @@ pub const NO_LLM: &str = "LLM not configured: crosscheck runs deterministic anal
      LLM cross-checks.";
 
 impl ServerOptions {
+    /// Wires a store in as the persistent LLM answer cache (answers survive restarts) and
+    /// as the record sink (one telemetry record per answered cross-check; human labels).
+    /// `None` (the store could not be opened) leaves both unset: no cache across restarts,
+    /// no telemetry, and "mark correct / incorrect" says there is no store.
+    pub fn with_store(mut self, store: Option<Arc<crate::store::Store>>) -> ServerOptions {
+        match store {
+            Some(s) => {
+                self.cache = Some(Arc::clone(&s) as Arc<dyn CacheBackend>);
+                self.records = Some(s as Arc<dyn RecordSink>);
+            }
+            None => {
+                self.cache = None;
+                self.records = None;
+                self.warnings.push(
+                    "no store (see the log): LLM answers are not cached across restarts and \
+                     cross-checks are not recorded"
+                        .to_string(),
+                );
+            }
+        }
+        self
+    }
+
     /// Options from the user's real environment: the user config file and the LLM settings
     /// (`llm::LlmSettings::load`). Never fails: problems become warnings.
     pub fn from_environment() -> ServerOptions {
@@ -338,7 +362,8 @@ impl State {
                     }
                 }
             },
-        );
+        )
+        .with_records(opts.records.clone(), opts.clock);
         let mut warnings = opts.warnings;
         let user = match &opts.user_config {
             Some(text) => {
@@ -571,11 +596,13 @@ impl State {
         let diags = match analysis {
             Some(a) if a.version == version => {
                 let (_, settings, _) = self.settings_for_uri(uri);
-                let ws_findings = lock(&self.interproc)
-                    .findings
-                    .get(&a.path)
-                    .cloned()
-                    .unwrap_or_default();
+                let (ws_findings, ws_current) = {
+                    let ip = lock(&self.interproc);
+                    (
+                        ip.findings.get(&a.path).cloned().unwrap_or_default(),
+                        ip.unit_hashes.get(&a.path) == Some(&a.text_hash),
+                    )
+                };
                 // Only outcomes about the functions' current text (a function edited since
                 // its check shows no stale LLM data until it is re-checked).
                 let stored = self.scheduler.outcomes(uri);
@@ -588,7 +615,7 @@ impl State {
                             .then(|| (f.id.clone(), Arc::clone(&s.outcome)))
                     })
                     .collect();
-                let merged = diagnostics::merge(&a, &ws_findings, &outcomes);
+                let merged = diagnostics::merge(&a, &ws_findings, ws_current, &outcomes);
                 let presented = diagnostics::present(merged, &settings, &text, &lines);
                 diagnostics::to_lsp(
                     &presented,
@@ -746,7 +773,11 @@ impl State {
             let uris = lock(&self.docs).uris();
             for u in uris {
                 let path = workspace::unit_path(&u);
-                if old.findings.get(&path) != new.findings.get(&path) {
+                // A changed text hash changes which taint flows are shown (file-local or
+                // workspace-wide) even when the workspace findings are the same.
+                if old.findings.get(&path) != new.findings.get(&path)
+                    || old.unit_hashes.get(&path) != new.unit_hashes.get(&path)
+                {
                     self.send(EngineMsg::Republish(u.clone()));
                 }
                 self.schedule_llm(&u);

@@ -95,6 +95,9 @@ pub struct Interproc {
     pub note: Option<String>,
     /// Provider findings by unit path.
     pub findings: BTreeMap<String, Vec<Finding>>,
+    /// `engine::document_hash` of every unit's text as analysed (unit path -> hash): tells
+    /// whether the findings of a unit are about the document's current text.
+    pub unit_hashes: BTreeMap<String, String>,
 }
 
 /// Computes the call graph and provider findings over the given units. Never panics: a panic
@@ -142,10 +145,15 @@ pub fn compute_interproc(
     if cancel.is_cancelled() {
         note = Some("workspace analysis was cancelled; results are partial".to_string());
     }
+    let unit_hashes = units
+        .iter()
+        .map(|(p, f)| (p.clone(), super::engine::document_hash(&f.text)))
+        .collect();
     Interproc {
         generation,
         edges: Arc::new(edges),
         note,
         findings,
+        unit_hashes,
     }
 }

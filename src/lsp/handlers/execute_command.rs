@@ -12,6 +12,7 @@
 
 use super::code_action::suppress_edit;
 use crate::crosscheck::record::HumanLabel;
+use crate::lsp::diagnostics::{cfg_summary_tier, llm_only_tier};
 use crate::lsp::encoding;
 use crate::lsp::engine;
 use crate::lsp::scheduler::CheckState;
@@ -174,7 +175,13 @@ async fn llm_command(state: &Arc<State>, a: &Value, compare: bool) -> RpcResult<
                 "status": "done",
                 "function": f.name,
                 "message": message,
-                "tier": "llm-only",
+                // The explanation is the LLM's alone; the comparison is about the analyzer's
+                // CFG, which the LLM can confirm or leave analyzer-only.
+                "tier": if compare {
+                    cfg_summary_tier(o.verdict).name()
+                } else {
+                    llm_only_tier().name()
+                },
                 "verdict": o.verdict.name(),
                 "model": o.model,
                 "analyzer": analyzer,

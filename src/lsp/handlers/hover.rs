@@ -1,9 +1,14 @@
 //! `textDocument/hover` on a function: its CFG summary, callers and callees, findings in it
-//! (with tiers), and what the LLM said, if anything is known. Computed from the current parse
+//! (taint flows with their paths), and what the LLM said, if anything is known. On a line
+//! with a finding, the hover starts with the rule's documentation from the registry; on a
+//! line a taint flow passes (a tainted variable's assignment), with the flow's path. Computed from the current parse
 //! and stored results only: never waits for analysis or the network.
 
+use crate::analysis::rules;
+use crate::lsp::diagnostics::{cfg_summary_tier, deterministic_findings, llm_only_tier};
 use crate::lsp::encoding;
 use crate::lsp::engine::{self, FunctionFacts};
+use crate::lsp::findings::is_taint_rule;
 use crate::lsp::scheduler::{CheckState, Verdict};
 use crate::lsp::server::{lock, State};
 use crate::lsp::workspace::unit_path;
@@ -25,8 +30,23 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
     };
     let enc = state.encoding();
     let offset = encoding::offset_of(&parsed.text, &parsed.lines, pos.position, enc);
-    let f = engine::function_at_offset(&parsed, offset, &Cancel::never())?;
-    let markdown = render(state, &uri, version, &f);
+    let line = parsed.line_of(offset.min(parsed.text.len()));
+    let docs_md = rule_docs(state, &uri, version, line);
+    let Some(f) = engine::function_at_offset(&parsed, offset, &Cancel::never()) else {
+        // Outside functions: the documentation of the rules reported on this line, if any.
+        if docs_md.is_empty() {
+            return None;
+        }
+        let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, line);
+        return Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: docs_md,
+            }),
+            range: Some(encoding::range_of(&parsed.text, &parsed.lines, a, b, enc)),
+        });
+    };
+    let markdown = format!("{docs_md}{}", render(state, &uri, version, &f));
     let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, f.start_line);
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -35,6 +55,100 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
         }),
         range: Some(encoding::range_of(&parsed.text, &parsed.lines, a, b, enc)),
     })
+}
+
+/// What the deterministic analysis says about the 1-based `line`: variables made tainted
+/// there, the taint flows passing through it (their paths), and the registry documentation
+/// of every rule with a finding on it (name, id, severity, description, evidence).
+fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String {
+    let Some(a) = lock(&state.analyses)
+        .get(uri)
+        .cloned()
+        .filter(|a| a.version == version)
+    else {
+        return String::new();
+    };
+    let (ws, current) = {
+        let ip = lock(&state.interproc);
+        (
+            ip.findings.get(&a.path).cloned().unwrap_or_default(),
+            ip.unit_hashes.get(&a.path) == Some(&a.text_hash),
+        )
+    };
+    let found = deterministic_findings(&a, &ws, current);
+    let mut ids: Vec<String> = found
+        .iter()
+        .filter(|f| f.line == line)
+        .map(|f| f.rule.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut md = String::new();
+    // Variables made tainted on this line, and the taint flows passing through it.
+    let mut vars: Vec<&str> = a
+        .report
+        .tainted_variables
+        .iter()
+        .filter(|v| v.line == line)
+        .map(|v| v.var.as_str())
+        .collect();
+    vars.sort();
+    vars.dedup();
+    if !vars.is_empty() {
+        let listed: Vec<String> = vars.iter().map(|v| format!("`{v}`")).collect();
+        let _ = writeln!(md, "**Tainted here**: {}\n", listed.join(", "));
+    }
+    let through: Vec<&crate::lsp::findings::Finding> = found
+        .iter()
+        .filter(|f| is_taint_rule(&f.rule))
+        .filter(|f| f.related.iter().any(|r| r.file == a.path && r.line == line))
+        .take(MAX_LISTED)
+        .collect();
+    for f in through {
+        let _ = writeln!(
+            md,
+            "**Taint flow** (`{}`, sink line {}): {}\n",
+            f.rule,
+            f.line,
+            flow_path(&a.path, f)
+        );
+    }
+    if !md.is_empty() && ids.is_empty() {
+        md.push_str("---\n\n");
+    }
+    for id in ids {
+        if let Some(r) = rules::rule(&id) {
+            let _ = writeln!(
+                md,
+                "**{}** (`{}`, {}): {}\n\n*Evidence*: {}.\n",
+                r.name,
+                r.id,
+                r.severity.name(),
+                r.description,
+                r.evidence
+            );
+        }
+    }
+    if !md.is_empty() {
+        md.push_str("---\n\n");
+    }
+    md
+}
+
+/// A taint flow's path as `lines 3 → 4` (other files named: `lib.py:7`).
+fn flow_path(path: &str, f: &crate::lsp::findings::Finding) -> String {
+    let steps: Vec<String> = f
+        .related
+        .iter()
+        .map(|r| {
+            if r.file == path {
+                format!("{}", r.line)
+            } else {
+                format!("{}:{}", short_name(&r.file), r.line)
+            }
+        })
+        .collect();
+    format!("lines {}", steps.join(" → "))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -123,20 +237,23 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
     let mut in_fn: Vec<String> = Vec::new();
     if let Some(a) = analysis.filter(|a| a.version == version) {
         let ws = ip.findings.get(&a.path).cloned().unwrap_or_default();
-        for fd in a.findings.iter().chain(ws.iter()) {
+        let current = ip.unit_hashes.get(&a.path) == Some(&a.text_hash);
+        for fd in deterministic_findings(&a, &ws, current) {
             if f.start_line <= fd.line && fd.line <= f.end_line {
-                in_fn.push(format!(
-                    "line {}: `{}` {} (*{}*)",
-                    fd.line,
-                    fd.rule,
-                    fd.message,
-                    fd.tier.name()
-                ));
+                let mut item = format!("line {}: `{}` {}", fd.line, fd.rule, fd.message);
+                // A taint flow: its path, source to sink.
+                if is_taint_rule(&fd.rule) && !fd.related.is_empty() {
+                    let _ = write!(item, " — path: {}", flow_path(&a.path, &fd));
+                }
+                in_fn.push(item);
             }
         }
     }
     if !in_fn.is_empty() {
-        let _ = writeln!(md, "**Findings**:\n");
+        let _ = writeln!(
+            md,
+            "**Findings** (deterministic; tiers are shown on the diagnostics):\n"
+        );
         for l in in_fn.iter().take(MAX_LISTED) {
             let _ = writeln!(md, "- {l}");
         }
@@ -161,17 +278,25 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
                 o.instability
             );
             if let Some(e) = &o.explanation {
-                let _ = write!(s, "*Explanation (tier: llm-only, unverified)*: {e}\n\n");
+                let _ = write!(
+                    s,
+                    "*Explanation (tier: {}, unverified)*: {e}\n\n",
+                    llm_only_tier().name()
+                );
             }
-            let tier = match o.verdict {
-                Verdict::Agree => "confirmed",
-                Verdict::Disagree => "refuted",
-                Verdict::Unknown => "unknown",
-            };
+            // The analyzer's CFG summary is a deterministic fact: the LLM can confirm it or
+            // leave it analyzer-only; an LLM summary that contradicts it is refuted.
+            let tier = cfg_summary_tier(o.verdict);
             let _ = write!(
                 s,
-                "*CFG cross-check*: {} → **{tier}**",
-                o.comparison.as_deref().unwrap_or("no comparison")
+                "*CFG cross-check*: {} → analyzer's CFG **{}**{}",
+                o.comparison.as_deref().unwrap_or("no comparison"),
+                tier.name(),
+                if o.verdict == Verdict::Disagree {
+                    "; the LLM's summary is **refuted**"
+                } else {
+                    ""
+                }
             );
             s
         }

@@ -8,6 +8,7 @@ Run with CROSSCHECK_BIN pointing at the built binary (.ci/run sets it).
 
 import os
 import pathlib
+import tempfile
 
 import pytest
 import pytest_lsp
@@ -20,6 +21,8 @@ FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "sample.py"
 
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("CROSSCHECK_LLM_")}
 ENV["CROSSCHECK_CONFIG"] = str(pathlib.Path(__file__).parent / "fixtures" / "no-such-config.toml")
+# The per-user store (answer cache, telemetry) goes to a throw-away directory, not the user's.
+ENV["CROSSCHECK_DATA_DIR"] = tempfile.mkdtemp(prefix="crosscheck-lsp-test-")
 
 CONFIG = ClientServerConfig(server_command=[BIN, "lsp"], server_env=ENV)
 
@@ -162,3 +165,34 @@ async def test_explain_without_llm_returns_a_clear_message(client: LanguageClien
     assert result["status"] == "unavailable"
     assert "LLM not configured" in result["message"]
     assert any("LLM not configured" in m.message for m in client.messages)
+
+
+TAINT = pathlib.Path(__file__).parent / "fixtures" / "taint.py"
+
+
+@pytest.mark.asyncio
+async def test_a_taint_flow_is_an_error_with_its_path_tier_and_rule_docs(client: LanguageClient):
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=TAINT.as_uri(), language_id="python", version=1, text=TAINT.read_text()
+            )
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    flows = [d for d in client.diagnostics[TAINT.as_uri()] if d.code == "taint-command"]
+    assert len(flows) == 1, client.diagnostics[TAINT.as_uri()]
+    flow = flows[0]
+    assert flow.range.start.line == 5
+    assert flow.severity == types.DiagnosticSeverity.Error
+    assert flow.data["tier"] == "analyzer-only"
+    assert flow.data["rule"] == "taint-command"
+    lines = [r.location.range.start.line for r in flow.related_information]
+    assert lines[0] == 4 and lines[-1] == 5, lines
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=TAINT.as_uri()),
+            position=types.Position(line=5, character=6),
+        )
+    )
+    assert "OS command injection" in hover.contents.value
