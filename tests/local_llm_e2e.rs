@@ -9,12 +9,18 @@
 //! cache without any HTTP request. They print the per-task latency and the cache hit rate of the
 //! second run (`cargo test --test local_llm_e2e -- --ignored --nocapture`).
 //!
+//! A third test runs the language server (`crosscheck lsp`) against the same model: the
+//! deterministic diagnostics and hovers answer at once while the model is still thinking, edits
+//! keep flowing, and the model's cross-check lands in the hover and in the store.
+//!
 //! Without `CROSSCHECK_LLM_BASE_URL` they fail rather than skip: they only run when asked for.
 
-use serde_json::Value;
+mod lsp_process;
+
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_crosscheck");
 
@@ -270,4 +276,124 @@ fn injected_instructions_in_the_code_raise_no_llm_only_claim_and_change_no_findi
             "{fact}"
         );
     }
+}
+
+const LSP_SOURCE: &str = "\
+import os
+
+
+def scale(xs, k):
+    out = []
+    for x in xs:
+        if x > 0:
+            out.append(x * k)
+    return out
+
+
+def run(request):
+    cmd = request.args[\"cmd\"]
+    os.system(\"ls \" + cmd)
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the local LLM server; .ci/run starts it and runs this with --ignored"]
+async fn the_language_server_answers_at_once_and_merges_the_real_model_when_it_arrives() {
+    let env = local_env();
+    let mut config = std::fs::read_to_string(&env.config).unwrap();
+    config.push_str("[lsp.llm]\ndebounce_ms = 0\n");
+    std::fs::write(&env.config, config).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("job.py");
+    std::fs::write(&file, LSP_SOURCE).unwrap();
+    let uri = format!("file://{}", file.display());
+    let quick = Duration::from_secs(20);
+
+    let s = lsp_process::start(&env.config, &env.data, dir.path()).await;
+    let c = &s.client;
+    lsp_process::open_python(c, &uri, LSP_SOURCE).await;
+    // The deterministic taint flow is published without waiting for the model.
+    let t0 = Instant::now();
+    let (_, first) = c
+        .wait_message("textDocument/publishDiagnostics", 0, quick, |p| {
+            p["uri"] == uri.as_str()
+        })
+        .await
+        .expect("deterministic diagnostics");
+    let diags = first["diagnostics"].as_array().cloned().unwrap_or_default();
+    assert!(
+        diags.iter().any(|d| d["range"]["start"]["line"] == 13),
+        "a finding on the os.system line: {first}"
+    );
+    eprintln!(
+        "local-llm: lsp first publish {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+
+    // While the model works: a hover answers at once, and an edit is published at once.
+    let t1 = Instant::now();
+    let hover = tokio::time::timeout(
+        quick,
+        c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 5}}),
+        ),
+    )
+    .await
+    .expect("hover answered while the LLM is busy")
+    .expect("hover");
+    assert!(
+        hover.to_string().contains("LLM"),
+        "the hover says what the LLM state is: {hover}"
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 12, "character": 4},
+                                             "end": {"line": 12, "character": 7}},
+                                   "text": "command"},
+                                  {"range": {"start": {"line": 13, "character": 20},
+                                             "end": {"line": 13, "character": 23}},
+                                   "text": "command"}]}),
+    )
+    .await;
+    c.wait_message("textDocument/publishDiagnostics", 0, quick, |p| {
+        p["uri"] == uri.as_str() && p["version"] == 2
+    })
+    .await
+    .expect("diagnostics for the edit while the LLM is busy");
+    eprintln!(
+        "local-llm: lsp hover + edit published {:.2} s while the model was busy",
+        t1.elapsed().as_secs_f64()
+    );
+
+    // The model's answers arrive, are recorded, and show in the hover of `scale`.
+    let st = lsp_process::wait_idle(c, Duration::from_secs(900)).await;
+    eprintln!(
+        "local-llm: lsp idle after {:.1} s: {}",
+        t0.elapsed().as_secs_f64(),
+        st["scheduler"]
+    );
+    assert!(st["llm_available"] == true, "{st}");
+    assert!(
+        st["scheduler"]["requests"].as_u64().unwrap_or(0) >= 1,
+        "{st}"
+    );
+    assert!(
+        st["scheduler"]["recorded"].as_u64().unwrap_or(0) >= 1,
+        "{st}"
+    );
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 5}}),
+        )
+        .await
+        .expect("hover");
+    let text = hover.to_string();
+    assert!(
+        text.contains("`local`"),
+        "the model's check is in the hover: {text}"
+    );
+    assert!(text.contains("CFG cross-check"), "{text}");
+    lsp_process::stop(s, quick).await;
 }
