@@ -151,6 +151,9 @@ pub fn analyze(
                 functions: Vec::new(),
                 errors: parsed.errors.clone(),
                 analysed: false,
+                tainted_variables: Vec::new(),
+                points_to: Vec::new(),
+                findings: Vec::new(),
             };
             let mut f = findings::from_file_report(&report);
             f.push(Finding::new(
