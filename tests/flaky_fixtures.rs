@@ -67,7 +67,11 @@ fn run_all() -> Vec<Outcome> {
                     used[i] = true;
                     anns[i].1
                 }
-                None => panic!("{}: test {} has no expect: annotation", path.display(), t.name),
+                None => panic!(
+                    "{}: test {} has no expect: annotation",
+                    path.display(),
+                    t.name
+                ),
             };
             prev_end = t.end_line;
             out.push(Outcome {
@@ -78,7 +82,12 @@ fn run_all() -> Vec<Outcome> {
             });
         }
         for (i, u) in used.iter().enumerate() {
-            assert!(u, "{}: annotation at line {} matched no test", path.display(), anns[i].0);
+            assert!(
+                u,
+                "{}: annotation at line {} matched no test",
+                path.display(),
+                anns[i].0
+            );
         }
     }
     out
@@ -87,7 +96,11 @@ fn run_all() -> Vec<Outcome> {
 #[test]
 fn fixture_annotations_are_reproduced() {
     let outcomes = run_all();
-    assert!(outcomes.len() >= 40, "only {} annotated tests", outcomes.len());
+    assert!(
+        outcomes.len() >= 40,
+        "only {} annotated tests",
+        outcomes.len()
+    );
     let name = |c: Option<Category>| c.map(Category::name).unwrap_or("none");
     let mut correct = 0;
     for o in &outcomes {
@@ -104,7 +117,10 @@ fn fixture_annotations_are_reproduced() {
     }
     let accuracy = correct as f64 / outcomes.len() as f64;
     println!("fixtures: {correct}/{} = {accuracy:.3}", outcomes.len());
-    assert!(accuracy >= MIN_ACCURACY, "accuracy {accuracy:.3} < {MIN_ACCURACY}");
+    assert!(
+        accuracy >= MIN_ACCURACY,
+        "accuracy {accuracy:.3} < {MIN_ACCURACY}"
+    );
 }
 
 #[test]
@@ -144,7 +160,12 @@ fn evidence_lines_fall_inside_the_file_and_name_the_cause() {
                 assert!(t.evidence.is_empty());
             }
             for e in &t.evidence {
-                assert!(e.line >= 1 && e.line <= lines, "{}: line {}", t.name, e.line);
+                assert!(
+                    e.line >= 1 && e.line <= lines,
+                    "{}: line {}",
+                    t.name,
+                    e.line
+                );
                 assert!(!e.why.is_empty());
             }
         }

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Floors a bit below the measured figures (see the report printed by the test).
-const ACCURACY_FLOOR: f64 = 0.0;
-const MACRO_F1_FLOOR: f64 = 0.0;
+const ACCURACY_FLOOR: f64 = 0.44;
+const MACRO_F1_FLOOR: f64 = 0.32;
 
 fn dataset() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -69,7 +69,13 @@ fn flakycat_accuracy_and_macro_f1() {
                 let t = analyse(code);
                 println!("--- {} -> {:?}", v["test_id"], pred.map(Category::name));
                 for s in t.iter().flat_map(|t| &t.signals) {
-                    println!("    {} {} w{} l{}", s.category.name(), s.rule, s.weight, s.line);
+                    println!(
+                        "    {} {} w{} l{}",
+                        s.category.name(),
+                        s.rule,
+                        s.weight,
+                        s.line
+                    );
                 }
             }
         }
@@ -82,13 +88,19 @@ fn flakycat_accuracy_and_macro_f1() {
     let none = gold_pred.iter().filter(|(_, p)| p.is_none()).count();
     let mut macro_f1 = 0.0;
     println!("FlakyCat v0, deterministic analysis (--no-llm): {correct}/{} correct, {none} without a category", gold_pred.len());
-    println!("{:<24} {:>5} {:>5} {:>6} {:>6} {:>6}", "category", "gold", "pred", "P", "R", "F1");
+    println!(
+        "{:<24} {:>5} {:>5} {:>6} {:>6} {:>6}",
+        "category", "gold", "pred", "P", "R", "F1"
+    );
     let mut confusion: BTreeMap<(Category, Option<Category>), usize> = BTreeMap::new();
     for (g, p) in &gold_pred {
         *confusion.entry((*g, *p)).or_insert(0) += 1;
     }
     for c in Category::ALL {
-        let tp = gold_pred.iter().filter(|(g, p)| *g == c && *p == Some(c)).count() as f64;
+        let tp = gold_pred
+            .iter()
+            .filter(|(g, p)| *g == c && *p == Some(c))
+            .count() as f64;
         let gold = gold_pred.iter().filter(|(g, _)| *g == c).count() as f64;
         let pred = gold_pred.iter().filter(|(_, p)| *p == Some(c)).count() as f64;
         let precision = if pred > 0.0 { tp / pred } else { 0.0 };
@@ -113,9 +125,19 @@ fn flakycat_accuracy_and_macro_f1() {
     println!("accuracy {accuracy:.3}  macro F1 {macro_f1:.3}");
     if std::env::var_os("FLAKYCAT_CONFUSION").is_some() {
         for ((g, p), k) in &confusion {
-            println!("  {:<24} -> {:<24} {k}", g.name(), p.map(Category::name).unwrap_or("none"));
+            println!(
+                "  {:<24} -> {:<24} {k}",
+                g.name(),
+                p.map(Category::name).unwrap_or("none")
+            );
         }
     }
-    assert!(accuracy >= ACCURACY_FLOOR, "accuracy {accuracy:.3} below {ACCURACY_FLOOR}");
-    assert!(macro_f1 >= MACRO_F1_FLOOR, "macro F1 {macro_f1:.3} below {MACRO_F1_FLOOR}");
+    assert!(
+        accuracy >= ACCURACY_FLOOR,
+        "accuracy {accuracy:.3} below {ACCURACY_FLOOR}"
+    );
+    assert!(
+        macro_f1 >= MACRO_F1_FLOOR,
+        "macro F1 {macro_f1:.3} below {MACRO_F1_FLOOR}"
+    );
 }

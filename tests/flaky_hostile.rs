@@ -28,7 +28,11 @@ class T {
   @Test public void seeded() { Random r = new Random(); assertTrue(r.nextInt(5) < 5); }
 }"#;
     let r = on_small_stack(Language::Java, src);
-    let sleeps = r.tests.iter().find(|t| t.name.ends_with("sleeps")).expect("sleeps found");
+    let sleeps = r
+        .tests
+        .iter()
+        .find(|t| t.name.ends_with("sleeps"))
+        .expect("sleeps found");
     assert_eq!(sleeps.category, Some(Category::AsyncWait));
     assert!(!r.errors.is_empty(), "syntax errors are reported");
 }
@@ -37,7 +41,11 @@ class T {
 fn broken_python_keeps_the_tests_that_parse() {
     let src = "import time\n\ndef test_a():\n    time.sleep(1)\n    assert done()\n\ndef test_b(:\n    x = (\n\ndef test_c():\n    assert 0.1 + 0.2 == 0.3\n";
     let r = on_small_stack(Language::Python, src);
-    let a = r.tests.iter().find(|t| t.name == "test_a").expect("test_a found");
+    let a = r
+        .tests
+        .iter()
+        .find(|t| t.name == "test_a")
+        .expect("test_a found");
     assert_eq!(a.category, Some(Category::AsyncWait));
 }
 
@@ -49,7 +57,8 @@ fn three_hundred_nested_blocks() {
     }
     body.push_str("Thread.sleep(10); assertTrue(ok);");
     body.push_str(&"}".repeat(300));
-    let src = format!("class T {{ @Test public void deep() throws Exception {{ int x = 1; {body} }} }}");
+    let src =
+        format!("class T {{ @Test public void deep() throws Exception {{ int x = 1; {body} }} }}");
     let r = on_small_stack(Language::Java, &src);
     assert_eq!(r.tests.len(), 1);
     assert_eq!(r.tests[0].category, Some(Category::AsyncWait));
@@ -68,7 +77,9 @@ fn three_hundred_nested_blocks() {
 #[test]
 fn four_megabyte_expression() {
     let expr = format!("{}1", "1+".repeat(2 * 1024 * 1024));
-    let src = format!("class T {{ @Test public void big() {{ int x = {expr}; assertEquals(0.5, x); }} }}");
+    let src = format!(
+        "class T {{ @Test public void big() {{ int x = {expr}; assertEquals(0.5, x); }} }}"
+    );
     assert!(src.len() >= 4 * 1024 * 1024);
     let r = on_small_stack(Language::Java, &src);
     assert_eq!(r.tests.len(), 1);

@@ -27,7 +27,8 @@
 //!
 //! The LLM (settings as for `ask`: the user config and `CROSSCHECK_LLM_*`; samples, strategy
 //! and shots from the `[crosscheck]` table) is asked, with the `flaky_root_cause` prompt, only
-//! about tests with at least one static signal; tests without any signal are never sent.
+//! about suspected tests: some category scores at least [`ASK_MIN_SCORE`]; tests without
+//! such a signal are never sent.
 //! Answers are cached in the per-user store exactly as `ask` caches them (same key scheme).
 //! Without a configured LLM the deterministic results are printed with a note on stderr.
 //! After a failed call (timeout, unreachable server) the remaining tests are not asked.
@@ -59,6 +60,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A test is sent to the LLM when some category scores at least this much (a single
+/// weight-1 hint is not a suspicion).
+pub const ASK_MIN_SCORE: u32 = 2;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct FlakyArgs {
@@ -137,12 +142,8 @@ impl FlakyOutput {
                         "error": l.error,
                     })
                 });
-                let scores: BTreeMap<&str, u32> = r
-                    .test
-                    .scores
-                    .iter()
-                    .map(|(c, s)| (c.name(), *s))
-                    .collect();
+                let scores: BTreeMap<&str, u32> =
+                    r.test.scores.iter().map(|(c, s)| (c.name(), *s)).collect();
                 let signals: Vec<Value> = r
                     .test
                     .signals
@@ -251,7 +252,10 @@ pub fn flaky(args: &FlakyArgs, ctx: &FlakyContext) -> FlakyOutput {
         Some(_) => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| out.errors.push(format!("cannot start the async runtime: {e}")))
+            .map_err(|e| {
+                out.errors
+                    .push(format!("cannot start the async runtime: {e}"))
+            })
             .ok(),
         None => None,
     };
@@ -285,7 +289,7 @@ pub fn flaky(args: &FlakyArgs, ctx: &FlakyContext) -> FlakyOutput {
                 test,
                 llm: None,
             };
-            let suspected = !row.test.signals.is_empty();
+            let suspected = row.test.scores.values().any(|s| *s >= ASK_MIN_SCORE);
             if let (Some(client), Some(rt), true) = (&ctx.client, &runtime, suspected) {
                 let view = match &llm_down {
                     Some(e) => LlmView {
@@ -363,12 +367,7 @@ pub fn tier_for(static_category: Option<Category>, view: &LlmView) -> Option<Tie
     }
 }
 
-fn inputs_for(
-    language: Language,
-    test: &FlakyTest,
-    code: &str,
-    params: &[String],
-) -> PromptInputs {
+fn inputs_for(language: Language, test: &FlakyTest, code: &str, params: &[String]) -> PromptInputs {
     PromptInputs {
         task: Task::FlakyRootCause,
         language,
@@ -528,8 +527,11 @@ pub fn run(args: &FlakyArgs) -> anyhow::Result<i32> {
     if !args.no_llm {
         match LlmSettings::load()
             .map_err(|e| e.to_string())
-            .and_then(|s| HttpClient::new(s.clone()).map(|c| (s, c)).map_err(|e| e.to_string()))
-        {
+            .and_then(|s| {
+                HttpClient::new(s.clone())
+                    .map(|c| (s, c))
+                    .map_err(|e| e.to_string())
+            }) {
             Ok((llm, c)) => {
                 settings.call_timeout = Some(Duration::from_secs(llm.timeout_secs.max(1) + 2));
                 client = Some(Arc::new(c));

@@ -71,6 +71,8 @@ pub struct FileIndex<'f> {
     classes: Vec<Option<Node<'f>>>,
     /// Names of shared mutable state (static fields, module-level mutables).
     shared_names: Vec<String>,
+    /// Names of Java instance fields (fresh per test in JUnit/TestNG: not shared).
+    instance_names: Vec<String>,
 }
 
 fn ancestor_class<'t>(node: Node<'t>, lang: Language) -> Option<Node<'t>> {
@@ -159,13 +161,14 @@ impl<'f> FileIndex<'f> {
             .iter()
             .map(|f| ancestor_class(f.node, file.language))
             .collect();
-        let shared_names = shared_names(file);
+        let (shared_names, instance_names) = field_names(file);
         FileIndex {
             file,
             functions,
             annotations,
             classes,
             shared_names,
+            instance_names,
         }
     }
 
@@ -350,7 +353,9 @@ impl<'f> FileIndex<'f> {
             context,
             annotations,
             shared_names: self.shared_names.clone(),
+            instance_names: self.instance_names.clone(),
             line: f.start_line,
+            name: f.simple_name.clone(),
         }
     }
 }
@@ -372,9 +377,11 @@ const MUTABLE_TYPES: [&str; 12] = [
 
 /// Names of static mutable fields (Java: `static` and not `final`, or `static final` of a
 /// mutable collection type) and of module-level / class-level mutable containers (Python:
-/// assigned a list, dict or set display or a `list()`/`dict()`/`set()` call).
-fn shared_names(file: &ParsedFile) -> Vec<String> {
+/// assigned a list, dict or set display or a `list()`/`dict()`/`set()` call); second, the
+/// names of Java instance fields.
+fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
     let mut out: BTreeSet<String> = BTreeSet::new();
+    let mut instance: BTreeSet<String> = BTreeSet::new();
     let root = file.root();
     let mut stack = vec![(root, 0usize)];
     let mut visited = 0usize;
@@ -397,26 +404,28 @@ fn shared_names(file: &ParsedFile) -> Vec<String> {
                     .child_by_field_name("type")
                     .map(|t| simple_type(file.node_text(t)))
                     .unwrap_or_default();
-                if is_static && (!is_final || MUTABLE_TYPES.contains(&ty.as_str())) {
-                    let mut c2 = node.walk();
-                    for d in node.children_by_field_name("declarator", &mut c2) {
-                        if let Some(n) = d.child_by_field_name("name") {
-                            out.insert(file.node_text(n).to_string());
+                let shared = is_static && (!is_final || MUTABLE_TYPES.contains(&ty.as_str()));
+                let mut c2 = node.walk();
+                for d in node.children_by_field_name("declarator", &mut c2) {
+                    if let Some(n) = d.child_by_field_name("name") {
+                        let name = file.node_text(n).to_string();
+                        if shared {
+                            out.insert(name);
+                        } else if !is_static {
+                            instance.insert(name);
                         }
                     }
                 }
                 continue;
             }
             (Language::Python, "assignment") => {
-                let at_top = node
-                    .parent()
-                    .and_then(|p| p.parent())
-                    .is_some_and(|g| matches!(g.kind(), "module" | "block") && {
+                let at_top = node.parent().and_then(|p| p.parent()).is_some_and(|g| {
+                    matches!(g.kind(), "module" | "block") && {
                         // module level, or a class body (block whose parent is a class).
                         g.kind() == "module"
                             || g.parent().is_some_and(|c| c.kind() == "class_definition")
-                    })
-                    || node.parent().is_some_and(|p| p.kind() == "module");
+                    }
+                }) || node.parent().is_some_and(|p| p.kind() == "module");
                 let mutable = node.child_by_field_name("right").is_some_and(|r| {
                     matches!(r.kind(), "list" | "dictionary" | "set")
                         || (r.kind() == "call"
@@ -446,7 +455,7 @@ fn shared_names(file: &ParsedFile) -> Vec<String> {
             stack.push((c, depth + 1));
         }
     }
-    out.into_iter().collect()
+    (out.into_iter().collect(), instance.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -477,7 +486,10 @@ class B extends junit.framework.TestCase {
   public void testX() {}
   public void notATest() {}
 }"#;
-        assert_eq!(names(Language::Java, src), ["A.a", "A.b", "A.c", "A.d", "B.testX"]);
+        assert_eq!(
+            names(Language::Java, src),
+            ["A.a", "A.b", "A.c", "A.d", "B.testX"]
+        );
     }
 
     #[test]
@@ -500,7 +512,10 @@ class D:
     def test_d(self):
         pass
 "#;
-        assert_eq!(names(Language::Python, src), ["test_a", "TestB.test_b", "C.test_c"]);
+        assert_eq!(
+            names(Language::Python, src),
+            ["test_a", "TestB.test_b", "C.test_c"]
+        );
     }
 
     #[test]
@@ -509,11 +524,12 @@ class D:
             Language::Java,
             "class A { static int n; static final int K = 1; static final List<String> L = new ArrayList<>(); int m; }",
         );
-        assert_eq!(shared_names(&j), ["L", "n"]);
+        assert_eq!(field_names(&j).0, ["L", "n"]);
+        assert_eq!(field_names(&j).1, ["m"]);
         let p = ParsedFile::parse(
             Language::Python,
             "CACHE = {}\nN = 1\nclass T:\n    items = []\n    def f(self):\n        local = []\n",
         );
-        assert_eq!(shared_names(&p), ["CACHE", "items"]);
+        assert_eq!(field_names(&p).0, ["CACHE", "items"]);
     }
 }

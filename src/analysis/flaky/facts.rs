@@ -282,7 +282,7 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
     let mut visited = 0usize;
     while let Some((node, in_loop, managed, in_assert)) = stack.pop() {
         visited += 1;
-        if visited % POLL_EVERY == 0 && cancel.is_cancelled() {
+        if visited.is_multiple_of(POLL_EVERY) && cancel.is_cancelled() {
             facts.truncated = true;
             break;
         }
@@ -346,13 +346,13 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     managed,
                 });
             }
-            (Language::Java, "assert_statement") | (Language::Python, "assert_statement") => {
-                if !in_assert {
-                    facts
-                        .assertions
-                        .push(summarise_assertion(file, node, "assert", 1));
-                    child_assert = true;
-                }
+            (Language::Java, "assert_statement") | (Language::Python, "assert_statement")
+                if !in_assert =>
+            {
+                facts
+                    .assertions
+                    .push(summarise_assertion(file, node, "assert", 1));
+                child_assert = true;
             }
             (Language::Java, "assignment_expression") => {
                 if let Some(left) = node.child_by_field_name("left") {
@@ -518,7 +518,10 @@ mod tests {
     use super::*;
 
     fn java_facts(body: &str) -> Facts {
-        let file = ParsedFile::parse(Language::Java, format!("class T {{ void t() {{ {body} }} }}"));
+        let file = ParsedFile::parse(
+            Language::Java,
+            format!("class T {{ void t() {{ {body} }} }}"),
+        );
         collect(&file, file.root(), &Cancel::never())
     }
 

@@ -7,7 +7,8 @@
 //!   the evidence); a hit in the test's own body counts its full weight, a hit only in the
 //!   context (setUp methods, helpers the test calls, fixtures) counts half (rounded up).
 //! * A category's score is the sum of the weights of its fired rules. Seeding (`new
-//!   Random(42)`, `random.seed(..)`, `setSeed`) cancels the unseeded-randomness rules.
+//!   Random(42)`, `random.seed(..)`, `setSeed`) in the test or its context cancels every
+//!   randomness rule.
 //! * The category with the highest score wins if that score reaches [`MIN_SCORE`]; ties are
 //!   broken by [`PRIORITY`] (specific, rarely-accidental signals first). Below the threshold,
 //!   no category (no hint).
@@ -49,6 +50,9 @@ pub enum Pat {
     Str(&'static str),
     /// An annotation or decorator on the test (or its class) whose text contains this.
     Ann(&'static str),
+    /// The test's own name contains this word (case-insensitive): names state intent
+    /// (`testConcurrentUpdates`, `shouldExpireAfterOneDay`).
+    Name(&'static str),
     /// A signal computed from several facts (see [`Derived`]).
     Computed(Derived),
 }
@@ -85,6 +89,9 @@ pub enum Derived {
     FieldWrite,
     /// A serialised multi-key JSON object compared as text (key order is unspecified).
     JsonTextComparison,
+    /// At least two distinct identifiers about clock time (`startTime`, `expiryDate`,
+    /// `durationMillis`, ...), timeouts excluded.
+    TimeVocabulary,
 }
 
 /// One row of the decision table.
@@ -97,13 +104,7 @@ pub struct Rule {
     pub why: &'static str,
 }
 
-const fn r(
-    id: &'static str,
-    category: Category,
-    weight: u32,
-    pat: Pat,
-    why: &'static str,
-) -> Rule {
+const fn r(id: &'static str, category: Category, weight: u32, pat: Pat, why: &'static str) -> Rule {
     Rule {
         id,
         category,
@@ -119,6 +120,7 @@ use Pat::*;
 
 /// The decision table. Weights: 5-8 a near-certain cause, 3-4 a strong signal, 1-2 a hint
 /// that needs company to reach [`MIN_SCORE`].
+#[rustfmt::skip]
 pub const RULES: &[Rule] = &[
     // async wait
     r("sleep-thread", C::AsyncWait, 4, Call("Thread", "sleep"), "fixed sleep instead of waiting for a condition"),
@@ -181,12 +183,18 @@ pub const RULES: &[Rule] = &[
     r("py-multiprocessing", C::Concurrency, 4, Ident("multiprocessing"), "parallel processes"),
     r("py-lock", C::Concurrency, 3, Call("threading", "Lock"), "explicit lock"),
     r("py-gather", C::Concurrency, 2, Call("asyncio", "gather"), "concurrent tasks"),
+    r("name-concurrent", C::Concurrency, 2, Name("concurren"), "the test is about concurrency"),
+    r("name-race", C::Concurrency, 2, Name("race"), "the test is about a race"),
+    r("name-parallel", C::Concurrency, 2, Name("parallel"), "the test is about parallelism"),
+    r("name-thread", C::Concurrency, 2, Name("thread"), "the test is about threads"),
+    r("name-deadlock", C::Concurrency, 2, Name("deadlock"), "the test is about deadlocks"),
     // randomness (cancelled by seeding)
     r("unseeded-random", C::Randomness, 5, Computed(D::UnseededRandom), "random values without a fixed seed"),
     r("uuid", C::Randomness, 2, Call("UUID", "randomUUID"), "random UUID"),
     r("py-uuid", C::Randomness, 2, Call("uuid", "uuid4"), "random UUID"),
     r("shuffle", C::Randomness, 3, Call("", "shuffle"), "shuffled order"),
     r("random-ident", C::Randomness, 1, Ident("random"), "random value"),
+    r("name-random", C::Randomness, 3, Name("random"), "the test is about random values"),
     // time
     r("current-millis", C::Time, 3, Call("System", "currentTimeMillis"), "reads the wall clock"),
     r("nano-time", C::Time, 2, Call("System", "nanoTime"), "reads the clock"),
@@ -207,6 +215,10 @@ pub const RULES: &[Rule] = &[
     r("py-time", C::Time, 3, Call("time", "time"), "reads the wall clock"),
     r("py-datetime", C::Time, 2, Ident("datetime"), "date/time value"),
     r("date-pattern", C::Time, 2, Str("yyyy"), "date format pattern"),
+    r("time-vocabulary", C::Time, 2, Computed(D::TimeVocabulary), "computes with clock times or dates"),
+    r("name-time", C::Time, 2, Name("time"), "the test is about time"),
+    r("name-date", C::Time, 2, Name("date"), "the test is about dates"),
+    r("name-expir", C::Time, 2, Name("expir"), "the test is about expiry"),
     // network
     r("socket", C::Network, 4, Ident("Socket"), "socket"),
     r("server-socket", C::Network, 4, Ident("ServerSocket"), "server socket on a port"),
@@ -226,6 +238,7 @@ pub const RULES: &[Rule] = &[
     r("host-name", C::Network, 2, Call("", "getHostName"), "host name resolution"),
     r("connect", C::Network, 2, Call("", "connect"), "connects to a server"),
     r("port-ident", C::Network, 1, Ident("port"), "port"),
+    r("name-connect", C::Network, 2, Name("connect"), "the test is about connections"),
     r("py-requests", C::Network, 4, Call("requests", "*"), "HTTP request"),
     r("py-urlopen", C::Network, 4, Call("", "urlopen"), "HTTP request"),
     r("py-socket", C::Network, 4, Call("socket", "socket"), "socket"),
@@ -302,6 +315,7 @@ pub const RULES: &[Rule] = &[
     r("test-timeout", C::TestCaseTimeout, 8, Ann("timeout"), "test-level timeout"),
     r("testng-timeout", C::TestCaseTimeout, 8, Ann("timeOut"), "test-level timeout"),
     r("junit5-timeout", C::TestCaseTimeout, 8, Ann("Timeout"), "test-level timeout"),
+    r("name-timeout", C::TestCaseTimeout, 1, Name("timeout"), "the test is about a timeout"),
     r("assert-timeout", C::TestCaseTimeout, 6, Call("", "assertTimeout*"), "assertion with a time limit"),
     r("timeout-rule", C::TestCaseTimeout, 5, New("Timeout"), "timeout rule"),
     // resource leak
@@ -331,8 +345,12 @@ pub struct TestFacts {
     /// Names of static mutable fields (Java), module-level mutable variables and class-level
     /// mutable attributes (Python) of the file.
     pub shared_names: Vec<String>,
+    /// Names of instance fields (fresh per test; writes to them are not shared state).
+    pub instance_names: Vec<String>,
     /// The test's first line (for evidence on annotation-free derived signals).
     pub line: usize,
+    /// The test's simple name.
+    pub name: String,
 }
 
 fn name_matches(pattern: &str, name: &str) -> bool {
@@ -392,7 +410,20 @@ fn first_line(rule: &Rule, f: &Facts, t: &TestFacts, own: bool) -> Option<usize>
                 .filter(|(text, _)| annotation_matches(a, text))
                 .map(|(_, l)| *l))
         }
-        Computed(d) => derived(d, f, t),
+        Name(word) => {
+            if !own {
+                return None;
+            }
+            // "time" must not match inside "timeout" (a different category).
+            let lower = t.name.to_ascii_lowercase();
+            let lower = if word == "timeout" {
+                lower
+            } else {
+                lower.replace("timeout", "")
+            };
+            lower.contains(word).then_some(t.line)
+        }
+        Computed(d) => derived(d, f, t, own),
     }
 }
 
@@ -413,12 +444,12 @@ fn annotation_matches(pat: &str, text: &str) -> bool {
                 || (pat == "timeout" && simple == "timeout" && name.contains("mark"))
         }
         "Timeout" => simple == "Timeout" || simple == "timeout_decorator" || simple == "timed",
-        "Order" => simple.ends_with("Order") && simple != "Order" || simple == "Order",
+        "Order" => simple.ends_with("Order"),
         _ => simple == pat,
     }
 }
 
-fn derived(d: Derived, f: &Facts, t: &TestFacts) -> Option<usize> {
+fn derived(d: Derived, f: &Facts, t: &TestFacts, own: bool) -> Option<usize> {
     match d {
         D::SleepBeforeAssertion => {
             let last_assert = f.assertions.iter().map(|a| a.line).max()?;
@@ -481,17 +512,52 @@ fn derived(d: Derived, f: &Facts, t: &TestFacts) -> Option<usize> {
             .filter(|c| is_static_mutator(c))
             .map(|c| c.line)
             .min(),
+        // setUp methods write fields by design: only the test's own writes count.
+        D::FieldWrite if !own => None,
         D::FieldWrite => f
             .writes
             .iter()
             .filter(|w| {
-                let single = w.tokens.len() == 1
-                    || (w.tokens.len() == 2 && w.tokens[0] == "this");
+                let single = w.tokens.len() == 1 || (w.tokens.len() == 2 && w.tokens[0] == "this");
                 let name = w.tokens.last().map(String::as_str).unwrap_or("");
-                single && !name.is_empty() && !f.locals.iter().any(|l| l == name)
+                single
+                    && !name.is_empty()
+                    && !f.locals.iter().any(|l| l == name)
+                    && !t.instance_names.iter().any(|l| l == name)
             })
             .map(|w| w.line)
             .min(),
+        D::TimeVocabulary => {
+            let mut seen: Vec<&str> = Vec::new();
+            let mut first = None;
+            for (i, l) in &f.idents {
+                let lower = i.to_ascii_lowercase();
+                let timeish = [
+                    "time",
+                    "date",
+                    "clock",
+                    "millis",
+                    "nanos",
+                    "duration",
+                    "expir",
+                    "timestamp",
+                    "hour",
+                    "minute",
+                ]
+                .iter()
+                .any(|w| lower.contains(w))
+                    && !lower.contains("timeout");
+                if timeish && !seen.contains(&i.as_str()) {
+                    seen.push(i);
+                    first = Some(first.map_or(*l, |f: usize| f.min(*l)));
+                }
+            }
+            if seen.len() >= 2 {
+                first
+            } else {
+                None
+            }
+        }
         D::JsonTextComparison => {
             let json_vars: Vec<&str> = f
                 .strings
@@ -504,8 +570,12 @@ fn derived(d: Derived, f: &Facts, t: &TestFacts) -> Option<usize> {
                 .filter(|a| a.equality || a.name.starts_with("assert"))
                 .filter(|a| {
                     json_vars.iter().any(|s| a.text.contains(*s))
-                        || (JSON_WRITERS.iter().any(|w| a.text.contains(&format!("{w}(")))
-                            && !JSON_READERS.iter().any(|r| a.text.contains(&format!("{r}("))))
+                        || (JSON_WRITERS
+                            .iter()
+                            .any(|w| a.text.contains(&format!("{w}(")))
+                            && !JSON_READERS
+                                .iter()
+                                .any(|r| a.text.contains(&format!("{r}("))))
                         || (!json_vars.is_empty() && a.name.contains("Equal"))
                 })
                 .map(|a| a.line)
@@ -514,15 +584,17 @@ fn derived(d: Derived, f: &Facts, t: &TestFacts) -> Option<usize> {
     }
 }
 
+/// The facts seed a random generator (`setSeed(..)`, `random.seed(..)`, `new Random(n)`).
+fn seeded(f: &Facts) -> bool {
+    f.calls
+        .iter()
+        .any(|c| matches!(c.name.as_str(), "setSeed" | "seed" | "manual_seed") && c.nargs > 0)
+        || f.news.iter().any(|n| n.ty == "Random" && n.nargs > 0)
+}
+
 /// Lines of unseeded random sources; none if the test seeds anything.
 fn random_sources(f: &Facts) -> Vec<usize> {
-    let seeded = f.calls.iter().any(|c| {
-        matches!(c.name.as_str(), "setSeed" | "seed" | "manual_seed") && c.nargs > 0
-    }) || f
-        .news
-        .iter()
-        .any(|n| n.ty == "Random" && n.nargs > 0);
-    if seeded {
+    if seeded(f) {
         return Vec::new();
     }
     let mut lines: Vec<usize> = f
@@ -558,7 +630,12 @@ fn random_sources(f: &Facts) -> Vec<usize> {
             || (c.receiver.is_empty() && matches!(c.name.as_str(), "randint" | "randrange"))
             || matches!(
                 c.name.as_str(),
-                "nextInt" | "nextLong" | "nextDouble" | "nextFloat" | "nextGaussian" | "nextBoolean"
+                "nextInt"
+                    | "nextLong"
+                    | "nextDouble"
+                    | "nextFloat"
+                    | "nextGaussian"
+                    | "nextBoolean"
             ) && !c.receiver.iter().any(|t| t == "it" || t == "iterator");
         if hit {
             lines.push(c.line);
@@ -622,12 +699,10 @@ fn hash_order(f: &Facts) -> Option<usize> {
     if let Some(source) = hash_source {
         let ordered = f.assertions.iter().any(|a| {
             a.line >= source
-                && (ORDERED_RENDERINGS
-                    .iter()
-                    .any(|r| a.text.contains(&format!("{r}(")) || a.text.contains(&format!(".{r}")))
-                    || a.text.contains("[0]")
-                    || json_literal(&a.text)
-                    || (a.text.contains('"') && a.text.contains(", ")))
+                && (ORDERED_RENDERINGS.iter().any(|r| {
+                    a.text.contains(&format!("{r}(")) || a.text.contains(&format!(".{r}"))
+                }) || a.text.contains("[0]")
+                    || json_literal(&a.text))
         });
         if ordered {
             return Some(source);
@@ -654,14 +729,24 @@ fn json_literal(text: &str) -> bool {
     ["\"{", "\"[", "'{", "'["].iter().any(|p| text.contains(p))
 }
 
-const JSON_READERS: [&str; 6] = ["loads", "parse", "parseObject", "readValue", "fromJson", "readTree"];
+const JSON_READERS: [&str; 6] = [
+    "loads",
+    "parse",
+    "parseObject",
+    "readValue",
+    "fromJson",
+    "readTree",
+];
 
 /// `{"a": 1, "b": 2}` as a string literal: an object with at least two keys.
 fn is_multi_key_json(s: &str) -> bool {
     let inner = s.trim_matches(|c| c == '"' || c == '\'');
     let inner = inner.trim_start_matches('[');
     (inner.starts_with('{') || inner.starts_with("\\{"))
-        && (inner.matches("\":").count() + inner.matches("':").count() + inner.matches("\" :").count()) >= 2
+        && (inner.matches("\":").count()
+            + inner.matches("':").count()
+            + inner.matches("\" :").count())
+            >= 2
 }
 
 const STATIC_MUTATOR_PREFIXES: [&str; 10] = [
@@ -677,11 +762,39 @@ fn is_static_mutator(c: &Call) -> bool {
         && recv.chars().any(|ch| ch.is_ascii_lowercase());
     let excluded = matches!(
         recv.as_str(),
-        "Mockito" | "Assert" | "Assertions" | "System" | "Thread" | "Arrays" | "Collections"
-            | "Lists" | "Sets" | "Maps" | "Objects" | "Optional" | "Stream" | "String"
-            | "Math" | "Integer" | "Long" | "Double" | "Boolean" | "Files" | "Paths"
-            | "Executors" | "TimeUnit" | "Duration" | "Instant" | "Calendar" | "List" | "Map"
-            | "Set" | "ImmutableList" | "ImmutableMap" | "ImmutableSet" | "Stream" | "IntStream"
+        "Mockito"
+            | "Assert"
+            | "Assertions"
+            | "System"
+            | "Thread"
+            | "Arrays"
+            | "Collections"
+            | "Lists"
+            | "Sets"
+            | "Maps"
+            | "Objects"
+            | "Optional"
+            | "Stream"
+            | "String"
+            | "Math"
+            | "Integer"
+            | "Long"
+            | "Double"
+            | "Boolean"
+            | "Files"
+            | "Paths"
+            | "Executors"
+            | "TimeUnit"
+            | "Duration"
+            | "Instant"
+            | "Calendar"
+            | "List"
+            | "Map"
+            | "Set"
+            | "ImmutableList"
+            | "ImmutableMap"
+            | "ImmutableSet"
+            | "IntStream"
     );
     class_like
         && !excluded
@@ -755,7 +868,12 @@ fn is_closeable_type(ty: &str) -> bool {
 }
 
 fn unclosed(f: &Facts, t: &TestFacts) -> Option<usize> {
-    let closes = |facts: &Facts| facts.calls.iter().any(|c| CLOSE_NAMES.contains(&c.name.as_str()));
+    let closes = |facts: &Facts| {
+        facts
+            .calls
+            .iter()
+            .any(|c| CLOSE_NAMES.contains(&c.name.as_str()))
+    };
     if closes(f) || closes(&t.context) || closes(&t.own) {
         return None;
     }
@@ -770,7 +888,10 @@ fn unclosed(f: &Facts, t: &TestFacts) -> Option<usize> {
         .filter(|c| {
             !c.managed
                 && ((c.name == "open" && c.receiver.is_empty())
-                    || matches!(c.name.as_str(), "getConnection" | "openStream" | "openConnection"))
+                    || matches!(
+                        c.name.as_str(),
+                        "getConnection" | "openStream" | "openConnection"
+                    ))
         })
         .map(|c| c.line);
     created.chain(opened).min()
@@ -797,10 +918,17 @@ fn fixed_path(f: &Facts) -> Option<usize> {
     let file_api = f.news.iter().any(|n| {
         matches!(
             n.ty.as_str(),
-            "File" | "FileOutputStream" | "FileWriter" | "FileInputStream" | "FileReader" | "PrintWriter"
+            "File"
+                | "FileOutputStream"
+                | "FileWriter"
+                | "FileInputStream"
+                | "FileReader"
+                | "PrintWriter"
         )
     }) || f.calls.iter().any(|c| {
-        (c.receiver.iter().any(|r| r == "Files" || r == "Paths" || r == "os" || r == "shutil")
+        (c.receiver
+            .iter()
+            .any(|r| r == "Files" || r == "Paths" || r == "os" || r == "shutil")
             && !c.name.is_empty())
             || (c.name == "open" && c.receiver.is_empty())
             || c.name == "get" && c.receiver.iter().any(|r| r == "Paths")
@@ -809,7 +937,9 @@ fn fixed_path(f: &Facts) -> Option<usize> {
         return None;
     }
     let uses_temp = f.calls.iter().any(|c| {
-        c.name.contains("Temp") || c.name.contains("temp") || c.receiver.iter().any(|r| r == "tempfile")
+        c.name.contains("Temp")
+            || c.name.contains("temp")
+            || c.receiver.iter().any(|r| r == "tempfile")
     }) || f
         .idents
         .iter()
@@ -839,7 +969,9 @@ fn looks_like_path(s: &str) -> bool {
                 && !ext.chars().all(|c| c.is_ascii_digit())
         })
         .unwrap_or(false);
-    inner.starts_with("/tmp") || inner.starts_with("target/") || inner.starts_with("build/")
+    inner.starts_with("/tmp")
+        || inner.starts_with("target/")
+        || inner.starts_with("build/")
         || (inner.contains('/') && has_ext)
         || has_ext && inner.starts_with(|c: char| c.is_ascii_lowercase()) && !inner.contains('(')
 }
@@ -848,7 +980,11 @@ fn looks_like_path(s: &str) -> bool {
 /// (category, line, rule id).
 pub fn fire(t: &TestFacts) -> Vec<Hit> {
     let mut hits = Vec::new();
+    let seeded_here = seeded(&t.own) || seeded(&t.context);
     for rule in RULES {
+        if seeded_here && rule.category == Category::Randomness {
+            continue;
+        }
         let own = first_line(rule, &t.own, t, true);
         let hit = match own {
             Some(line) => Some(Hit {
@@ -925,8 +1061,16 @@ mod tests {
         let rule_f = RULES.iter().find(|r| r.id == "float-equality").unwrap();
         assert_eq!(rule_t.weight, rule_f.weight);
         let hits = vec![
-            Hit { rule: rule_f, line: 1, context: false },
-            Hit { rule: rule_t, line: 2, context: false },
+            Hit {
+                rule: rule_f,
+                line: 1,
+                context: false,
+            },
+            Hit {
+                rule: rule_t,
+                line: 2,
+                context: false,
+            },
         ];
         assert_eq!(decide(&hits).1, Some(Category::TestCaseTimeout));
     }
@@ -934,14 +1078,25 @@ mod tests {
     #[test]
     fn weak_signals_alone_give_no_category() {
         let weak = RULES.iter().find(|r| r.id == "hash-map").unwrap();
-        let hits = vec![Hit { rule: weak, line: 1, context: false }];
+        let hits = vec![Hit {
+            rule: weak,
+            line: 1,
+            context: false,
+        }];
         assert_eq!(decide(&hits).1, None);
     }
 
     #[test]
     fn context_hits_count_half() {
         let rule = RULES.iter().find(|r| r.id == "sleep-thread").unwrap();
-        assert_eq!(effective_weight(&Hit { rule, line: 1, context: true }), 2);
+        assert_eq!(
+            effective_weight(&Hit {
+                rule,
+                line: 1,
+                context: true
+            }),
+            2
+        );
     }
 
     #[test]
