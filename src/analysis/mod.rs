@@ -7,6 +7,7 @@ pub mod callgraph;
 pub mod cfg;
 pub mod dataflow;
 pub mod findings;
+pub mod flaky;
 pub mod pointsto;
 pub mod report;
 pub mod rules;

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod ask;
 pub mod bench;
 pub mod check;
+pub mod flaky;
 pub mod inputs;
 pub mod lsp;
 pub mod stats;
@@ -41,6 +42,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Findings for CI as SARIF 2.1.0, JSON or text, with exit codes to gate on and a baseline.
     Check(check::CheckArgs),
+    /// Suspected root causes of flaky tests (Java, Python): static signals, then the LLM.
+    Flaky(flaky::FlakyArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
@@ -107,6 +110,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Ask(args) => ask::run(args, cli.verbose),
         Command::Bench(args) => bench::run(args),
         Command::Check(args) => check::run(args),
+        Command::Flaky(args) => flaky::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
         Command::Lsp(args) => lsp::run(args),

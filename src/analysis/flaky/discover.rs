@@ -1,0 +1,535 @@
+//! Test discovery and test context.
+//!
+//! Tests:
+//! * Java: methods annotated `@Test` (JUnit 4/5, TestNG), `@ParameterizedTest`,
+//!   `@RepeatedTest`, `@TestFactory`, `@TestTemplate`, `@Theory`, `@Property`; JUnit 3:
+//!   methods `test*` of a class extending `*TestCase`.
+//! * Python: pytest functions `test*` at module level, methods `test*` of classes named
+//!   `Test*`, and methods `test*` of classes deriving from `*TestCase`.
+//!
+//! Context of a test (facts that count at half weight): setUp methods of its class
+//! (`@Before`, `@BeforeEach`, `@BeforeClass`, `@BeforeAll`, TestNG `@BeforeMethod`/
+//! `@BeforeClass`/`@BeforeTest`/`@BeforeSuite`, `setUp`, `setUpClass`, `setup_method`,
+//! `setup_class`, `setup`, module-level `setup_module`/`setup_function`), pytest fixtures of
+//! the file named by its parameters, helper functions of the file it calls (by simple name,
+//! two levels deep, at most [`MAX_HELPERS`]), and the field initialisers / class-level
+//! assignments of its class.
+
+use super::facts::{collect, simple_type, Facts};
+use super::rules::TestFacts;
+use super::FlakyOptions;
+use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::{Cancel, Language, ParsedFile};
+use std::collections::{BTreeMap, BTreeSet};
+use tree_sitter::Node;
+
+/// At most this many helper functions are added to a test's context.
+pub const MAX_HELPERS: usize = 32;
+/// Parent chains are followed at most this far.
+const MAX_UP: usize = 256;
+
+const JAVA_TEST_ANNOTATIONS: [&str; 8] = [
+    "Test",
+    "ParameterizedTest",
+    "RepeatedTest",
+    "TestFactory",
+    "TestTemplate",
+    "Theory",
+    "Property",
+    "Fuzz",
+];
+
+const JAVA_SETUP_ANNOTATIONS: [&str; 8] = [
+    "Before",
+    "BeforeEach",
+    "BeforeClass",
+    "BeforeAll",
+    "BeforeMethod",
+    "BeforeTest",
+    "BeforeSuite",
+    "BeforeGroups",
+];
+
+const PY_SETUP_NAMES: [&str; 8] = [
+    "setUp",
+    "setUpClass",
+    "setup_method",
+    "setup_class",
+    "setup",
+    "asyncSetUp",
+    "setup_module",
+    "setup_function",
+];
+
+/// The functions of a file with what discovery needs.
+pub struct FileIndex<'f> {
+    pub file: &'f ParsedFile,
+    pub functions: Vec<Function<'f>>,
+    /// Annotation / decorator texts of each function, with lines.
+    annotations: Vec<Vec<(String, usize)>>,
+    /// The class node of each function (innermost class-like ancestor), if any.
+    classes: Vec<Option<Node<'f>>>,
+    /// Names of shared mutable state (static fields, module-level mutables).
+    shared_names: Vec<String>,
+    /// Names of Java instance fields (fresh per test in JUnit/TestNG: not shared).
+    instance_names: Vec<String>,
+}
+
+fn ancestor_class<'t>(node: Node<'t>, lang: Language) -> Option<Node<'t>> {
+    let mut cur = node.parent();
+    for _ in 0..MAX_UP {
+        let n = cur?;
+        match (lang, n.kind()) {
+            (Language::Java, "class_declaration" | "enum_declaration" | "record_declaration")
+            | (Language::Python, "class_definition") => return Some(n),
+            // A function between the method and the class: not a method of that class.
+            (Language::Python, "function_definition")
+            | (Language::Java, "method_declaration" | "lambda_expression") => return None,
+            _ => cur = n.parent(),
+        }
+    }
+    None
+}
+
+fn java_annotations(file: &ParsedFile, node: Node<'_>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.kind() == "modifiers" {
+            let mut c2 = child.walk();
+            for m in child.children(&mut c2) {
+                if matches!(m.kind(), "marker_annotation" | "annotation") {
+                    out.push((
+                        file.node_text(m).chars().take(300).collect(),
+                        file.line_of(m.start_byte()),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn python_decorators(file: &ParsedFile, node: Node<'_>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    if let Some(p) = node.parent() {
+        if p.kind() == "decorated_definition" {
+            let mut cursor = p.walk();
+            for d in p.children(&mut cursor) {
+                if d.kind() == "decorator" {
+                    out.push((
+                        file.node_text(d).chars().take(300).collect(),
+                        file.line_of(d.start_byte()),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn annotation_name(text: &str) -> &str {
+    let t = text.trim_start_matches('@').trim_start();
+    let end = t
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(t.len());
+    let full = &t[..end];
+    full.rsplit('.').next().unwrap_or(full)
+}
+
+fn class_annotations(file: &ParsedFile, class: Node<'_>) -> Vec<(String, usize)> {
+    match file.language {
+        Language::Java => java_annotations(file, class),
+        _ => python_decorators(file, class),
+    }
+}
+
+impl<'f> FileIndex<'f> {
+    pub fn new(file: &'f ParsedFile) -> FileIndex<'f> {
+        let functions: Vec<Function<'f>> = collect_functions(file)
+            .into_iter()
+            .filter(|f| f.kind != FunctionKind::Lambda)
+            .collect();
+        let annotations = functions
+            .iter()
+            .map(|f| match file.language {
+                Language::Java => java_annotations(file, f.node),
+                _ => python_decorators(file, f.node),
+            })
+            .collect();
+        let classes = functions
+            .iter()
+            .map(|f| ancestor_class(f.node, file.language))
+            .collect();
+        let (shared_names, instance_names) = field_names(file);
+        FileIndex {
+            file,
+            functions,
+            annotations,
+            classes,
+            shared_names,
+            instance_names,
+        }
+    }
+
+    fn class_text(&self, i: usize) -> Option<(String, String)> {
+        let class = self.classes.get(i).copied().flatten()?;
+        let name = class
+            .child_by_field_name("name")
+            .map(|n| self.file.node_text(n).to_string())
+            .unwrap_or_default();
+        let bases = match self.file.language {
+            Language::Java => class
+                .child_by_field_name("superclass")
+                .map(|n| self.file.node_text(n).to_string())
+                .unwrap_or_default(),
+            _ => class
+                .child_by_field_name("superclasses")
+                .map(|n| self.file.node_text(n).to_string())
+                .unwrap_or_default(),
+        };
+        Some((name, bases))
+    }
+
+    /// Is function `i` a test?
+    pub fn is_test(&self, i: usize, options: &FlakyOptions) -> bool {
+        let Some(f) = self.functions.get(i) else {
+            return false;
+        };
+        if options.every_function_is_a_test {
+            return matches!(f.kind, FunctionKind::Method | FunctionKind::Function);
+        }
+        let anns = &self.annotations[i];
+        match self.file.language {
+            Language::Java => {
+                if f.kind != FunctionKind::Method {
+                    return false;
+                }
+                if anns
+                    .iter()
+                    .any(|(a, _)| JAVA_TEST_ANNOTATIONS.contains(&annotation_name(a)))
+                {
+                    return true;
+                }
+                // JUnit 3.
+                f.simple_name.starts_with("test")
+                    && self
+                        .class_text(i)
+                        .is_some_and(|(_, bases)| simple_type(&bases).ends_with("TestCase"))
+            }
+            Language::Python => {
+                if !f.simple_name.starts_with("test") {
+                    return false;
+                }
+                match self.class_text(i) {
+                    Some((name, bases)) => {
+                        name.starts_with("Test")
+                            || bases.contains("TestCase")
+                            || bases.contains("unittest")
+                    }
+                    // Module level only (not nested in another function).
+                    None => f.container.is_none(),
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The indices of the tests with their names, in document order.
+    pub fn tests(&self, options: &FlakyOptions) -> Vec<(usize, &str)> {
+        (0..self.functions.len())
+            .filter(|&i| self.is_test(i, options))
+            .map(|i| (i, self.functions[i].name.as_str()))
+            .collect()
+    }
+
+    fn is_setup(&self, i: usize) -> bool {
+        let f = &self.functions[i];
+        match self.file.language {
+            Language::Java => {
+                self.annotations[i]
+                    .iter()
+                    .any(|(a, _)| JAVA_SETUP_ANNOTATIONS.contains(&annotation_name(a)))
+                    || f.simple_name == "setUp"
+            }
+            _ => PY_SETUP_NAMES.contains(&f.simple_name.as_str()),
+        }
+    }
+
+    fn is_fixture(&self, i: usize) -> bool {
+        self.annotations[i]
+            .iter()
+            .any(|(a, _)| annotation_name(a) == "fixture")
+    }
+
+    fn facts_of(&self, i: usize, cancel: &Cancel) -> Facts {
+        let f = &self.functions[i];
+        collect(self.file, f.body.unwrap_or(f.node), cancel)
+    }
+
+    /// Field declarations / class-level assignments of a class (not its methods).
+    fn class_field_facts(&self, class: Node<'f>, cancel: &Cancel) -> Facts {
+        let mut facts = Facts::default();
+        let Some(body) = class.child_by_field_name("body") else {
+            return facts;
+        };
+        let mut cursor = body.walk();
+        let members: Vec<Node<'f>> = body.named_children(&mut cursor).collect();
+        for m in members {
+            let keep = match self.file.language {
+                Language::Java => m.kind() == "field_declaration",
+                _ => m.kind() == "expression_statement",
+            };
+            if keep {
+                facts.extend(collect(self.file, m, cancel));
+            }
+        }
+        facts
+    }
+
+    /// Facts of test `i`: its body, and its context (see the module docs).
+    pub fn test_facts(&self, i: usize, cancel: &Cancel) -> TestFacts {
+        let f = &self.functions[i];
+        let own = self.facts_of(i, cancel);
+        let class = self.classes[i];
+        let mut context = Facts::default();
+        let mut included: BTreeSet<usize> = BTreeSet::new();
+        included.insert(i);
+        // setUp of the same class (or module-level setup for module-level tests).
+        for j in 0..self.functions.len() {
+            if j != i && self.classes[j] == class && self.is_setup(j) && included.insert(j) {
+                context.extend(self.facts_of(j, cancel));
+            }
+        }
+        // pytest fixtures named by parameters.
+        if self.file.language == Language::Python {
+            for p in &f.params {
+                for j in 0..self.functions.len() {
+                    if self.functions[j].simple_name == *p
+                        && self.is_fixture(j)
+                        && included.insert(j)
+                    {
+                        context.extend(self.facts_of(j, cancel));
+                    }
+                }
+            }
+        }
+        // Helpers: functions of the file called by simple name (same class first), two levels.
+        let by_name: BTreeMap<&str, Vec<usize>> =
+            self.functions
+                .iter()
+                .enumerate()
+                .fold(BTreeMap::new(), |mut m, (j, g)| {
+                    m.entry(g.simple_name.as_str()).or_default().push(j);
+                    m
+                });
+        let mut frontier: Vec<String> = own.calls.iter().map(|c| c.name.clone()).collect();
+        for _level in 0..2 {
+            let mut next = Vec::new();
+            for name in &frontier {
+                let Some(cands) = by_name.get(name.as_str()) else {
+                    continue;
+                };
+                for &j in cands {
+                    if included.len() > MAX_HELPERS {
+                        break;
+                    }
+                    if included.insert(j) {
+                        let h = self.facts_of(j, cancel);
+                        next.extend(h.calls.iter().map(|c| c.name.clone()));
+                        context.extend(h);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let mut annotations = self.annotations[i].clone();
+        if let Some(c) = class {
+            annotations.extend(class_annotations(self.file, c));
+            context.extend(self.class_field_facts(c, cancel));
+        }
+        TestFacts {
+            own,
+            context,
+            annotations,
+            shared_names: self.shared_names.clone(),
+            instance_names: self.instance_names.clone(),
+            line: f.start_line,
+            name: f.simple_name.clone(),
+        }
+    }
+}
+
+const MUTABLE_TYPES: [&str; 12] = [
+    "List",
+    "ArrayList",
+    "Map",
+    "HashMap",
+    "Set",
+    "HashSet",
+    "Collection",
+    "Queue",
+    "Deque",
+    "StringBuilder",
+    "AtomicInteger",
+    "AtomicLong",
+];
+
+/// Names of static mutable fields (Java: `static` and not `final`, or `static final` of a
+/// mutable collection type) and of module-level / class-level mutable containers (Python:
+/// assigned a list, dict or set display or a `list()`/`dict()`/`set()` call); second, the
+/// names of Java instance fields.
+fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    let mut instance: BTreeSet<String> = BTreeSet::new();
+    let root = file.root();
+    let mut stack = vec![(root, 0usize)];
+    let mut visited = 0usize;
+    while let Some((node, depth)) = stack.pop() {
+        visited += 1;
+        if visited > 200_000 || depth > MAX_UP {
+            break;
+        }
+        match (file.language, node.kind()) {
+            (Language::Java, "field_declaration") => {
+                let mut cursor = node.walk();
+                let mods = node
+                    .children(&mut cursor)
+                    .find(|c| c.kind() == "modifiers")
+                    .map(|m| file.node_text(m).to_string())
+                    .unwrap_or_default();
+                let is_static = mods.split_whitespace().any(|w| w == "static");
+                let is_final = mods.split_whitespace().any(|w| w == "final");
+                let ty = node
+                    .child_by_field_name("type")
+                    .map(|t| simple_type(file.node_text(t)))
+                    .unwrap_or_default();
+                let shared = is_static && (!is_final || MUTABLE_TYPES.contains(&ty.as_str()));
+                let mut c2 = node.walk();
+                for d in node.children_by_field_name("declarator", &mut c2) {
+                    if let Some(n) = d.child_by_field_name("name") {
+                        let name = file.node_text(n).to_string();
+                        if shared {
+                            out.insert(name);
+                        } else if !is_static {
+                            instance.insert(name);
+                        }
+                    }
+                }
+                continue;
+            }
+            (Language::Python, "assignment") => {
+                let at_top = node.parent().and_then(|p| p.parent()).is_some_and(|g| {
+                    matches!(g.kind(), "module" | "block") && {
+                        // module level, or a class body (block whose parent is a class).
+                        g.kind() == "module"
+                            || g.parent().is_some_and(|c| c.kind() == "class_definition")
+                    }
+                }) || node.parent().is_some_and(|p| p.kind() == "module");
+                let mutable = node.child_by_field_name("right").is_some_and(|r| {
+                    matches!(r.kind(), "list" | "dictionary" | "set")
+                        || (r.kind() == "call"
+                            && r.child_by_field_name("function").is_some_and(|f| {
+                                matches!(
+                                    file.node_text(f),
+                                    "list" | "dict" | "set" | "defaultdict" | "OrderedDict"
+                                )
+                            }))
+                });
+                if at_top && mutable {
+                    if let Some(l) = node.child_by_field_name("left") {
+                        if l.kind() == "identifier" {
+                            out.insert(file.node_text(l).to_string());
+                        }
+                    }
+                }
+                continue;
+            }
+            // Do not look inside function bodies.
+            (Language::Java, "method_declaration" | "constructor_declaration")
+            | (Language::Python, "function_definition") => continue,
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        for c in node.named_children(&mut cursor) {
+            stack.push((c, depth + 1));
+        }
+    }
+    (out.into_iter().collect(), instance.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(lang: Language, src: &str) -> Vec<String> {
+        let file = ParsedFile::parse(lang, src);
+        let idx = FileIndex::new(&file);
+        idx.tests(&FlakyOptions::default())
+            .into_iter()
+            .map(|(_, n)| n.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn junit_testng_and_junit3_tests() {
+        let src = r#"
+class A {
+  @Test public void a() {}
+  @org.junit.jupiter.api.Test void b() {}
+  @ParameterizedTest @ValueSource(ints = {1}) void c(int x) {}
+  @Test(timeOut = 100) public void d() {}
+  public void helper() {}
+  @Before public void setUp() {}
+}
+class B extends junit.framework.TestCase {
+  public void testX() {}
+  public void notATest() {}
+}"#;
+        assert_eq!(
+            names(Language::Java, src),
+            ["A.a", "A.b", "A.c", "A.d", "B.testX"]
+        );
+    }
+
+    #[test]
+    fn pytest_and_unittest_tests() {
+        let src = r#"
+def test_a():
+    def test_inner():
+        pass
+def helper():
+    pass
+class TestB:
+    def test_b(self):
+        pass
+    def helper(self):
+        pass
+class C(unittest.TestCase):
+    def test_c(self):
+        pass
+class D:
+    def test_d(self):
+        pass
+"#;
+        assert_eq!(
+            names(Language::Python, src),
+            ["test_a", "TestB.test_b", "C.test_c"]
+        );
+    }
+
+    #[test]
+    fn shared_state_names() {
+        let j = ParsedFile::parse(
+            Language::Java,
+            "class A { static int n; static final int K = 1; static final List<String> L = new ArrayList<>(); int m; }",
+        );
+        assert_eq!(field_names(&j).0, ["L", "n"]);
+        assert_eq!(field_names(&j).1, ["m"]);
+        let p = ParsedFile::parse(
+            Language::Python,
+            "CACHE = {}\nN = 1\nclass T:\n    items = []\n    def f(self):\n        local = []\n",
+        );
+        assert_eq!(field_names(&p).0, ["CACHE", "items"]);
+    }
+}
