@@ -11,6 +11,7 @@
 //! * [`config`]: configuration sources, precedence, the workspace trust boundary.
 //! * [`exclusions`]: exclusion patterns and `.gitignore`.
 //! * [`engine`]: runs the deterministic core on a document.
+//! * [`flaky`]: flaky-test hints (code lens, hover, explain command).
 //! * [`findings`]: the internal finding shape, providers, suppression comments.
 //! * [`diagnostics`]: tiers, presentation, conversion to LSP diagnostics.
 //! * [`scheduler`]: background per-function LLM checks (debounce, cache, cancellation).
@@ -31,6 +32,7 @@ pub mod encoding;
 pub mod engine;
 pub mod exclusions;
 pub mod findings;
+pub mod flaky;
 pub mod handlers;
 pub mod scheduler;
 pub mod server;

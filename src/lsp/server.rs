@@ -49,7 +49,15 @@ pub mod commands {
     pub const MARK_INCORRECT: &str = "crosscheck.markIncorrect";
     pub const EXPLAIN: &str = "crosscheck.explain";
     pub const COMPARE_CFG: &str = "crosscheck.compareCfg";
-    pub const ALL: [&str; 5] = [SUPPRESS, MARK_CORRECT, MARK_INCORRECT, EXPLAIN, COMPARE_CFG];
+    pub const EXPLAIN_FLAKY: &str = "crosscheck.explainFlaky";
+    pub const ALL: [&str; 6] = [
+        SUPPRESS,
+        MARK_CORRECT,
+        MARK_INCORRECT,
+        EXPLAIN,
+        COMPARE_CFG,
+        EXPLAIN_FLAKY,
+    ];
 }
 
 /// Custom request returning the server's internal counters (tests, benchmark, debugging).
@@ -933,6 +941,10 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> RpcResult<Option<CodeActionResponse>> {
         Ok(handlers::code_action::handle(&self.state, params))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> RpcResult<Option<Vec<CodeLens>>> {
+        Ok(handlers::code_lens::handle(&self.state, params))
     }
 
     async fn execute_command(

@@ -122,6 +122,19 @@ pub fn handle(state: &Arc<State>, params: CodeActionParams) -> Option<CodeAction
                 }));
             }
         }
+        // A test with a suspected flaky-test root cause: explain the cause and the usual fix.
+        let tests = crate::lsp::flaky::suspected(&parsed, &Cancel::never());
+        if let Some(t) = crate::lsp::flaky::at_line(&tests, range.start.line as usize + 1) {
+            actions.push(CodeActionOrCommand::Command(Command {
+                title: format!(
+                    "crosscheck: why might `{}` be flaky? ({})",
+                    t.name,
+                    t.category.map(|c| c.name()).unwrap_or("?")
+                ),
+                command: commands::EXPLAIN_FLAKY.to_string(),
+                arguments: Some(vec![json!({"uri": key, "line": range.start.line})]),
+            }));
+        }
     }
     Some(actions)
 }

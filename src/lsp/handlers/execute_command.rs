@@ -39,6 +39,7 @@ pub async fn handle(state: &Arc<State>, params: ExecuteCommandParams) -> RpcResu
         commands::MARK_INCORRECT => label(state, &a, false).await?,
         commands::EXPLAIN => llm_command(state, &a, false).await?,
         commands::COMPARE_CFG => llm_command(state, &a, true).await?,
+        commands::EXPLAIN_FLAKY => explain_flaky(state, &a).await?,
         other => return Err(invalid(&format!("unknown command `{other}`"))),
     };
     Ok(Some(result))
@@ -198,5 +199,43 @@ async fn llm_command(state: &Arc<State>, a: &Value, compare: bool) -> RpcResult<
             json!({"status": "unavailable", "function": f.name, "message": m})
         }
     };
+    Ok(out)
+}
+
+/// `crosscheck.explainFlaky {uri, line}`: the suspected root cause of the test at `line`
+/// (0-based), its usual fix and the evidence; also shown with `window/showMessage`.
+async fn explain_flaky(state: &Arc<State>, a: &Value) -> RpcResult<Value> {
+    let uri = a
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("crosscheck.explainFlaky needs `uri`"))?
+        .to_string();
+    let line = a
+        .get("line")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| invalid("crosscheck.explainFlaky needs `line`"))? as usize;
+    let parsed = lock(&state.docs).get(&uri).and_then(|d| d.parsed());
+    let Some(parsed) = parsed else {
+        return Err(invalid("the document is not open"));
+    };
+    let tests = crate::lsp::flaky::suspected(&parsed, &Cancel::never());
+    let Some(t) = crate::lsp::flaky::at_line(&tests, line + 1) else {
+        return Ok(json!({"status": "none", "message": "no flaky-test signal for this line"}));
+    };
+    let out = crate::lsp::flaky::explanation(t);
+    state
+        .client
+        .show_message(
+            MessageType::INFO,
+            format!(
+                "crosscheck: {} may be flaky ({}, {}): {} Usual fix: {}",
+                t.name,
+                out["category"].as_str().unwrap_or("?"),
+                out["tier"].as_str().unwrap_or("?"),
+                out["explanation"].as_str().unwrap_or(""),
+                out["usual_fix"].as_str().unwrap_or("")
+            ),
+        )
+        .await;
     Ok(out)
 }

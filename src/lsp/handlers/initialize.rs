@@ -95,6 +95,9 @@ pub fn initialize(state: &Arc<State>, params: InitializeParams) -> InitializeRes
                 },
             )),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
+            code_lens_provider: Some(CodeLensOptions {
+                resolve_provider: Some(false),
+            }),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                 code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::EMPTY]),
                 ..Default::default()

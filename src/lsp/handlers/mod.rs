@@ -2,6 +2,7 @@
 //! text synchronisation handlers are synchronous (see `server.rs`).
 
 pub mod code_action;
+pub mod code_lens;
 pub mod did_change;
 pub mod did_change_configuration;
 pub mod did_change_watched_files;

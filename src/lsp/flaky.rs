@@ -1,0 +1,101 @@
+//! Flaky-test hints in the editor: the deterministic flaky-test analysis
+//! (`analysis::flaky`) on an open document, shaped for code lenses, hovers and code actions.
+//!
+//! The server shows only the static verdict (tier `analyzer-only`): tests with no signal get
+//! no hint, and nothing the LLM could say creates one (the CLI's `crosscheck flaky` asks the
+//! LLM as a second opinion; an LLM-only category is never a hint there either).
+
+use crate::analysis::flaky::{analyze_file, Category, FlakyOptions, FlakyTest};
+use crate::crosscheck::record::Tier;
+use crate::syntax::{Cancel, Language, ParsedFile};
+use serde_json::{json, Value};
+
+/// The tier of every hint the server shows: static evidence, no LLM agreement asked for.
+pub const HINT_TIER: Tier = Tier::AnalyzerOnly;
+
+/// Tests of a Java or Python document with a suspected root cause, in line order.
+pub fn suspected(parsed: &ParsedFile, cancel: &Cancel) -> Vec<FlakyTest> {
+    if !matches!(parsed.language, Language::Python | Language::Java) {
+        return Vec::new();
+    }
+    let mut tests: Vec<FlakyTest> = analyze_file(parsed, &FlakyOptions::default(), cancel)
+        .tests
+        .into_iter()
+        .filter(|t| t.category.is_some())
+        .collect();
+    tests.sort_by_key(|t| t.line);
+    tests
+}
+
+/// The test whose definition spans 1-based `line`, if it has a suspected cause.
+pub fn at_line(tests: &[FlakyTest], line: usize) -> Option<&FlakyTest> {
+    tests
+        .iter()
+        .filter(|t| t.line <= line && line <= t.end_line)
+        .min_by_key(|t| t.end_line - t.line)
+}
+
+/// The code lens title: `flaky? <category> (analyzer-only)`.
+pub fn lens_title(t: &FlakyTest) -> String {
+    format!(
+        "flaky? {} ({})",
+        t.category.map(Category::name).unwrap_or("unknown"),
+        HINT_TIER.name()
+    )
+}
+
+/// Markdown for a hover: the category, its tier and the evidence lines.
+pub fn hover_markdown(t: &FlakyTest) -> String {
+    let Some(c) = t.category else {
+        return String::new();
+    };
+    let mut md = format!(
+        "**Flaky test?** suspected root cause `{}` (tier: {})\n\n",
+        c.name(),
+        HINT_TIER.name()
+    );
+    for e in &t.evidence {
+        md.push_str(&format!("- line {}: {}\n", e.line, e.why));
+    }
+    md
+}
+
+/// The explanation a command returns: cause, usual fix and evidence.
+pub fn explanation(t: &FlakyTest) -> Value {
+    let c = t.category;
+    json!({
+        "test": t.name,
+        "line": t.line,
+        "category": c.map(Category::name),
+        "tier": HINT_TIER.name(),
+        "explanation": c.map(Category::explanation),
+        "usual_fix": c.map(Category::usual_fix),
+        "evidence": t.evidence,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PY: &str = "import time\n\n\ndef test_eventually_ready():\n    start_job()\n    time.sleep(2)\n    assert job_done()\n\n\ndef test_sum():\n    assert 1 + 1 == 2\n";
+
+    #[test]
+    fn a_sleep_before_an_assertion_is_a_hint_and_a_plain_test_is_not() {
+        let parsed = ParsedFile::parse(Language::Python, PY.to_string());
+        let tests = suspected(&parsed, &Cancel::never());
+        assert_eq!(tests.len(), 1, "{tests:?}");
+        assert_eq!(tests[0].name, "test_eventually_ready");
+        assert!(lens_title(&tests[0]).starts_with("flaky? "));
+        assert!(lens_title(&tests[0]).ends_with("(analyzer-only)"));
+        assert!(at_line(&tests, 6).is_some());
+        assert!(at_line(&tests, 11).is_none());
+        assert!(hover_markdown(&tests[0]).contains("line 6"));
+    }
+
+    #[test]
+    fn other_languages_get_no_hints() {
+        let parsed = ParsedFile::parse(Language::C, "void test_x(void) { sleep(1); }".to_string());
+        assert!(suspected(&parsed, &Cancel::never()).is_empty());
+    }
+}
