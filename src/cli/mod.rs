@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod ask;
 pub mod bench;
+pub mod equiv;
 pub mod inputs;
 pub mod lsp;
 pub mod stats;
@@ -38,6 +39,8 @@ pub enum Command {
     Ask(ask::AskArgs),
     /// Measure parsing and analysis throughput and peak memory on a corpus.
     Bench(bench::BenchArgs),
+    /// Are two functions equivalent? Normalisation proof, differential testing, then the LLM.
+    Equiv(equiv::EquivArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
@@ -101,6 +104,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Analyze(args) => analyze::run(args),
         Command::Ask(args) => ask::run(args, cli.verbose),
         Command::Bench(args) => bench::run(args),
+        Command::Equiv(args) => equiv::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
         Command::Lsp(args) => lsp::run(args),
