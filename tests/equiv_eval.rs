@@ -105,7 +105,7 @@ impl Tally {
 }
 
 /// Runs jobs on two workers and returns their results in order.
-fn parallel<T: Send, R: Send>(jobs: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+fn parallel<T: Send + Sync, R: Send>(jobs: Vec<T>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let workers = env_usize("EQUIV_EVAL_WORKERS", 2).max(1);
     let indexed: Vec<(usize, T)> = jobs.into_iter().enumerate().collect();
     let mut buckets: Vec<Vec<&(usize, T)>> = (0..workers).map(|_| Vec::new()).collect();

@@ -20,7 +20,7 @@ pub const RESUME_EXIT: i32 = 3;
 /// UBSan's exit status (set through `UBSAN_OPTIONS`).
 pub const UB_EXIT: i32 = 86;
 /// Per-input time limit in seconds.
-pub const INPUT_SECONDS: u32 = 2;
+pub const INPUT_SECONDS: u32 = 1;
 
 fn elem(t: &Ty) -> &Ty {
     match t {
