@@ -207,7 +207,7 @@ fn build(
         if arena.len() > MAX_NODES {
             return Err("function too large".into());
         }
-        if arena.len() % 4096 == 0 && cancel.is_cancelled() {
+        if arena.len().is_multiple_of(4096) && cancel.is_cancelled() {
             return Err("cancelled".into());
         }
         if node.kind().contains("comment") {
@@ -656,19 +656,19 @@ struct Ctx {
 }
 
 fn member_field(parent: &T, kid: &T, lang: Language) -> bool {
-    match (lang, parent.kind.as_str(), kid.field) {
-        (Language::Python, "attribute", Some("attribute")) => true,
-        (Language::Python, "keyword_argument", Some("name")) => true,
-        (Language::Java, "field_access", Some("field")) => true,
-        (Language::Java, "method_invocation", Some("name")) => true,
-        (Language::Java, "method_reference", _) => true,
-        (
-            _,
-            "labeled_statement" | "break_statement" | "continue_statement" | "goto_statement",
-            _,
-        ) => true,
-        _ => false,
-    }
+    matches!(
+        (lang, parent.kind.as_str(), kid.field),
+        (Language::Python, "attribute", Some("attribute"))
+            | (Language::Python, "keyword_argument", Some("name"))
+            | (Language::Java, "field_access", Some("field"))
+            | (Language::Java, "method_invocation", Some("name"))
+            | (Language::Java, "method_reference", _)
+            | (
+                _,
+                "labeled_statement" | "break_statement" | "continue_statement" | "goto_statement",
+                _
+            )
+    )
 }
 
 /// A direct self-call position (`f(...)`, Java `f(...)` without receiver).

@@ -575,7 +575,7 @@ pub fn c_family(
                                     casted.join(", ")
                                 );
                                 if p.mutable {
-                                    post.push(format!("{name}"));
+                                    post.push(name.clone());
                                 }
                             } else {
                                 let inner = strip_const(
