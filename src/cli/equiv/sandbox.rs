@@ -129,23 +129,31 @@ pub fn run(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Own process group: a timeout kills forked children too.
+        cmd.process_group(0);
+    }
     let mut child = cmd.spawn()?;
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     // Readers on threads so a full pipe never blocks the child; output is capped.
-    let out_reader = std::thread::spawn(move || {
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    let (err_tx, err_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(o) = out.as_mut() {
             let _ = o.take(64 << 20).read_to_end(&mut buf);
         }
-        buf
+        let _ = out_tx.send(buf);
     });
-    let err_reader = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(e) = err.as_mut() {
             let _ = e.take(1 << 20).read_to_end(&mut buf);
         }
-        buf
+        let _ = err_tx.send(buf);
     });
     let deadline = Instant::now() + limits.wall;
     let mut timed_out = false;
@@ -155,6 +163,11 @@ pub fn run(
             None => {
                 if Instant::now() >= deadline {
                     timed_out = true;
+                    let _ = Command::new("kill")
+                        .args(["-KILL", &format!("-{}", child.id())])
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status();
                     let _ = child.kill();
                     break child.wait()?;
                 }
@@ -162,8 +175,10 @@ pub fn run(
             }
         }
     };
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
+    // Leftover grandchildren may hold the pipes open: wait a little, not forever.
+    let grace = Duration::from_secs(3);
+    let stdout = out_rx.recv_timeout(grace).unwrap_or_default();
+    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
     Ok(RunOutput {
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
