@@ -6,6 +6,7 @@
 pub mod callgraph;
 pub mod cfg;
 pub mod dataflow;
+pub mod equiv;
 pub mod findings;
 pub mod flaky;
 pub mod pointsto;

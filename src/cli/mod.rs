@@ -6,6 +6,7 @@ pub mod ask;
 pub mod bench;
 pub mod check;
 pub mod flaky;
+pub mod equiv;
 pub mod inputs;
 pub mod lsp;
 pub mod stats;
@@ -44,6 +45,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Suspected root causes of flaky tests (Java, Python): static signals, then the LLM.
     Flaky(flaky::FlakyArgs),
+    /// Are two functions equivalent? Normalisation proof, differential testing, then the LLM.
+    Equiv(equiv::EquivArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
@@ -111,6 +114,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Bench(args) => bench::run(args),
         Command::Check(args) => check::run(args),
         Command::Flaky(args) => flaky::run(args),
+        Command::Equiv(args) => equiv::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
         Command::Lsp(args) => lsp::run(args),

@@ -1,0 +1,1244 @@
+//! Normalisation proof: two functions of one language are equivalent when their canonical forms
+//! are identical. The canonical form is the syntax tree (comments dropped, the function's own
+//! name replaced by `$fn`) after these semantics-preserving rewrites:
+//!
+//! 1. parentheses dropped (the tree keeps the grouping);
+//! 2. dead stores removed: a local (or parameter) that is never read is unobservable, so its
+//!    declarations and the statements that only write it are removed when the written value is
+//!    pure (literals; in Java/C/C++ also names and side-effect-free integer arithmetic; Python
+//!    only literals, since `+=` may mutate a list in place);
+//! 3. alpha-renaming: parameters and locals become `$0`, `$1`, ... in order of first occurrence.
+//!    Java/C/C++ locals are renamed only when every use lies inside the scope of a declaration
+//!    (otherwise the name may denote a field or global); Python renames function-level locals
+//!    except `global`/`nonlocal` names; attribute, field and method names are never renamed;
+//! 4. integer constant folding of `+ - *` (and `/ %` on non-negative operands) on literals,
+//!    within the 32-bit range for Java/C/C++;
+//! 5. `i++`, `++i`, `i += 1` and `i = i + 1` (and the decrements) are one form when the value is
+//!    discarded (a statement or a for-update) and `i` is a declared integer;
+//! 6. integer-only identities: `x + 0`, `0 + x`, `x * 1`, `1 * x` become `x`, and the operands of
+//!    `+` and `*` are put in a canonical order, only when both operands are integer-typed and
+//!    side-effect free (integer literals, names declared `int`/`long` (Python: annotated `int`)
+//!    and arithmetic over them). Never on strings, floats, lists or user types.
+//!
+//! Every step is sound on its own, so equal canonical forms prove equivalence; different forms
+//! prove nothing. Input deeper than [`MAX_DEPTH`] or larger than [`MAX_NODES`] is not normalised.
+
+use super::types::{clean_type, parse_type, Ty};
+use crate::syntax::functions::Function;
+use crate::syntax::{Cancel, Language, ParsedFile};
+use std::collections::{BTreeMap, BTreeSet};
+use tree_sitter::Node;
+
+/// Deeper trees are not normalised (no proof, never a stack overflow).
+pub const MAX_DEPTH: usize = 256;
+/// Larger functions are not normalised.
+pub const MAX_NODES: usize = 200_000;
+
+#[derive(Debug, Clone, PartialEq)]
+struct T {
+    kind: String,
+    field: Option<&'static str>,
+    /// Leaf text (`None` for inner nodes).
+    text: Option<String>,
+    kids: Vec<T>,
+    start: usize,
+}
+
+impl T {
+    fn leaf(kind: &str, text: String) -> T {
+        T {
+            kind: kind.to_string(),
+            field: None,
+            text: Some(text),
+            kids: Vec::new(),
+            start: 0,
+        }
+    }
+    fn field(&self, f: &str) -> Option<&T> {
+        self.kids.iter().find(|k| k.field == Some(f))
+    }
+    fn named_kids(&self) -> impl Iterator<Item = &T> {
+        self.kids.iter().filter(|k| k.is_named())
+    }
+    fn is_named(&self) -> bool {
+        // Anonymous tokens are stored with their text as kind.
+        self.text.as_deref() != Some(self.kind.as_str())
+    }
+    fn print(&self, out: &mut String) {
+        if let Some(t) = &self.text {
+            out.push_str(t);
+            out.push(' ');
+            return;
+        }
+        out.push('(');
+        out.push_str(&self.kind);
+        out.push(' ');
+        for k in &self.kids {
+            k.print(out);
+        }
+        out.push_str(") ");
+    }
+    fn printed(&self) -> String {
+        let mut s = String::new();
+        self.print(&mut s);
+        s
+    }
+}
+
+/// Why no canonical form was produced.
+pub type NormError = String;
+
+/// The canonical form of a function (see the module docs).
+pub fn canonical(
+    file: &ParsedFile,
+    func: &Function<'_>,
+    cancel: &Cancel,
+) -> Result<String, NormError> {
+    let lang = file.language;
+    if !matches!(
+        lang,
+        Language::Python | Language::Java | Language::C | Language::Cpp
+    ) {
+        return Err("unsupported language".into());
+    }
+    let name_node = function_name_node(lang, func.node);
+    let mut tree = build(file, func.node, name_node, cancel)?;
+    drop_parens(&mut tree);
+    let info = Scopes::collect(file, func, lang);
+    let locals = info.renamable();
+    let int_names: BTreeSet<String> = info
+        .int_typed
+        .iter()
+        .filter(|n| locals.contains(*n))
+        .cloned()
+        .collect();
+    let ctx = Ctx {
+        lang,
+        self_name: func.simple_name.clone(),
+        locals: locals.clone(),
+        ints: int_names,
+    };
+    remove_dead_stores(&mut tree, &ctx);
+    let mut map = BTreeMap::new();
+    assign_names(&tree, &ctx, &mut map);
+    rename(&mut tree, &ctx, &map, None);
+    let renamed_ints: BTreeSet<String> = ctx
+        .ints
+        .iter()
+        .filter_map(|n| map.get(n).cloned())
+        .collect();
+    let ctx2 = Ctx {
+        ints: renamed_ints,
+        ..ctx
+    };
+    simplify(&mut tree, &ctx2, false);
+    Ok(tree.printed())
+}
+
+/// Whether two functions of the same language have identical canonical forms.
+pub fn prove_equivalent(
+    a: (&ParsedFile, &Function<'_>),
+    b: (&ParsedFile, &Function<'_>),
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    if a.0.language != b.0.language {
+        return Err("different languages".into());
+    }
+    if a.0.has_errors() || b.0.has_errors() {
+        return Err("syntax errors".into());
+    }
+    let ca = canonical(a.0, a.1, cancel)?;
+    let cb = canonical(b.0, b.1, cancel)?;
+    Ok(ca == cb)
+}
+
+fn function_name_node(lang: Language, node: Node<'_>) -> Option<(usize, usize)> {
+    match lang {
+        Language::Python | Language::Java => node
+            .child_by_field_name("name")
+            .map(|n| (n.start_byte(), n.end_byte())),
+        _ => {
+            let mut d = node.child_by_field_name("declarator");
+            for _ in 0..64 {
+                let n = d?;
+                if matches!(
+                    n.kind(),
+                    "identifier"
+                        | "field_identifier"
+                        | "qualified_identifier"
+                        | "destructor_name"
+                        | "operator_name"
+                ) {
+                    return Some((n.start_byte(), n.end_byte()));
+                }
+                d = n.child_by_field_name("declarator");
+            }
+            None
+        }
+    }
+}
+
+fn is_leaf_kind(kind: &str) -> bool {
+    kind.contains("string") || kind == "char_literal" || kind == "character_literal"
+}
+
+/// Builds the owned tree iteratively, with depth and size limits.
+fn build(
+    file: &ParsedFile,
+    root: Node<'_>,
+    name: Option<(usize, usize)>,
+    cancel: &Cancel,
+) -> Result<T, NormError> {
+    // Arena in preorder: (kind, field, text, parent, start).
+    struct A {
+        kind: String,
+        field: Option<&'static str>,
+        text: Option<String>,
+        parent: Option<usize>,
+        start: usize,
+    }
+    let mut arena: Vec<A> = Vec::new();
+    let mut stack: Vec<(Node<'_>, Option<usize>, Option<&'static str>, usize)> =
+        vec![(root, None, None, 0)];
+    while let Some((node, parent, field, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(format!("nesting deeper than {MAX_DEPTH}"));
+        }
+        if arena.len() > MAX_NODES {
+            return Err("function too large".into());
+        }
+        if arena.len().is_multiple_of(4096) && cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        if node.kind().contains("comment") {
+            continue;
+        }
+        let range = (node.start_byte(), node.end_byte());
+        let leaf = node.child_count() == 0 || is_leaf_kind(node.kind()) || Some(range) == name;
+        let text = if Some(range) == name {
+            Some("$fn".to_string())
+        } else if leaf {
+            Some(file.node_text(node).to_string())
+        } else {
+            None
+        };
+        let kind = if node.is_named() {
+            node.kind().to_string()
+        } else {
+            // Anonymous token: kind equals its text (see `T::is_named`).
+            file.node_text(node).to_string()
+        };
+        let kind = if Some(range) == name {
+            "$fn".to_string()
+        } else {
+            kind
+        };
+        let idx = arena.len();
+        arena.push(A {
+            kind,
+            field,
+            text,
+            parent,
+            start: node.start_byte(),
+        });
+        if !leaf {
+            let mut kids = Vec::new();
+            let mut c = node.walk();
+            if c.goto_first_child() {
+                loop {
+                    kids.push((c.node(), c.field_name()));
+                    if !c.goto_next_sibling() {
+                        break;
+                    }
+                }
+            }
+            for (k, f) in kids.into_iter().rev() {
+                stack.push((k, Some(idx), f, depth + 1));
+            }
+        }
+    }
+    // Assemble bottom-up: children have larger preorder indices than their parents.
+    let mut built: Vec<Option<T>> = arena
+        .iter()
+        .map(|a| {
+            Some(T {
+                kind: a.kind.clone(),
+                field: a.field,
+                text: a.text.clone(),
+                kids: Vec::new(),
+                start: a.start,
+            })
+        })
+        .collect();
+    for i in (1..arena.len()).rev() {
+        let Some(p) = arena[i].parent else { continue };
+        if let Some(node) = built[i].take() {
+            if let Some(Some(parent)) = built.get_mut(p) {
+                parent.kids.push(node);
+            }
+        }
+    }
+    for t in built.iter_mut().flatten() {
+        t.kids.reverse();
+    }
+    built
+        .into_iter()
+        .next()
+        .flatten()
+        .ok_or_else(|| "empty function".to_string())
+}
+
+fn drop_parens(t: &mut T) {
+    for k in &mut t.kids {
+        drop_parens(k);
+    }
+    for k in &mut t.kids {
+        if k.kind == "parenthesized_expression" {
+            let named: Vec<&T> = k.named_kids().collect();
+            if named.len() == 1 {
+                let mut inner = named[0].clone();
+                inner.field = k.field;
+                *k = inner;
+            }
+        }
+    }
+}
+
+/// Declarations and uses of names, for the renaming and typing rules.
+struct Scopes {
+    /// name -> declarations (identifier start, scope end).
+    decls: BTreeMap<String, Vec<(usize, usize)>>,
+    /// name -> starts of all non-member occurrences.
+    uses: BTreeMap<String, Vec<usize>>,
+    int_typed: BTreeSet<String>,
+    not_int: BTreeSet<String>,
+    globals: BTreeSet<String>,
+    python: bool,
+}
+
+impl Scopes {
+    fn collect(file: &ParsedFile, func: &Function<'_>, lang: Language) -> Scopes {
+        let mut s = Scopes {
+            decls: BTreeMap::new(),
+            uses: BTreeMap::new(),
+            int_typed: BTreeSet::new(),
+            not_int: BTreeSet::new(),
+            globals: BTreeSet::new(),
+            python: lang == Language::Python,
+        };
+        let fn_end = func.node.end_byte();
+        let mut stack: Vec<(Node<'_>, usize, bool)> = vec![(func.node, 0, false)];
+        while let Some((node, depth, nested)) = stack.pop() {
+            if depth > MAX_DEPTH {
+                continue;
+            }
+            let kind = node.kind();
+            let text = |n: Node<'_>| file.node_text(n).to_string();
+            let declare = |s: &mut Scopes, id: Node<'_>, scope_end: usize, ty: Option<String>| {
+                let name = text(id);
+                s.decls
+                    .entry(name.clone())
+                    .or_default()
+                    .push((id.start_byte(), scope_end));
+                let int = ty
+                    .map(|t| {
+                        matches!(parse_type(lang, &t), Ty::Int { bits, .. } if bits >= 32)
+                            || (lang == Language::Python && clean_type(&t) == "int")
+                    })
+                    .unwrap_or(false);
+                if int {
+                    s.int_typed.insert(name);
+                } else {
+                    s.not_int.insert(name);
+                }
+            };
+            match lang {
+                Language::Python => {
+                    let nested_scope = matches!(
+                        kind,
+                        "lambda"
+                            | "list_comprehension"
+                            | "set_comprehension"
+                            | "dictionary_comprehension"
+                            | "generator_expression"
+                            | "class_definition"
+                    ) || (kind == "function_definition"
+                        && node.id() != func.node.id());
+                    if kind == "function_definition" && node.id() != func.node.id() && !nested {
+                        if let Some(n) = node.child_by_field_name("name") {
+                            declare(&mut s, n, fn_end, None);
+                        }
+                    }
+                    if !nested {
+                        match kind {
+                            "parameters"
+                                if node.parent().map(|p| p.id()) == Some(func.node.id()) =>
+                            {
+                                let mut c = node.walk();
+                                for p in node.named_children(&mut c) {
+                                    let (id, ty) = match p.kind() {
+                                        "identifier" => (Some(p), None),
+                                        "typed_parameter" => {
+                                            let mut c2 = p.walk();
+                                            let id = p
+                                                .named_children(&mut c2)
+                                                .find(|n| n.kind() == "identifier");
+                                            (id, p.child_by_field_name("type").map(text))
+                                        }
+                                        "default_parameter" | "typed_default_parameter" => (
+                                            p.child_by_field_name("name"),
+                                            p.child_by_field_name("type").map(text),
+                                        ),
+                                        _ => (None, None),
+                                    };
+                                    if let Some(id) = id {
+                                        declare(&mut s, id, fn_end, ty);
+                                    }
+                                }
+                            }
+                            "assignment"
+                            | "augmented_assignment"
+                            | "for_statement"
+                            | "for_in_clause" => {
+                                if let Some(left) = node.child_by_field_name("left") {
+                                    for id in target_identifiers(left) {
+                                        declare(&mut s, id, fn_end, None);
+                                    }
+                                }
+                            }
+                            "as_pattern_target" | "named_expression" => {
+                                let id = if kind == "named_expression" {
+                                    node.child_by_field_name("name")
+                                } else {
+                                    Some(node)
+                                };
+                                if let Some(id) = id {
+                                    for id in target_identifiers(id) {
+                                        declare(&mut s, id, fn_end, None);
+                                    }
+                                }
+                            }
+                            "except_clause" => {
+                                // `except E as name`
+                                let mut c = node.walk();
+                                let kids: Vec<Node<'_>> = node.children(&mut c).collect();
+                                for w in kids.windows(2) {
+                                    if w[0].kind() == "as" && w[1].kind() == "identifier" {
+                                        declare(&mut s, w[1], fn_end, None);
+                                    }
+                                }
+                            }
+                            "import_statement" | "import_from_statement" | "aliased_import" => {
+                                s.globals.insert(text(node));
+                                // Imports bind names; they are left unrenamed (recorded as globals).
+                                let mut c = node.walk();
+                                for k in node.named_children(&mut c) {
+                                    for id in target_identifiers(k) {
+                                        s.globals.insert(text(id));
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    if matches!(kind, "global_statement" | "nonlocal_statement") {
+                        let mut c = node.walk();
+                        for k in node.named_children(&mut c) {
+                            s.globals.insert(text(k));
+                        }
+                    }
+                    if kind == "identifier" && !is_member_position(lang, node) {
+                        s.uses
+                            .entry(text(node))
+                            .or_default()
+                            .push(node.start_byte());
+                    }
+                    let mut c = node.walk();
+                    let kids: Vec<Node<'_>> = node.children(&mut c).collect();
+                    for k in kids.into_iter().rev() {
+                        stack.push((k, depth + 1, nested || nested_scope));
+                    }
+                }
+                _ => {
+                    match kind {
+                        "formal_parameter"
+                        | "parameter_declaration"
+                        | "optional_parameter_declaration" => {
+                            let in_sig = node
+                                .parent()
+                                .and_then(|p| p.parent())
+                                .map(|g| {
+                                    g.id() == func.node.id()
+                                        || g.parent().map(|x| x.id()) == Some(func.node.id())
+                                        || g.kind() == "function_declarator"
+                                })
+                                .unwrap_or(false);
+                            let id = node.child_by_field_name("name").or_else(|| {
+                                node.child_by_field_name("declarator")
+                                    .and_then(innermost_id)
+                            });
+                            if let Some(id) = id {
+                                let plain = node.child_by_field_name("dimensions").is_none()
+                                    && node
+                                        .child_by_field_name("declarator")
+                                        .map(|d| d.kind() == "identifier")
+                                        .unwrap_or(true);
+                                let ty =
+                                    node.child_by_field_name("type").map(text).filter(|_| plain);
+                                let scope_end = if in_sig {
+                                    fn_end
+                                } else {
+                                    node.parent().map(|p| p.end_byte()).unwrap_or(fn_end)
+                                };
+                                declare(&mut s, id, scope_end, ty);
+                            }
+                        }
+                        "local_variable_declaration" | "declaration" => {
+                            let scope_end = node.parent().map(|p| p.end_byte()).unwrap_or(fn_end);
+                            let ty = node.child_by_field_name("type").map(text);
+                            let mut c = node.walk();
+                            let decls: Vec<Node<'_>> =
+                                node.children_by_field_name("declarator", &mut c).collect();
+                            for d in decls {
+                                let (id, plain) = match d.kind() {
+                                    "variable_declarator" => (
+                                        d.child_by_field_name("name"),
+                                        d.child_by_field_name("dimensions").is_none(),
+                                    ),
+                                    "identifier" => (Some(d), true),
+                                    "init_declarator" => {
+                                        let inner = d.child_by_field_name("declarator");
+                                        (
+                                            inner.and_then(innermost_id),
+                                            inner
+                                                .map(|i| i.kind() == "identifier")
+                                                .unwrap_or(false),
+                                        )
+                                    }
+                                    _ => (innermost_id(d), false),
+                                };
+                                if let Some(id) = id {
+                                    declare(&mut s, id, scope_end, ty.clone().filter(|_| plain));
+                                }
+                            }
+                        }
+                        "enhanced_for_statement"
+                        | "for_range_loop"
+                        | "catch_formal_parameter"
+                        | "resource" => {
+                            let id = node.child_by_field_name("name").or_else(|| {
+                                node.child_by_field_name("declarator")
+                                    .and_then(innermost_id)
+                            });
+                            if let Some(id) = id {
+                                let scope_end = if kind == "catch_formal_parameter" {
+                                    node.parent().map(|p| p.end_byte()).unwrap_or(fn_end)
+                                } else {
+                                    node.end_byte()
+                                };
+                                declare(&mut s, id, scope_end, None);
+                            }
+                        }
+                        _ => {}
+                    }
+                    if kind == "identifier" && !is_member_position(lang, node) {
+                        s.uses
+                            .entry(text(node))
+                            .or_default()
+                            .push(node.start_byte());
+                    }
+                    let mut c = node.walk();
+                    let kids: Vec<Node<'_>> = node.children(&mut c).collect();
+                    for k in kids.into_iter().rev() {
+                        stack.push((k, depth + 1, nested));
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// Names that may be renamed (see the module docs).
+    fn renamable(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for (name, decls) in &self.decls {
+            if self.globals.contains(name) {
+                continue;
+            }
+            if self.python {
+                out.insert(name.clone());
+                continue;
+            }
+            let covered = self.uses.get(name).map(|uses| {
+                uses.iter()
+                    .all(|u| decls.iter().any(|(start, end)| start <= u && u < end))
+            });
+            if covered.unwrap_or(true) {
+                out.insert(name.clone());
+            }
+        }
+        out
+    }
+}
+
+fn innermost_id(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = node;
+    for _ in 0..64 {
+        if cur.kind() == "identifier" {
+            return Some(cur);
+        }
+        cur = cur.child_by_field_name("declarator").or_else(|| {
+            let mut c = cur.walk();
+            let r = cur
+                .named_children(&mut c)
+                .find(|n| n.kind() == "identifier" || n.kind().ends_with("declarator"));
+            r
+        })?;
+    }
+    None
+}
+
+/// Identifiers bound by a Python assignment target (names, tuples, lists; not attributes or
+/// subscripts).
+fn target_identifiers(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(node, 0usize)];
+    while let Some((n, d)) = stack.pop() {
+        if d > 64 {
+            continue;
+        }
+        match n.kind() {
+            "identifier" => out.push(n),
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "expression_list"
+            | "tuple"
+            | "list"
+            | "list_splat_pattern"
+            | "as_pattern_target"
+            | "parenthesized_expression" => {
+                let mut c = n.walk();
+                for k in n.named_children(&mut c) {
+                    stack.push((k, d + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Identifiers that name members, not variables.
+fn is_member_position(lang: Language, node: Node<'_>) -> bool {
+    let Some(parent) = node.parent() else {
+        return false;
+    };
+    let is_field = |f: &str| parent.child_by_field_name(f).map(|n| n.id()) == Some(node.id());
+    match (lang, parent.kind()) {
+        (Language::Python, "attribute") => is_field("attribute"),
+        (Language::Python, "keyword_argument") => is_field("name"),
+        (Language::Java, "field_access") => is_field("field"),
+        (Language::Java, "method_invocation") => is_field("name"),
+        (Language::Java, "method_reference") => true,
+        (_, "labeled_statement" | "break_statement" | "continue_statement" | "goto_statement") => {
+            true
+        }
+        _ => false,
+    }
+}
+
+struct Ctx {
+    lang: Language,
+    self_name: String,
+    locals: BTreeSet<String>,
+    ints: BTreeSet<String>,
+}
+
+fn member_field(parent: &T, kid: &T, lang: Language) -> bool {
+    matches!(
+        (lang, parent.kind.as_str(), kid.field),
+        (Language::Python, "attribute", Some("attribute"))
+            | (Language::Python, "keyword_argument", Some("name"))
+            | (Language::Java, "field_access", Some("field"))
+            | (Language::Java, "method_invocation", Some("name"))
+            | (Language::Java, "method_reference", _)
+            | (
+                _,
+                "labeled_statement" | "break_statement" | "continue_statement" | "goto_statement",
+                _
+            )
+    )
+}
+
+/// A direct self-call position (`f(...)`, Java `f(...)` without receiver).
+fn self_call_field(parent: &T, kid: &T) -> bool {
+    match (parent.kind.as_str(), kid.field) {
+        ("call" | "call_expression", Some("function")) => true,
+        ("method_invocation", Some("name")) => parent.field("object").is_none(),
+        _ => false,
+    }
+}
+
+fn ident(t: &T) -> Option<&str> {
+    if t.kind == "identifier" {
+        t.text.as_deref()
+    } else {
+        None
+    }
+}
+
+fn assign_names(t: &T, ctx: &Ctx, map: &mut BTreeMap<String, String>) {
+    // Preorder, iterative.
+    let mut stack: Vec<(&T, bool)> = vec![(t, false)];
+    while let Some((n, member)) = stack.pop() {
+        if !member {
+            if let Some(name) = ident(n) {
+                if ctx.locals.contains(name) && !map.contains_key(name) {
+                    let k = map.len();
+                    map.insert(name.to_string(), format!("${k}"));
+                }
+            }
+        }
+        for k in n.kids.iter().rev() {
+            stack.push((k, member_field(n, k, ctx.lang)));
+        }
+    }
+}
+
+fn rename(
+    t: &mut T,
+    ctx: &Ctx,
+    map: &BTreeMap<String, String>,
+    parent: Option<(&str, bool, bool)>,
+) {
+    let (member, self_call) = match parent {
+        Some((_, m, s)) => (m, s),
+        None => (false, false),
+    };
+    if t.kind == "identifier" {
+        if let Some(name) = t.text.clone() {
+            if !member {
+                if let Some(new) = map.get(&name) {
+                    t.text = Some(new.clone());
+                    return;
+                }
+            }
+            if self_call && name == ctx.self_name && !ctx.locals.contains(&name) {
+                t.text = Some("$fn".into());
+            }
+        }
+        return;
+    }
+    let flags: Vec<(bool, bool)> = t
+        .kids
+        .iter()
+        .map(|k| (member_field(t, k, ctx.lang), self_call_field(t, k)))
+        .collect();
+    let kind = t.kind.clone();
+    for (k, (m, s)) in t.kids.iter_mut().zip(flags) {
+        rename(k, ctx, map, Some((&kind, m, s)));
+    }
+}
+
+fn int_literal(t: &T, lang: Language) -> Option<i128> {
+    let text = t.text.as_deref()?;
+    let ok_kind = match lang {
+        Language::Python => t.kind == "integer",
+        Language::Java => t.kind == "decimal_integer_literal",
+        _ => t.kind == "number_literal",
+    } || t.kind == "$int";
+    if !ok_kind {
+        return None;
+    }
+    let body = text.strip_prefix('-').unwrap_or(text);
+    if body.is_empty()
+        || !body.bytes().all(|b| b.is_ascii_digit())
+        || (body.len() > 1 && body.starts_with('0'))
+    {
+        return None;
+    }
+    text.parse::<i128>().ok()
+}
+
+fn int_leaf(v: i128) -> T {
+    T::leaf("$int", v.to_string())
+}
+
+fn binary_parts(t: &T) -> Option<(&T, &str, &T)> {
+    if !matches!(t.kind.as_str(), "binary_expression" | "binary_operator") {
+        return None;
+    }
+    let l = t.field("left")?;
+    let r = t.field("right")?;
+    let op = t.field("operator")?.text.as_deref()?;
+    Some((l, op, r))
+}
+
+fn fits(v: i128, lang: Language) -> bool {
+    match lang {
+        Language::Python => i128::from(i64::MIN) <= v && v <= i128::from(i64::MAX),
+        _ => i128::from(i32::MIN) <= v && v <= i128::from(i32::MAX),
+    }
+}
+
+/// Integer-typed and free of side effects.
+fn int_pure(t: &T, ctx: &Ctx) -> bool {
+    if int_literal(t, ctx.lang).is_some() {
+        return true;
+    }
+    if let Some(name) = ident(t) {
+        return ctx.ints.contains(name);
+    }
+    if let Some((l, op, r)) = binary_parts(t) {
+        let ok_op = match ctx.lang {
+            Language::Python => matches!(op, "+" | "-" | "*" | "//" | "%"),
+            _ => matches!(op, "+" | "-" | "*" | "/" | "%"),
+        };
+        return ok_op && int_pure(l, ctx) && int_pure(r, ctx);
+    }
+    if matches!(t.kind.as_str(), "unary_expression" | "unary_operator") {
+        let op = t.field("operator").and_then(|o| o.text.as_deref());
+        let arg = t.field("argument").or_else(|| t.field("operand"));
+        return op == Some("-") && arg.map(|a| int_pure(a, ctx)).unwrap_or(false);
+    }
+    false
+}
+
+/// Bottom-up algebraic simplification; `stmt` marks a discarded-value position.
+fn simplify(t: &mut T, ctx: &Ctx, stmt: bool) {
+    let kind = t.kind.clone();
+    let stmt_kids = kind == "expression_statement";
+    for k in &mut t.kids {
+        let s = stmt_kids || (kind == "for_statement" && k.field == Some("update"));
+        simplify(k, ctx, s);
+    }
+    // Integer literals in one canonical kind.
+    if let Some(v) = int_literal(t, ctx.lang) {
+        *t = T {
+            field: t.field,
+            ..int_leaf(v)
+        };
+        return;
+    }
+    // Unary minus on a literal.
+    if matches!(kind.as_str(), "unary_expression" | "unary_operator") {
+        let op = t.field("operator").and_then(|o| o.text.clone());
+        let arg = t
+            .field("argument")
+            .or_else(|| t.field("operand"))
+            .and_then(|a| int_literal(a, ctx.lang));
+        if let (Some(op), Some(v)) = (op, arg) {
+            if op == "-" && fits(-v, ctx.lang) {
+                *t = T {
+                    field: t.field,
+                    ..int_leaf(-v)
+                };
+                return;
+            }
+        }
+    }
+    if let Some((l, op, r)) = binary_parts(t) {
+        let field = t.field;
+        // Constant folding.
+        if let (Some(x), Some(y)) = (int_literal(l, ctx.lang), int_literal(r, ctx.lang)) {
+            let nonneg = x >= 0 && y > 0;
+            let v = match (ctx.lang, op) {
+                (_, "+") => Some(x + y),
+                (_, "-") => Some(x - y),
+                (_, "*") => Some(x.saturating_mul(y)),
+                (Language::Python, "//") | (Language::Java | Language::C | Language::Cpp, "/")
+                    if nonneg =>
+                {
+                    Some(x / y)
+                }
+                (_, "%") if nonneg => Some(x % y),
+                _ => None,
+            };
+            if let Some(v) =
+                v.filter(|v| fits(*v, ctx.lang) && fits(x, ctx.lang) && fits(y, ctx.lang))
+            {
+                *t = T {
+                    field,
+                    ..int_leaf(v)
+                };
+                return;
+            }
+        }
+        if (op == "+" || op == "*") && int_pure(l, ctx) && int_pure(r, ctx) {
+            let unit = if op == "+" { 0 } else { 1 };
+            let keep_l = int_literal(r, ctx.lang) == Some(unit);
+            let keep_r = !keep_l && int_literal(l, ctx.lang) == Some(unit);
+            if keep_l || keep_r {
+                let mut kept = if keep_l { l.clone() } else { r.clone() };
+                kept.field = field;
+                *t = kept;
+                return;
+            }
+            // Commutativity: canonical operand order.
+            let (pl, pr) = (l.printed(), r.printed());
+            if pl > pr {
+                let li = t.kids.iter().position(|k| k.field == Some("left"));
+                let ri = t.kids.iter().position(|k| k.field == Some("right"));
+                if let (Some(li), Some(ri)) = (li, ri) {
+                    t.kids.swap(li, ri);
+                    t.kids[li].field = Some("left");
+                    t.kids[ri].field = Some("right");
+                }
+            }
+        }
+    }
+    if stmt {
+        if let Some(inc) = increment(t, ctx) {
+            *t = inc;
+        }
+    }
+}
+
+/// `i++`, `++i`, `i += 1`, `i = i + 1` (value discarded, `i` an integer) as one form.
+fn increment(t: &T, ctx: &Ctx) -> Option<T> {
+    let make = |name: &str, up: bool| {
+        let mut n = T::leaf(
+            "$step",
+            format!("{name} {}", if up { "+=1" } else { "-=1" }),
+        );
+        n.field = t.field;
+        n
+    };
+    match t.kind.as_str() {
+        "update_expression" => {
+            let arg = t.named_kids().find(|k| k.kind == "identifier")?;
+            let name = ident(arg)?;
+            if !ctx.ints.contains(name) {
+                return None;
+            }
+            let up = t.kids.iter().any(|k| k.text.as_deref() == Some("++"));
+            let down = t.kids.iter().any(|k| k.text.as_deref() == Some("--"));
+            (up != down).then(|| make(name, up))
+        }
+        "assignment_expression" | "augmented_assignment" | "assignment" => {
+            let left = t.field("left")?;
+            let name = ident(left)?;
+            if !ctx.ints.contains(name) {
+                return None;
+            }
+            let right = t.field("right")?;
+            let op = t
+                .field("operator")
+                .and_then(|o| o.text.as_deref())
+                .or_else(|| {
+                    t.kids
+                        .iter()
+                        .find(|k| !k.is_named())
+                        .and_then(|k| k.text.as_deref())
+                })?;
+            match op {
+                "+=" | "-=" if int_literal(right, ctx.lang) == Some(1) => {
+                    Some(make(name, op == "+="))
+                }
+                "=" => {
+                    let (l, bop, r) = binary_parts(right)?;
+                    let one_other = |a: &T, b: &T| {
+                        ident(a) == Some(name) && int_literal(b, ctx.lang) == Some(1)
+                    };
+                    match bop {
+                        "+" if one_other(l, r) || one_other(r, l) => Some(make(name, true)),
+                        "-" if one_other(l, r) => Some(make(name, false)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Pure enough to drop when the written variable is never read.
+fn pure_value(t: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
+    let literal = t.kind.contains("literal")
+        || matches!(
+            t.kind.as_str(),
+            "integer"
+                | "float"
+                | "true"
+                | "false"
+                | "none"
+                | "null_literal"
+                | "string"
+                | "concatenated_string"
+        );
+    if ctx.lang == Language::Python {
+        return literal
+            && !t.kind.contains("f_string")
+            && !t.kids.iter().any(|k| k.kind == "interpolation");
+    }
+    if literal || ident(t).is_some() || int_pure(t, ctx) {
+        return true;
+    }
+    // A chained assignment to another dead variable: `x2 = x1 = 10`.
+    if t.kind == "assignment_expression" {
+        let op = t.field("operator").and_then(|o| o.text.as_deref());
+        if let (Some(l), Some(r)) = (t.field("left"), t.field("right")) {
+            return op == Some("=")
+                && ident(l).is_some_and(|n| dead.contains(n))
+                && pure_value(r, ctx, dead);
+        }
+    }
+    false
+}
+
+/// Names never read (only declared or written).
+fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
+    let mut read: BTreeSet<String> = BTreeSet::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    // (node, is a write position)
+    let mut stack: Vec<(&T, bool, bool)> = vec![(t, false, false)];
+    while let Some((n, write, member)) = stack.pop() {
+        if let Some(name) = ident(n) {
+            if !member && ctx.locals.contains(name) {
+                seen.insert(name.to_string());
+                if !write {
+                    read.insert(name.to_string());
+                }
+            }
+            continue;
+        }
+        for k in &n.kids {
+            let w = match (n.kind.as_str(), k.field) {
+                ("variable_declarator", Some("name")) => true,
+                ("init_declarator" | "declaration", Some("declarator")) => true,
+                ("assignment_expression" | "assignment" | "augmented_assignment", Some("left")) => {
+                    true
+                }
+                ("update_expression", _) => true,
+                // C/C++ parameters and Java formal parameters declare, they do not read.
+                ("formal_parameter", Some("name"))
+                | ("parameter_declaration", Some("declarator")) => true,
+                ("parameters", _) | ("typed_parameter", _) => true,
+                ("default_parameter" | "typed_default_parameter", Some("name")) => true,
+                _ => false,
+            };
+            // Python augmented assignment may mutate a shared object: count it as a read.
+            let w = w && !(ctx.lang == Language::Python && n.kind == "augmented_assignment");
+            stack.push((k, w, member_field(n, k, ctx.lang)));
+        }
+    }
+    seen.difference(&read).cloned().collect()
+}
+
+fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
+    match s.kind.as_str() {
+        "expression_statement" => {
+            let Some(e) = s.named_kids().next() else {
+                return false;
+            };
+            if ctx.lang == Language::Python && e.kind == "string" && s.named_kids().count() == 1 {
+                return true; // docstring or bare string
+            }
+            match e.kind.as_str() {
+                "assignment_expression" | "assignment" => {
+                    let op = e
+                        .field("operator")
+                        .and_then(|o| o.text.as_deref())
+                        .unwrap_or("=");
+                    let (Some(l), Some(r)) = (e.field("left"), e.field("right")) else {
+                        return false;
+                    };
+                    let Some(name) = ident(l) else { return false };
+                    if !dead.contains(name) || e.field("type").is_some() {
+                        return false;
+                    }
+                    let op_ok = op == "="
+                        || (ctx.lang != Language::Python
+                            && matches!(op, "+=" | "-=" | "*=")
+                            && ctx.ints.contains(name));
+                    op_ok && pure_value(r, ctx, dead)
+                }
+                "update_expression" => e
+                    .named_kids()
+                    .next()
+                    .and_then(ident)
+                    .is_some_and(|n| dead.contains(n) && ctx.ints.contains(n)),
+                _ => false,
+            }
+        }
+        "local_variable_declaration" | "declaration" => {
+            let decls: Vec<&T> = s
+                .kids
+                .iter()
+                .filter(|k| k.field == Some("declarator"))
+                .collect();
+            !decls.is_empty()
+                && decls.iter().all(|d| match d.kind.as_str() {
+                    "identifier" => ident(d).is_some_and(|n| dead.contains(n)),
+                    "variable_declarator" | "init_declarator" => {
+                        let name = d
+                            .field("name")
+                            .or_else(|| d.field("declarator"))
+                            .and_then(ident);
+                        name.is_some_and(|n| dead.contains(n))
+                            && d.field("value")
+                                .map(|v| pure_value(v, ctx, dead))
+                                .unwrap_or(true)
+                            && d.field("dimensions").is_none()
+                    }
+                    _ => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+fn remove_dead_stores(t: &mut T, ctx: &Ctx) {
+    let dead = dead_names(t, ctx);
+    if dead.is_empty() {
+        return;
+    }
+    remove_in(t, ctx, &dead);
+}
+
+fn remove_in(t: &mut T, ctx: &Ctx, dead: &BTreeSet<String>) {
+    if matches!(t.kind.as_str(), "block" | "compound_statement") {
+        let before = t.kids.len();
+        t.kids.retain(|s| !removable_statement(s, ctx, dead));
+        if ctx.lang == Language::Python && t.kids.is_empty() && before > 0 {
+            t.kids.push(T::leaf("pass_statement", "pass".into()));
+        }
+    }
+    for k in &mut t.kids {
+        remove_in(k, ctx, dead);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::equiv::types::select_function;
+
+    fn same(lang: Language, a: &str, b: &str) -> bool {
+        let fa = ParsedFile::parse(lang, a);
+        let fb = ParsedFile::parse(lang, b);
+        let ga = select_function(&fa, None).unwrap();
+        let gb = select_function(&fb, None).unwrap();
+        prove_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()).unwrap()
+    }
+
+    #[test]
+    fn alpha_renaming_of_parameters_and_locals() {
+        assert!(same(
+            Language::Java,
+            "class A { int f(int a, int b) { int t = a * 2; return t - b; } }",
+            "class B { int g(int x, int y) { int tmp = x * 2; return tmp - y; } }"
+        ));
+        assert!(same(
+            Language::Python,
+            "def f(a, b):\n    t = a * 2\n    return t - b\n",
+            "def g(x, y):\n    s = x * 2\n    return s - y\n"
+        ));
+        assert!(!same(
+            Language::Python,
+            "def f(a, b):\n    return a - b\n",
+            "def g(a, b):\n    return b - a\n"
+        ));
+    }
+
+    #[test]
+    fn for_update_increment_forms_agree_for_integers() {
+        let a = "int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }";
+        let b = "int f(int n) { int s = 0; for (int i = 0; i < n; i += 1) s += i; return s; }";
+        let c = "int f(int n) { int s = 0; for (int i = 0; i < n; ++i) { s += i; } return s; }";
+        assert!(same(Language::C, a, b));
+        assert!(
+            !same(Language::C, a, c),
+            "braces differ in structure: no proof, that is fine"
+        );
+        let d = "int f(int n) { int s = 0; for (int i = 0; i < n; ++i) s += i; return s; }";
+        assert!(same(Language::C, a, d));
+    }
+
+    #[test]
+    fn integer_identities_only_on_integers() {
+        assert!(same(
+            Language::Java,
+            "class A { static int f(int a, int b) { return a + b * 1; } }",
+            "class A { static int f(int a, int b) { return b + 0 + a; } }"
+        ));
+        // Strings: `s + t` is concatenation, not commutative.
+        assert!(!same(
+            Language::Java,
+            "class A { static String f(String s, String t) { return s + t; } }",
+            "class A { static String f(String s, String t) { return t + s; } }"
+        ));
+        // Floats: x + 0 is not x for -0.0.
+        assert!(!same(
+            Language::Java,
+            "class A { static double f(double x) { return x + 0; } }",
+            "class A { static double f(double x) { return x; } }"
+        ));
+        // Unannotated Python: the operands may be lists or strings.
+        assert!(!same(
+            Language::Python,
+            "def f(a, b):\n    return a + b\n",
+            "def f(a, b):\n    return b + a\n"
+        ));
+        assert!(same(
+            Language::Python,
+            "def f(a: int, b: int):\n    return a + b\n",
+            "def f(a: int, b: int):\n    return b + a\n"
+        ));
+    }
+
+    #[test]
+    fn constant_folding_and_dead_stores() {
+        assert!(same(
+            Language::C,
+            "int f(int x) { int unused = 5; return x * (2 * 3); }",
+            "int f(int x) { return x * 6; }"
+        ));
+        assert!(same(
+            Language::Java,
+            "class A { double theta(double x1, double x2) { x2 = x1 = 10; return 0.0; } }",
+            "class A { double theta(double x1, double x2) { return 0.0; } }"
+        ));
+        // A store whose value has a side effect is kept.
+        assert!(!same(
+            Language::C,
+            "int f(int x) { int u = g(); return x; }",
+            "int f(int x) { return x; }"
+        ));
+        // Python: only literal stores; `+=` on a possibly shared list is a read.
+        assert!(!same(
+            Language::Python,
+            "def f(xs):\n    y = xs\n    y += [1]\n    return 0\n",
+            "def f(xs):\n    return 0\n"
+        ));
+    }
+
+    #[test]
+    fn a_name_used_outside_its_declaring_block_is_not_renamed() {
+        // `x` in the return refers to a field in one and a field `y` in the other.
+        assert!(!same(
+            Language::Java,
+            "class A { int x, y; int f() { { int x = 1; } return x; } }",
+            "class A { int x, y; int f() { { int y = 1; } return y; } }"
+        ));
+    }
+
+    #[test]
+    fn deep_nesting_gives_no_proof_instead_of_overflowing() {
+        let deep = format!(
+            "def f(x):\n    return {}x{}\n",
+            "(".repeat(400),
+            ")".repeat(400)
+        );
+        let file = ParsedFile::parse(Language::Python, deep.as_str());
+        let f = select_function(&file, None).unwrap();
+        assert!(canonical(&file, &f, &Cancel::never()).is_err());
+        let long = format!("int f(int x) {{ return {}1; }}", "1+".repeat(1_000_000));
+        let file = ParsedFile::parse(Language::C, long.as_str());
+        if let Ok(f) = select_function(&file, None) {
+            assert!(canonical(&file, &f, &Cancel::never()).is_err());
+        }
+    }
+}

@@ -1,0 +1,974 @@
+//! Function signatures for equivalence checking: parameter types from declarations (Java, C,
+//! C++ signatures; Python annotations), else inferred from use (Python), and the common input
+//! domain of two signatures.
+//!
+//! C pointer parameters followed (or preceded) by an integer parameter form one logical list
+//! parameter (`int *a, int n` is the list `a` of length `n`), so a C function `f(int *a, int n)`
+//! lines up with Python `f(a)` or Java `f(int[] a)`.
+
+use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::{Language, ParsedFile};
+use tree_sitter::Node;
+
+/// A value type, as far as input generation and comparison need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ty {
+    Int {
+        bits: u8,
+        signed: bool,
+    },
+    /// Python's unbounded `int`.
+    BigInt,
+    Float {
+        bits: u8,
+    },
+    Bool,
+    Char,
+    Str,
+    List(Box<Ty>),
+    Void,
+    Unknown,
+}
+
+impl Ty {
+    /// The inclusive integer range of the type, `None` when unbounded or not an integer.
+    pub fn int_range(&self) -> Option<(i128, i128)> {
+        match self {
+            Ty::Int { bits, signed } => {
+                let bits = u32::from((*bits).clamp(1, 64));
+                if *signed {
+                    Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+                } else {
+                    Some((0, (1i128 << bits) - 1))
+                }
+            }
+            Ty::Bool => Some((0, 1)),
+            Ty::Char => Some((0, 0xFFFF)),
+            _ => None,
+        }
+    }
+
+    /// Whether an integer value is representable (true for unbounded or non-integer types).
+    pub fn int_contains(&self, v: i128) -> bool {
+        match self.int_range() {
+            Some((lo, hi)) => lo <= v && v <= hi,
+            None => true,
+        }
+    }
+
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Ty::Int { .. } | Ty::BigInt)
+    }
+}
+
+/// The role of one parameter as written in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// The logical parameter with this index.
+    Value(usize),
+    /// The length of the logical list parameter with this index (C pointer + length).
+    LenOf(usize),
+}
+
+/// One parameter as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawParam {
+    pub name: String,
+    /// The declared type as written without the name (`const int *`, `int[]`, `List[int]`), or "".
+    pub decl: String,
+    pub role: Role,
+}
+
+/// One logical parameter (what a caller in another language passes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+    /// The argument can be changed by the callee (list, array, non-const buffer) and its final
+    /// state is part of the observable result.
+    pub mutable: bool,
+    /// The type was inferred from use, not declared.
+    pub inferred: bool,
+}
+
+/// The signature of the function under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    pub language: Language,
+    /// Unqualified name.
+    pub name: String,
+    /// Enclosing class (Python/Java/C++ methods).
+    pub class: Option<String>,
+    pub is_static: bool,
+    /// A Python method called with `self`/`cls` bound.
+    pub has_receiver: bool,
+    pub params: Vec<Param>,
+    pub raw: Vec<RawParam>,
+    pub ret: Ty,
+    /// The declared return type as written ("" when undeclared).
+    pub ret_decl: String,
+    /// 1-based lines of the definition.
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// Picks the function to compare: `name` (simple or qualified) if given, else the only
+/// function, else the one no other function of the file calls (the last such one).
+pub fn select_function<'t>(
+    file: &'t ParsedFile,
+    name: Option<&str>,
+) -> Result<Function<'t>, String> {
+    let funcs: Vec<Function<'t>> = collect_functions(file)
+        .into_iter()
+        .filter(|f| f.kind != FunctionKind::Lambda && f.body.is_some())
+        .collect();
+    if let Some(name) = name {
+        return funcs
+            .iter()
+            .rev()
+            .find(|f| f.name == name || f.simple_name == name)
+            .cloned()
+            .ok_or_else(|| format!("no function named `{name}`"));
+    }
+    match funcs.len() {
+        0 => Err("no function found".into()),
+        1 => Ok(funcs[0].clone()),
+        _ => {
+            let roots: Vec<&Function<'t>> = funcs
+                .iter()
+                .filter(|f| f.kind != FunctionKind::Constructor && f.simple_name != "main")
+                .filter(|f| {
+                    let needle = format!("{}(", f.simple_name);
+                    !funcs.iter().any(|g| {
+                        g.node.id() != f.node.id() && file.node_text(g.node).contains(&needle)
+                    })
+                })
+                .collect();
+            roots
+                .last()
+                .map(|f| (*f).clone())
+                .or_else(|| funcs.last().cloned())
+                .ok_or_else(|| "no function found".into())
+        }
+    }
+}
+
+/// Reads the signature of a function.
+pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, String> {
+    let lang = file.language;
+    let mut raw_decls: Vec<(String, String)> = Vec::new();
+    let mut ret_decl = String::new();
+    let mut is_static = false;
+    let mut has_receiver = false;
+    match lang {
+        Language::Python => {
+            let params = func
+                .node
+                .child_by_field_name("parameters")
+                .ok_or("no parameter list")?;
+            let mut cursor = params.walk();
+            for p in params.named_children(&mut cursor) {
+                let (name, ty) = match p.kind() {
+                    "identifier" => (file.node_text(p).to_string(), String::new()),
+                    "typed_parameter" => {
+                        let mut c = p.walk();
+                        let name = p
+                            .named_children(&mut c)
+                            .find(|n| n.kind() == "identifier")
+                            .map(|n| file.node_text(n).to_string())
+                            .ok_or("unsupported parameter (*args/**kwargs)")?;
+                        let ty = p
+                            .child_by_field_name("type")
+                            .map(|t| file.node_text(t).to_string())
+                            .unwrap_or_default();
+                        (name, ty)
+                    }
+                    "default_parameter" | "typed_default_parameter" => {
+                        let name = p
+                            .child_by_field_name("name")
+                            .map(|n| file.node_text(n).to_string())
+                            .unwrap_or_default();
+                        let ty = p
+                            .child_by_field_name("type")
+                            .map(|t| file.node_text(t).to_string())
+                            .unwrap_or_default();
+                        (name, ty)
+                    }
+                    "comment" => continue,
+                    "keyword_separator" | "positional_separator" => continue,
+                    other => return Err(format!("unsupported parameter kind `{other}`")),
+                };
+                raw_decls.push((name, ty));
+            }
+            if func.kind != FunctionKind::Function && func.class.is_some() {
+                let decorated = func
+                    .node
+                    .parent()
+                    .filter(|p| p.kind() == "decorated_definition")
+                    .map(|p| file.node_text(p).contains("@staticmethod"))
+                    .unwrap_or(false);
+                if decorated {
+                    is_static = true;
+                } else if !raw_decls.is_empty() {
+                    raw_decls.remove(0);
+                    has_receiver = true;
+                }
+            }
+            if let Some(r) = func.node.child_by_field_name("return_type") {
+                ret_decl = file.node_text(r).to_string();
+            }
+        }
+        Language::Java => {
+            if let Some(t) = func.node.child_by_field_name("type") {
+                ret_decl = file.node_text(t).to_string();
+                if let Some(d) = func.node.child_by_field_name("dimensions") {
+                    ret_decl.push_str(file.node_text(d));
+                }
+            }
+            let mut c = func.node.walk();
+            is_static = func
+                .node
+                .children(&mut c)
+                .any(|n| n.kind() == "modifiers" && file.node_text(n).contains("static"));
+            let params = func
+                .node
+                .child_by_field_name("parameters")
+                .ok_or("no parameter list")?;
+            let mut cursor = params.walk();
+            for p in params.named_children(&mut cursor) {
+                match p.kind() {
+                    "formal_parameter" => {
+                        let name = p
+                            .child_by_field_name("name")
+                            .map(|n| file.node_text(n).to_string())
+                            .unwrap_or_default();
+                        let mut ty = p
+                            .child_by_field_name("type")
+                            .map(|t| file.node_text(t).to_string())
+                            .unwrap_or_default();
+                        if let Some(d) = p.child_by_field_name("dimensions") {
+                            ty.push_str(file.node_text(d));
+                        }
+                        raw_decls.push((name, ty));
+                    }
+                    "line_comment" | "block_comment" => {}
+                    other => return Err(format!("unsupported parameter kind `{other}`")),
+                }
+            }
+        }
+        Language::C | Language::Cpp => {
+            let ty = func
+                .node
+                .child_by_field_name("type")
+                .map(|t| file.node_text(t).to_string())
+                .unwrap_or_default();
+            let mut d = func.node.child_by_field_name("declarator");
+            let mut stars = String::new();
+            let mut params_node = None;
+            let mut guard = 0;
+            while let Some(n) = d {
+                guard += 1;
+                if guard > 64 {
+                    break;
+                }
+                match n.kind() {
+                    "function_declarator" => {
+                        params_node = n.child_by_field_name("parameters");
+                        break;
+                    }
+                    "pointer_declarator" => stars.push('*'),
+                    "reference_declarator" => stars.push('&'),
+                    _ => {}
+                }
+                d = n.child_by_field_name("declarator").or_else(|| {
+                    n.named_child(0)
+                        .filter(|c| c.kind().ends_with("declarator"))
+                });
+            }
+            ret_decl = format!("{ty}{stars}");
+            let mut c = func.node.walk();
+            is_static = func
+                .node
+                .children(&mut c)
+                .any(|n| n.kind() == "storage_class_specifier" && file.node_text(n) == "static");
+            let params = params_node.ok_or("no parameter list")?;
+            let mut cursor = params.walk();
+            for p in params.named_children(&mut cursor) {
+                match p.kind() {
+                    "parameter_declaration" | "optional_parameter_declaration" => {
+                        let text = file.node_text(p);
+                        if text.trim() == "void" {
+                            continue;
+                        }
+                        let (name, decl) = match p
+                            .child_by_field_name("declarator")
+                            .and_then(innermost_identifier)
+                        {
+                            Some(id) => {
+                                let start = id.start_byte().saturating_sub(p.start_byte());
+                                let end = id.end_byte().saturating_sub(p.start_byte());
+                                let decl = format!(
+                                    "{} {}",
+                                    text.get(..start).unwrap_or(""),
+                                    text.get(end..).unwrap_or("")
+                                );
+                                let decl = decl.split('=').next().unwrap_or("").to_string();
+                                (file.node_text(id).to_string(), decl)
+                            }
+                            None => (String::new(), text.to_string()),
+                        };
+                        raw_decls.push((name, decl));
+                    }
+                    "comment" => {}
+                    "variadic_parameter" => {
+                        return Err("variadic functions are not supported".into())
+                    }
+                    other => return Err(format!("unsupported parameter kind `{other}`")),
+                }
+            }
+        }
+        other => return Err(format!("{} is not supported by equiv", other.name())),
+    }
+
+    let body_text = func.body.map(|b| file.node_text(b)).unwrap_or("");
+    let mut params = Vec::new();
+    let mut raw = Vec::new();
+    let parsed: Vec<Ty> = raw_decls.iter().map(|(_, d)| parse_type(lang, d)).collect();
+    let mut paired = vec![false; raw_decls.len()];
+    // C/C++ pointer + length pairs.
+    let mut len_of: Vec<Option<usize>> = vec![None; raw_decls.len()];
+    if matches!(lang, Language::C | Language::Cpp) {
+        for i in 0..raw_decls.len() {
+            if !is_c_pointer_list(&raw_decls[i].1) {
+                continue;
+            }
+            let next = i + 1;
+            if next < raw_decls.len() && parsed[next].is_integer() && !paired[next] {
+                paired[next] = true;
+                len_of[next] = Some(i);
+            } else if i > 0 && parsed[i - 1].is_integer() && !paired[i - 1] {
+                paired[i - 1] = true;
+                len_of[i - 1] = Some(i);
+            } else {
+                return Err(format!(
+                    "pointer parameter `{}` has no length parameter",
+                    raw_decls[i].0
+                ));
+            }
+        }
+    }
+    let mut logical_index = vec![usize::MAX; raw_decls.len()];
+    for (i, (name, decl)) in raw_decls.iter().enumerate() {
+        if paired[i] {
+            continue;
+        }
+        let (ty, inferred) = if decl.trim().is_empty() && lang == Language::Python {
+            (infer_python(body_text, name), true)
+        } else {
+            (parsed[i].clone(), false)
+        };
+        if let Ty::Unknown = ty {
+            if lang != Language::Python {
+                return Err(format!("unsupported parameter type `{}`", decl.trim()));
+            }
+        }
+        let mutable = is_mutable(lang, decl, &ty);
+        logical_index[i] = params.len();
+        params.push(Param {
+            name: name.clone(),
+            ty,
+            mutable,
+            inferred,
+        });
+    }
+    for (i, (name, decl)) in raw_decls.iter().enumerate() {
+        let role = match len_of[i] {
+            Some(list) => Role::LenOf(logical_index[list]),
+            None => Role::Value(logical_index[i]),
+        };
+        raw.push(RawParam {
+            name: name.clone(),
+            decl: decl.trim().to_string(),
+            role,
+        });
+    }
+    let ret = if ret_decl.trim().is_empty() {
+        Ty::Unknown
+    } else {
+        parse_type(lang, &ret_decl)
+    };
+    Ok(Signature {
+        language: lang,
+        name: func.simple_name.clone(),
+        class: func.class.clone(),
+        is_static,
+        has_receiver,
+        params,
+        raw,
+        ret,
+        ret_decl: ret_decl.trim().to_string(),
+        start_line: func.start_line,
+        end_line: func.end_line,
+    })
+}
+
+fn innermost_identifier(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = node;
+    for _ in 0..64 {
+        if cur.kind() == "identifier" {
+            return Some(cur);
+        }
+        cur = cur.child_by_field_name("declarator").or_else(|| {
+            let mut c = cur.walk();
+            let found = cur
+                .named_children(&mut c)
+                .find(|n| n.kind() == "identifier" || n.kind().ends_with("declarator"));
+            found
+        })?;
+    }
+    None
+}
+
+/// Collapses a declared type: qualifiers and `std::` removed, no spaces around punctuation.
+pub fn clean_type(decl: &str) -> String {
+    let mut words = Vec::new();
+    let spaced = decl
+        .replace('*', " * ")
+        .replace('&', " & ")
+        .replace('[', " [ ")
+        .replace(']', " ] ")
+        .replace('<', " < ")
+        .replace('>', " > ")
+        .replace(',', " , ");
+    for w in spaced.split_whitespace() {
+        if matches!(
+            w,
+            "const"
+                | "final"
+                | "volatile"
+                | "struct"
+                | "register"
+                | "restrict"
+                | "static"
+                | "inline"
+        ) {
+            continue;
+        }
+        words.push(
+            w.trim_start_matches("std::")
+                .trim_start_matches("java.util."),
+        );
+    }
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        let punct = |s: &str| matches!(s, "*" | "&" | "[" | "]" | "<" | ">" | ",");
+        if i > 0 && !punct(w) && !punct(words[i - 1]) {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+fn is_c_pointer_list(decl: &str) -> bool {
+    let t = clean_type(decl);
+    (t.ends_with('*') || t.ends_with("[]")) && !matches!(t.as_str(), "char*" | "char[]")
+}
+
+fn is_mutable(lang: Language, decl: &str, ty: &Ty) -> bool {
+    match lang {
+        Language::Python | Language::Java => matches!(ty, Ty::List(_)),
+        Language::C | Language::Cpp => {
+            let t = clean_type(decl);
+            let pointerish = t.ends_with('*') || t.ends_with("[]") || t.ends_with('&');
+            pointerish && !decl.contains("const") && matches!(ty, Ty::List(_) | Ty::Str)
+        }
+        _ => false,
+    }
+}
+
+/// Parses a declared type (as written) into a [`Ty`].
+pub fn parse_type(lang: Language, decl: &str) -> Ty {
+    let t = clean_type(decl);
+    let t = t.trim_end_matches('&').to_string();
+    if t.is_empty() {
+        return Ty::Unknown;
+    }
+    match lang {
+        Language::Python => parse_python_type(&t),
+        Language::Java => {
+            if let Some(inner) = t.strip_suffix("[]") {
+                return Ty::List(Box::new(parse_type(lang, inner)));
+            }
+            if let Some(inner) = generic_arg(&t, &["List", "ArrayList", "LinkedList", "Collection"])
+            {
+                return Ty::List(Box::new(parse_type(lang, inner)));
+            }
+            match t.as_str() {
+                "int" | "Integer" => Ty::Int {
+                    bits: 32,
+                    signed: true,
+                },
+                "long" | "Long" => Ty::Int {
+                    bits: 64,
+                    signed: true,
+                },
+                "short" | "Short" => Ty::Int {
+                    bits: 16,
+                    signed: true,
+                },
+                "byte" | "Byte" => Ty::Int {
+                    bits: 8,
+                    signed: true,
+                },
+                "char" | "Character" => Ty::Char,
+                "boolean" | "Boolean" => Ty::Bool,
+                "double" | "Double" => Ty::Float { bits: 64 },
+                "float" | "Float" => Ty::Float { bits: 32 },
+                "String" => Ty::Str,
+                "void" => Ty::Void,
+                _ => Ty::Unknown,
+            }
+        }
+        Language::C | Language::Cpp => {
+            if let Some(inner) = t.strip_suffix('*').or_else(|| t.strip_suffix("[]")) {
+                if inner == "char" {
+                    return Ty::Str;
+                }
+                return Ty::List(Box::new(parse_type(lang, inner)));
+            }
+            if let Some(inner) = generic_arg(&t, &["vector"]) {
+                return Ty::List(Box::new(parse_type(lang, inner)));
+            }
+            match t.as_str() {
+                "string" => Ty::Str,
+                "int" | "signed" | "signed int" | "int32_t" => Ty::Int {
+                    bits: 32,
+                    signed: true,
+                },
+                "unsigned" | "unsigned int" | "uint32_t" => Ty::Int {
+                    bits: 32,
+                    signed: false,
+                },
+                "long" | "long int" | "long long" | "long long int" | "int64_t" | "ssize_t"
+                | "ptrdiff_t" | "signed long" | "signed long long" => Ty::Int {
+                    bits: 64,
+                    signed: true,
+                },
+                "unsigned long"
+                | "unsigned long int"
+                | "unsigned long long"
+                | "uint64_t"
+                | "size_t"
+                | "unsigned long long int" => Ty::Int {
+                    bits: 64,
+                    signed: false,
+                },
+                "short" | "short int" | "int16_t" => Ty::Int {
+                    bits: 16,
+                    signed: true,
+                },
+                "unsigned short" | "uint16_t" => Ty::Int {
+                    bits: 16,
+                    signed: false,
+                },
+                "signed char" | "int8_t" => Ty::Int {
+                    bits: 8,
+                    signed: true,
+                },
+                "unsigned char" | "uint8_t" => Ty::Int {
+                    bits: 8,
+                    signed: false,
+                },
+                "char" => Ty::Char,
+                "bool" | "_Bool" => Ty::Bool,
+                "double" | "long double" => Ty::Float { bits: 64 },
+                "float" => Ty::Float { bits: 32 },
+                "void" => Ty::Void,
+                _ => Ty::Unknown,
+            }
+        }
+        _ => Ty::Unknown,
+    }
+}
+
+fn generic_arg<'a>(t: &'a str, names: &[&str]) -> Option<&'a str> {
+    for n in names {
+        if let Some(rest) = t.strip_prefix(n) {
+            if let Some(inner) = rest.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+                return Some(inner);
+            }
+        }
+    }
+    None
+}
+
+fn parse_python_type(t: &str) -> Ty {
+    let t = t.trim().trim_start_matches("typing.");
+    for list in ["list", "List", "Sequence", "Iterable", "tuple", "Tuple"] {
+        if t == list {
+            return Ty::List(Box::new(Ty::BigInt));
+        }
+        if let Some(inner) = t
+            .strip_prefix(list)
+            .and_then(|r| r.strip_prefix('['))
+            .and_then(|r| r.strip_suffix(']'))
+        {
+            let inner = inner.split(',').next().unwrap_or("").trim();
+            return Ty::List(Box::new(parse_python_type(inner)));
+        }
+    }
+    match t {
+        "int" => Ty::BigInt,
+        "float" => Ty::Float { bits: 64 },
+        "bool" => Ty::Bool,
+        "str" => Ty::Str,
+        "None" => Ty::Void,
+        _ => Ty::Unknown,
+    }
+}
+
+/// Whether `hay` contains `word` delimited by non-identifier characters.
+fn find_word(hay: &str, word: &str, after: &str) -> bool {
+    let pat = format!("{word}{after}");
+    let bytes = hay.as_bytes();
+    let mut start = 0;
+    while let Some(pos) = hay.get(start..).and_then(|h| h.find(&pat)) {
+        let at = start + pos;
+        let before_ok = at == 0
+            || bytes
+                .get(at - 1)
+                .map(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.'))
+                .unwrap_or(true);
+        let end = at + word.len();
+        let after_ok = !after.is_empty()
+            || bytes
+                .get(end)
+                .map(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .unwrap_or(true);
+        if before_ok && after_ok {
+            return true;
+        }
+        start = at + 1;
+    }
+    false
+}
+
+/// Infers an unannotated Python parameter's type from its uses in the body: string methods
+/// make it `str`, sequence use (`len`, indexing, iteration, list methods) a list of ints,
+/// float literals or `math` calls next to it a `float`, otherwise `int`.
+pub fn infer_python(body: &str, name: &str) -> Ty {
+    const STR_METHODS: &[&str] = &[
+        ".lower(",
+        ".upper(",
+        ".strip(",
+        ".split(",
+        ".startswith(",
+        ".endswith(",
+        ".replace(",
+        ".find(",
+        ".isdigit(",
+        ".isalpha(",
+        ".isalnum(",
+        ".isspace(",
+        ".isupper(",
+        ".islower(",
+        ".join(",
+        ".lstrip(",
+        ".rstrip(",
+        ".title(",
+        ".capitalize(",
+        ".swapcase(",
+        ".encode(",
+        ".casefold(",
+        ".zfill(",
+    ];
+    const LIST_METHODS: &[&str] = &[
+        ".append(",
+        ".pop(",
+        ".sort(",
+        ".extend(",
+        ".insert(",
+        ".remove(",
+        ".reverse(",
+        ".clear(",
+        ".copy(",
+    ];
+    if STR_METHODS.iter().any(|m| find_word(body, name, m)) {
+        return Ty::Str;
+    }
+    let quoted_cmp = [" == '", " == \"", " != '", " != \"", " + '", " + \""]
+        .iter()
+        .any(|m| find_word(body, name, m))
+        || ["' + ", "\" + ", "' == ", "\" == "]
+            .iter()
+            .any(|prefix| find_word(body, &format!("{prefix}{name}"), ""));
+    let sequence = find_word(body, &format!("len({name}"), ")")
+        || find_word(body, name, "[")
+        || find_word(body, &format!("in {name}"), "")
+        || LIST_METHODS.iter().any(|m| find_word(body, name, m))
+        || ["sorted(", "sum(", "reversed(", "set(", "enumerate("]
+            .iter()
+            .any(|f| {
+                body.contains(&format!("{f}{name})")) || body.contains(&format!("{f}{name},"))
+            });
+    if sequence {
+        return if quoted_cmp {
+            Ty::Str
+        } else {
+            Ty::List(Box::new(Ty::BigInt))
+        };
+    }
+    if quoted_cmp {
+        return Ty::Str;
+    }
+    let floaty = body.contains(&format!("math.sqrt({name}"))
+        || body.contains(&format!("math.floor({name}"))
+        || body.contains(&format!("math.ceil({name}"))
+        || body.contains(&format!("float({name})"))
+        || has_float_literal_next_to(body, name);
+    if floaty {
+        return Ty::Float { bits: 64 };
+    }
+    Ty::BigInt
+}
+
+fn has_float_literal_next_to(body: &str, name: &str) -> bool {
+    for op in [
+        " * ", " + ", " - ", " / ", " < ", " > ", " <= ", " >= ", " == ",
+    ] {
+        let pat = format!("{name}{op}");
+        let mut start = 0;
+        while let Some(pos) = body.get(start..).and_then(|h| h.find(&pat)) {
+            let at = start + pos + pat.len();
+            let lit: String = body
+                .get(at..)
+                .unwrap_or("")
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
+                .collect();
+            if lit.contains('.') && lit.chars().any(|c| c.is_ascii_digit()) {
+                return true;
+            }
+            start = at;
+        }
+    }
+    false
+}
+
+/// The characters a generated string may contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Charset {
+    Ascii,
+    /// Non-ASCII, but no characters beyond the Basic Multilingual Plane (Java's `char`).
+    Bmp,
+    Full,
+}
+
+/// The domain inputs are drawn from (the common domain of both signatures).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dom {
+    Int { lo: i128, hi: i128 },
+    Float { single: bool },
+    Bool,
+    Char { charset: Charset },
+    Str { charset: Charset },
+    List(Box<Dom>),
+}
+
+/// Python-only integers are drawn from this range.
+pub const PY_INT_RANGE: (i128, i128) = (-(1i128 << 64), 1i128 << 64);
+
+/// The common domain of two declared types (the same type twice for a single function).
+pub fn meet(a: &Ty, b: &Ty, charset: Charset) -> Result<Dom, String> {
+    use Ty::*;
+    Ok(match (a, b) {
+        (Unknown, x) | (x, Unknown) => match x {
+            Unknown => Dom::Int {
+                lo: PY_INT_RANGE.0,
+                hi: PY_INT_RANGE.1,
+            },
+            other => meet(other, other, charset)?,
+        },
+        (BigInt, BigInt) => Dom::Int {
+            lo: PY_INT_RANGE.0,
+            hi: PY_INT_RANGE.1,
+        },
+        (Int { .. }, Int { .. } | BigInt) | (BigInt, Int { .. }) => {
+            let (lo1, hi1) = a.int_range().unwrap_or(PY_INT_RANGE);
+            let (lo2, hi2) = b.int_range().unwrap_or(PY_INT_RANGE);
+            Dom::Int {
+                lo: lo1.max(lo2),
+                hi: hi1.min(hi2),
+            }
+        }
+        (Float { bits: x }, Float { bits: y }) => Dom::Float {
+            single: *x == 32 || *y == 32,
+        },
+        (Float { .. }, Int { .. } | BigInt) | (Int { .. } | BigInt, Float { .. }) => {
+            let int_side = if a.is_integer() { a } else { b };
+            let (lo, hi) = int_side
+                .int_range()
+                .unwrap_or((-(1i128 << 53), 1i128 << 53));
+            Dom::Int {
+                lo: lo.max(-(1i128 << 53)),
+                hi: hi.min(1i128 << 53),
+            }
+        }
+        (Bool, Bool | Int { .. } | BigInt) | (Int { .. } | BigInt, Bool) => Dom::Bool,
+        (Char, Char) => Dom::Char { charset },
+        (Char, Str) | (Str, Char) => Dom::Char { charset },
+        (Char, Int { .. }) | (Int { .. }, Char) => Dom::Char {
+            charset: Charset::Ascii,
+        },
+        (Str, Str) => Dom::Str { charset },
+        (List(x), List(y)) => Dom::List(Box::new(meet(x, y, charset)?)),
+        _ => return Err(format!("incompatible parameter types {a:?} and {b:?}")),
+    })
+}
+
+/// Common domains of two signatures' logical parameters.
+pub fn common_domain(a: &Signature, b: &Signature) -> Result<Vec<Dom>, String> {
+    if a.params.len() != b.params.len() {
+        return Err(format!(
+            "different numbers of parameters ({} and {})",
+            a.params.len(),
+            b.params.len()
+        ));
+    }
+    let charset = charset_for(a.language, b.language);
+    a.params
+        .iter()
+        .zip(&b.params)
+        .map(|(p, q)| {
+            // A declared type wins over a Python type inferred from use.
+            let (tp, tq) = match (p.inferred, q.inferred) {
+                (true, false) => (&q.ty, &q.ty),
+                (false, true) => (&p.ty, &p.ty),
+                _ => (&p.ty, &q.ty),
+            };
+            meet(tp, tq, charset)
+        })
+        .collect()
+}
+
+/// Strings in the common domain: ASCII when C or C++ is involved (byte strings), the BMP when
+/// Java meets Python (UTF-16 lengths), anything within one language.
+pub fn charset_for(a: Language, b: Language) -> Charset {
+    let c_like = |l| matches!(l, Language::C | Language::Cpp);
+    if c_like(a) || c_like(b) {
+        if a == b {
+            Charset::Full
+        } else {
+            Charset::Ascii
+        }
+    } else if a != b {
+        Charset::Bmp
+    } else {
+        Charset::Full
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(lang: Language, src: &str) -> Signature {
+        let file = ParsedFile::parse(lang, src);
+        let f = select_function(&file, None).unwrap();
+        signature(&file, &f).unwrap()
+    }
+
+    #[test]
+    fn c_pointer_and_length_form_one_list_parameter() {
+        let s = sig(Language::C, "int sum(const int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }");
+        assert_eq!(s.params.len(), 1);
+        assert_eq!(
+            s.params[0].ty,
+            Ty::List(Box::new(Ty::Int {
+                bits: 32,
+                signed: true
+            }))
+        );
+        assert!(!s.params[0].mutable);
+        assert_eq!(s.raw[1].role, Role::LenOf(0));
+    }
+
+    #[test]
+    fn java_and_cpp_declared_types() {
+        let s = sig(
+            Language::Java,
+            "class A { static long f(int[] a, String s, double d) { return 0; } }",
+        );
+        assert_eq!(
+            s.ret,
+            Ty::Int {
+                bits: 64,
+                signed: true
+            }
+        );
+        assert!(s.is_static);
+        assert_eq!(
+            s.params[0].ty,
+            Ty::List(Box::new(Ty::Int {
+                bits: 32,
+                signed: true
+            }))
+        );
+        assert!(s.params[0].mutable);
+        assert_eq!(s.params[1].ty, Ty::Str);
+        let s = sig(
+            Language::Cpp,
+            "#include <vector>\nint f(std::vector<int>& v, const std::string &s) { return 0; }",
+        );
+        assert_eq!(
+            s.params[0].ty,
+            Ty::List(Box::new(Ty::Int {
+                bits: 32,
+                signed: true
+            }))
+        );
+        assert!(s.params[0].mutable);
+        assert_eq!(s.params[1].ty, Ty::Str);
+        assert!(!s.params[1].mutable);
+    }
+
+    #[test]
+    fn python_annotations_then_inference_from_use() {
+        let s = sig(Language::Python, "def f(xs: list[int], k: float, s, t, n):\n    return len(t) + s.lower().count('a') + n\n");
+        assert_eq!(s.params[0].ty, Ty::List(Box::new(Ty::BigInt)));
+        assert_eq!(s.params[1].ty, Ty::Float { bits: 64 });
+        assert_eq!(s.params[2].ty, Ty::Str);
+        assert_eq!(s.params[3].ty, Ty::List(Box::new(Ty::BigInt)));
+        assert_eq!(s.params[4].ty, Ty::BigInt);
+        assert!(s.params[4].inferred);
+    }
+
+    #[test]
+    fn python_methods_drop_self_and_the_uncalled_function_is_chosen() {
+        let s = sig(Language::Python, "class S:\n    def helper(self, x):\n        return x\n    def main_fn(self, y: int):\n        return self.helper(y)\n");
+        assert_eq!(s.name, "main_fn");
+        assert!(s.has_receiver);
+        assert_eq!(s.params.len(), 1);
+    }
+
+    #[test]
+    fn common_domain_is_the_narrower_integer_range_and_ascii_with_c() {
+        let py = sig(Language::Python, "def f(a: int, s: str):\n    return a\n");
+        let c = sig(Language::C, "int f(int a, const char *s) { return a; }");
+        let d = common_domain(&py, &c).unwrap();
+        assert_eq!(
+            d[0],
+            Dom::Int {
+                lo: i128::from(i32::MIN),
+                hi: i128::from(i32::MAX)
+            }
+        );
+        assert_eq!(
+            d[1],
+            Dom::Str {
+                charset: Charset::Ascii
+            }
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Running untrusted code: a separate process in a fresh temporary directory, with a scrubbed
+//! environment (`env_clear`, then only `PATH`, `HOME` = the directory, `LANG` and the sanitizer
+//! options), no network (`unshare -n`, or `unshare -rn` for unprivileged users, when the kernel
+//! allows it; otherwise the code runs with the host's network and [`network_isolated`] reports
+//! it), an address-space limit (`ulimit -v` through `sh -c`), no core dumps, and a wall-clock
+//! timeout after which the process is killed.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Limits of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub wall: Duration,
+    pub memory_mb: u64,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// Exit status, `None` when killed by a signal or the timeout.
+    pub status: Option<i32>,
+    pub timed_out: bool,
+}
+
+fn unshare_prefix() -> &'static [&'static str] {
+    static PREFIX: OnceLock<Vec<&'static str>> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        for candidate in [vec!["unshare", "-n", "--"], vec!["unshare", "-rn", "--"]] {
+            let ok = Command::new(candidate[0])
+                .args(&candidate[1..])
+                .arg("true")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if ok {
+                return candidate;
+            }
+        }
+        Vec::new()
+    })
+}
+
+/// Whether runs are cut off from the network.
+pub fn network_isolated() -> bool {
+    !unshare_prefix().is_empty()
+}
+
+/// A private temporary directory, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> std::io::Result<TempDir> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "crosscheck-equiv-{}-{n}-{nanos}-{tag}",
+            std::process::id()
+        ));
+        std::fs::create_dir(&dir)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        Ok(TempDir(dir))
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn host_path() -> String {
+    std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())
+}
+
+/// Runs `program args...` in `dir` under the sandbox.
+pub fn run(
+    program: &str,
+    args: &[String],
+    dir: &Path,
+    limits: Limits,
+) -> std::io::Result<RunOutput> {
+    let prefix = unshare_prefix();
+    let memory_kb = limits.memory_mb.saturating_mul(1024).to_string();
+    let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    argv.extend([
+        "sh".to_string(),
+        "-c".to_string(),
+        "ulimit -c 0; ulimit -v \"$0\" 2>/dev/null; exec \"$@\"".to_string(),
+        memory_kb,
+        program.to_string(),
+    ]);
+    argv.extend(args.iter().cloned());
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", host_path())
+        .env("HOME", dir)
+        .env("TMPDIR", dir)
+        .env("LANG", "C.UTF-8")
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTHONIOENCODING", "utf-8")
+        .env(
+            "UBSAN_OPTIONS",
+            "halt_on_error=1:exitcode=86:print_stacktrace=0:abort_on_error=0",
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Own process group: a timeout kills forked children too.
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn()?;
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    // Readers on threads so a full pipe never blocks the child; output is capped.
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    let (err_tx, err_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(o) = out.as_mut() {
+            let _ = o.take(64 << 20).read_to_end(&mut buf);
+        }
+        let _ = out_tx.send(buf);
+    });
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(e) = err.as_mut() {
+            let _ = e.take(1 << 20).read_to_end(&mut buf);
+        }
+        let _ = err_tx.send(buf);
+    });
+    let deadline = Instant::now() + limits.wall;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait()? {
+            Some(s) => break s,
+            None => {
+                if Instant::now() >= deadline {
+                    timed_out = true;
+                    let _ = Command::new("kill")
+                        .args(["-KILL", &format!("-{}", child.id())])
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status();
+                    let _ = child.kill();
+                    break child.wait()?;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    };
+    // Leftover grandchildren may hold the pipes open: wait a little, not forever.
+    let grace = Duration::from_secs(3);
+    let stdout = out_rx.recv_timeout(grace).unwrap_or_default();
+    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
+    Ok(RunOutput {
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        status: if timed_out { None } else { status.code() },
+        timed_out,
+    })
+}
