@@ -61,7 +61,7 @@ fn local_env() -> Env {
         &config,
         format!(
             "[llm]\nbase_url = \"{base}\"\nmodel = \"{model}\"\ntemperature = 0.0\nseed = 1\n\
-             max_tokens = 640\ntimeout_secs = 400\nretries = 1\n"
+             max_tokens = 768\ntimeout_secs = 400\nretries = 1\n"
         ),
     )
     .unwrap();
@@ -92,7 +92,7 @@ fn crosscheck(env: &Env, args: &[&str]) -> Output {
 fn cases() -> Vec<(&'static str, String, &'static str)> {
     vec![
         ("cfg", example("inventory.py"), "total"),
-        ("call_graph", example("inventory.py"), "main"),
+        ("call_graph", example("inventory.py"), "lookup"),
         ("data_dependency", example("inventory.py"), "lookup"),
         ("taint", example("inventory.py"), "lookup"),
         ("points_to", example("wordfreq.c"), "lookup"),
@@ -160,7 +160,12 @@ fn every_task_gets_a_parsed_scored_tiered_answer_and_the_second_run_is_cached() 
             assert!(v.get(key).is_some(), "{task}: no `{key}` in {v}");
         }
         assert_eq!(v["task"], task, "{v}");
-        assert_eq!(v["model"], "local", "{v}");
+        // `provider:model@endpoint`: the model the user configured, at the local endpoint.
+        let model = v["model"].as_str().unwrap_or_default();
+        assert!(
+            model.contains(":local@http://127.0.0.1"),
+            "{task}: model {model:?}"
+        );
         assert!(
             v["llm"].is_object() || v["llm"].is_array(),
             "{task}: the answer was not parsed into the task's shape: {v}"
