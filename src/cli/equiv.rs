@@ -24,7 +24,7 @@ pub mod sandbox;
 
 use super::OutputFormat;
 use crate::analysis::equiv::inputs::generate;
-use crate::analysis::equiv::normal::prove_equivalent;
+use crate::analysis::equiv::normal::prove_program_equivalent;
 use crate::analysis::equiv::types::{common_domain, select_function, signature, Signature};
 use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
 use crate::analysis::equiv::Verdict;
@@ -145,7 +145,7 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         let ga = select_function(&fa, Some(&a.sig.name));
         let gb = select_function(&fb, Some(&b.sig.name));
         if let (Ok(ga), Ok(gb)) = (ga, gb) {
-            match prove_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) {
+            match prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) {
                 Ok(true) => {
                     return Deterministic {
                         verdict: Verdict::Equivalent,

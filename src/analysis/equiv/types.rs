@@ -144,11 +144,22 @@ pub fn select_function<'t>(
                     })
                 })
                 .collect();
-            roots
-                .last()
-                .map(|f| (*f).clone())
-                .or_else(|| funcs.last().cloned())
-                .ok_or_else(|| "no function found".into())
+            // Exactly one function that nothing else in the file calls is the entry; with
+            // several candidates a guess could prove the wrong function equivalent.
+            match roots.as_slice() {
+                [one] => Ok((*one).clone()),
+                [] => Err(format!(
+                    "{} functions and none is an obvious entry point; name one as FILE:function",
+                    funcs.len()
+                )),
+                many => Err(format!(
+                    "several functions could be the entry point ({}); name one as FILE:function",
+                    many.iter()
+                        .map(|f| f.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            }
         }
     }
 }
@@ -872,6 +883,22 @@ pub fn charset_for(a: Language, b: Language) -> Charset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_entry_is_the_one_uncalled_function_and_several_candidates_are_refused() {
+        let one = ParsedFile::parse(
+            Language::Python,
+            "def helper(x):\n    return x\n\ndef f(x):\n    return helper(x)\n",
+        );
+        assert_eq!(select_function(&one, None).unwrap().name, "f");
+        let two = ParsedFile::parse(
+            Language::Python,
+            "def f(x):\n    return x\n\ndef g(x):\n    return -x\n",
+        );
+        let err = select_function(&two, None).unwrap_err();
+        assert!(err.contains("FILE:function"), "{err}");
+        assert_eq!(select_function(&two, Some("g")).unwrap().name, "g");
+    }
 
     fn sig(lang: Language, src: &str) -> Signature {
         let file = ParsedFile::parse(lang, src);
