@@ -1111,6 +1111,130 @@ fn remove_in(t: &mut T, ctx: &Ctx, dead: &BTreeSet<String>) {
     }
 }
 
+/// A normalisation proof for two whole programs' entry functions: the entry functions have
+/// identical canonical forms, **and** so does every function they call (transitively) that is
+/// defined in their files (matched by simple name; a callee defined on one side only voids the
+/// proof), **and** the files' declarations outside functions (fields, globals, constants) are
+/// identical once whitespace, `package` lines and the enclosing class names are set aside.
+/// Without the last two checks, two entry functions that differ only in a helper they call or a
+/// constant they read would be "proved" equivalent.
+pub fn prove_program_equivalent(
+    a: (&ParsedFile, &Function<'_>),
+    b: (&ParsedFile, &Function<'_>),
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    use crate::analysis::callgraph::{build_call_graph, CallEdge, SourceUnit};
+    use crate::syntax::functions::collect_functions;
+    if !prove_equivalent(a, b, cancel)? {
+        return Ok(false);
+    }
+    if context_text(a.0, a.1) != context_text(b.0, b.1) {
+        return Ok(false);
+    }
+    let edges = |f: &ParsedFile| {
+        build_call_graph(
+            &[SourceUnit {
+                path: String::new(),
+                file: f,
+            }],
+            cancel,
+        )
+    };
+    let (edges_a, edges_b) = (edges(a.0), edges(b.0));
+    let (funcs_a, funcs_b) = (collect_functions(a.0), collect_functions(b.0));
+    let simple = |q: &str| q.rsplit(['.', ':']).next().unwrap_or(q).to_string();
+    let callees = |edges: &[CallEdge], caller: &str| -> BTreeMap<String, String> {
+        edges
+            .iter()
+            .filter(|e| e.caller.name == caller && !e.callee.is_external())
+            .map(|e| (simple(&e.callee.name), e.callee.name.clone()))
+            .collect()
+    };
+    let mut stack = vec![(a.1.name.clone(), b.1.name.clone())];
+    let mut seen = BTreeSet::new();
+    while let Some((na, nb)) = stack.pop() {
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        if !seen.insert((na.clone(), nb.clone())) {
+            continue;
+        }
+        let (ca, cb) = (callees(&edges_a, &na), callees(&edges_b, &nb));
+        if !ca.keys().eq(cb.keys()) {
+            return Ok(false);
+        }
+        for (key, qa) in &ca {
+            let qb = &cb[key];
+            let fa: Vec<&Function<'_>> = funcs_a.iter().filter(|f| &f.name == qa).collect();
+            let fb: Vec<&Function<'_>> = funcs_b.iter().filter(|f| &f.name == qb).collect();
+            // Overloads or missing definitions: no proof.
+            let ([fa], [fb]) = (fa.as_slice(), fb.as_slice()) else {
+                return Ok(false);
+            };
+            if !prove_equivalent((a.0, fa), (b.0, fb), cancel)? {
+                return Ok(false);
+            }
+            stack.push((qa.clone(), qb.clone()));
+        }
+    }
+    Ok(true)
+}
+
+/// The file's text outside every function, whitespace-free, without `package`/`import` lines,
+/// with the entry function's enclosing class names replaced by a placeholder.
+fn context_text(file: &ParsedFile, entry: &Function<'_>) -> String {
+    let mut ranges: Vec<(usize, usize)> = crate::syntax::functions::collect_functions(file)
+        .iter()
+        .map(|f| (f.node.start_byte(), f.node.end_byte()))
+        .collect();
+    ranges.sort();
+    let text = &file.text;
+    let mut out = String::new();
+    let mut at = 0usize;
+    for (s, e) in ranges {
+        if s > at {
+            out.push_str(text.get(at..s).unwrap_or(""));
+        }
+        at = at.max(e);
+    }
+    out.push_str(text.get(at.min(text.len())..).unwrap_or(""));
+    let kept: String = out
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("package ") || t.starts_with("import ") || t.starts_with("#include"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut s = kept;
+    for class in entry.class.iter().flat_map(|c| c.split(['.', ':'])) {
+        if !class.is_empty() {
+            s = replace_word(&s, class, "\u{1}CLASS\u{1}");
+        }
+    }
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Replaces whole-word occurrences of `word`.
+fn replace_word(s: &str, word: &str, with: &str) -> String {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(word) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + word.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[i + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1286,128 +1410,4 @@ mod tests {
             assert!(canonical(&file, &f, &Cancel::never()).is_err());
         }
     }
-}
-
-/// A normalisation proof for two whole programs' entry functions: the entry functions have
-/// identical canonical forms, **and** so does every function they call (transitively) that is
-/// defined in their files (matched by simple name; a callee defined on one side only voids the
-/// proof), **and** the files' declarations outside functions (fields, globals, constants) are
-/// identical once whitespace, `package` lines and the enclosing class names are set aside.
-/// Without the last two checks, two entry functions that differ only in a helper they call or a
-/// constant they read would be "proved" equivalent.
-pub fn prove_program_equivalent(
-    a: (&ParsedFile, &Function<'_>),
-    b: (&ParsedFile, &Function<'_>),
-    cancel: &Cancel,
-) -> Result<bool, NormError> {
-    use crate::analysis::callgraph::{build_call_graph, CallEdge, SourceUnit};
-    use crate::syntax::functions::collect_functions;
-    if !prove_equivalent(a, b, cancel)? {
-        return Ok(false);
-    }
-    if context_text(a.0, a.1) != context_text(b.0, b.1) {
-        return Ok(false);
-    }
-    let edges = |f: &ParsedFile| {
-        build_call_graph(
-            &[SourceUnit {
-                path: String::new(),
-                file: f,
-            }],
-            cancel,
-        )
-    };
-    let (edges_a, edges_b) = (edges(a.0), edges(b.0));
-    let (funcs_a, funcs_b) = (collect_functions(a.0), collect_functions(b.0));
-    let simple = |q: &str| q.rsplit(['.', ':']).next().unwrap_or(q).to_string();
-    let callees = |edges: &[CallEdge], caller: &str| -> BTreeMap<String, String> {
-        edges
-            .iter()
-            .filter(|e| e.caller.name == caller && !e.callee.is_external())
-            .map(|e| (simple(&e.callee.name), e.callee.name.clone()))
-            .collect()
-    };
-    let mut stack = vec![(a.1.name.clone(), b.1.name.clone())];
-    let mut seen = BTreeSet::new();
-    while let Some((na, nb)) = stack.pop() {
-        if cancel.is_cancelled() {
-            return Err("cancelled".into());
-        }
-        if !seen.insert((na.clone(), nb.clone())) {
-            continue;
-        }
-        let (ca, cb) = (callees(&edges_a, &na), callees(&edges_b, &nb));
-        if !ca.keys().eq(cb.keys()) {
-            return Ok(false);
-        }
-        for (key, qa) in &ca {
-            let qb = &cb[key];
-            let fa: Vec<&Function<'_>> = funcs_a.iter().filter(|f| &f.name == qa).collect();
-            let fb: Vec<&Function<'_>> = funcs_b.iter().filter(|f| &f.name == qb).collect();
-            // Overloads or missing definitions: no proof.
-            let ([fa], [fb]) = (fa.as_slice(), fb.as_slice()) else {
-                return Ok(false);
-            };
-            if !prove_equivalent((a.0, fa), (b.0, fb), cancel)? {
-                return Ok(false);
-            }
-            stack.push((qa.clone(), qb.clone()));
-        }
-    }
-    Ok(true)
-}
-
-/// The file's text outside every function, whitespace-free, without `package`/`import` lines,
-/// with the entry function's enclosing class names replaced by a placeholder.
-fn context_text(file: &ParsedFile, entry: &Function<'_>) -> String {
-    let mut ranges: Vec<(usize, usize)> = crate::syntax::functions::collect_functions(file)
-        .iter()
-        .map(|f| (f.node.start_byte(), f.node.end_byte()))
-        .collect();
-    ranges.sort();
-    let text = &file.text;
-    let mut out = String::new();
-    let mut at = 0usize;
-    for (s, e) in ranges {
-        if s > at {
-            out.push_str(text.get(at..s).unwrap_or(""));
-        }
-        at = at.max(e);
-    }
-    out.push_str(text.get(at.min(text.len())..).unwrap_or(""));
-    let kept: String = out
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with("package ") || t.starts_with("import ") || t.starts_with("#include"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let mut s = kept;
-    for class in entry.class.iter().flat_map(|c| c.split(['.', ':'])) {
-        if !class.is_empty() {
-            s = replace_word(&s, class, "\u{1}CLASS\u{1}");
-        }
-    }
-    s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// Replaces whole-word occurrences of `word`.
-fn replace_word(s: &str, word: &str, with: &str) -> String {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find(word) {
-        let before = rest[..i].chars().next_back();
-        let after = rest[i + word.len()..].chars().next();
-        out.push_str(&rest[..i]);
-        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
-            out.push_str(word);
-        } else {
-            out.push_str(with);
-        }
-        rest = &rest[i + word.len()..];
-    }
-    out.push_str(rest);
-    out
 }
