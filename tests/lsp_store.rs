@@ -14,8 +14,7 @@ use lsp_process::{start, wait_idle};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
 const T: Duration = Duration::from_secs(30);
 
@@ -34,21 +33,13 @@ def greet(name):
 
 /// The mock LLM's answer: 1 branch and 1 loop, right for `scale` (the check agrees) and wrong
 /// for `greet` (it disagrees); both are recorded.
-fn openai_answer() -> ResponseTemplate {
-    let content = json!({
+fn openai_answer() -> Value {
+    json!({
         "explanation": "Scales the positive values.",
         "branches": 1,
         "loops": 1,
         "findings": []
     })
-    .to_string();
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "x",
-        "model": "test-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 120, "completion_tokens": 40, "total_tokens": 160}
-    }))
 }
 
 async fn llm_requests(server: &MockServer) -> usize {
@@ -62,12 +53,7 @@ fn records(data: &Path) -> Vec<crosscheck::crosscheck::record::CrossCheckRecord>
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_server_serves_unchanged_functions_from_the_store_and_records_checks() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(openai_answer())
-        .mount(&server)
-        .await;
+    let server = lsp_process::mock_llm(openai_answer(), Duration::ZERO, (120, 40)).await;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let config = dir.path().join("config.toml");

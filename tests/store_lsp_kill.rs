@@ -9,8 +9,6 @@ use crosscheck::store::{RecordFilter, Store, StoreConfig};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const T: Duration = Duration::from_secs(60);
 
@@ -27,33 +25,16 @@ fn source(tag: &str, n: usize) -> String {
     s
 }
 
-fn answer() -> ResponseTemplate {
-    let content =
-        json!({"explanation": "Sums large values.", "branches": 1, "loops": 1, "findings": []})
-            .to_string();
-    ResponseTemplate::new(200)
-        .set_body_json(json!({
-            "id": "x", "model": "test-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}
-        }))
-        // Slow enough that the kill lands while checks are still being answered and written.
-        .set_delay(Duration::from_millis(15))
-}
-
 fn recorded(st: &serde_json::Value) -> u64 {
     st["scheduler"]["recorded"].as_u64().unwrap_or(0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_share_the_store_and_a_sigkill_loses_no_committed_record() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(answer())
-        .mount(&server)
-        .await;
+    // Slow enough that the kill lands while checks are still being answered and written.
+    let answer =
+        json!({"explanation": "Sums large values.", "branches": 1, "loops": 1, "findings": []});
+    let server = lsp_process::mock_llm(answer, Duration::from_millis(15), (50, 20)).await;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let config = dir.path().join("config.toml");

@@ -144,3 +144,29 @@ pub async fn stop(mut s: Session, timeout: Duration) {
     };
     assert_eq!(status.code(), Some(0));
 }
+
+/// A mock OpenAI-compatible server answering every chat completion with `content` (the
+/// interim checker's JSON answer) after `delay`, reporting the given prompt/completion tokens.
+pub async fn mock_llm(content: Value, delay: Duration, tokens: (u64, u64)) -> wiremock::MockServer {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let body = json!({
+        "id": "x",
+        "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content.to_string()},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": tokens.0, "completion_tokens": tokens.1,
+                  "total_tokens": tokens.0 + tokens.1}
+    });
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(body)
+                .set_delay(delay),
+        )
+        .mount(&server)
+        .await;
+    server
+}

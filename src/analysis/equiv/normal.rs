@@ -1181,7 +1181,7 @@ pub fn prove_program_equivalent(
 }
 
 /// The file's text outside every function, whitespace-free, without `package`/`import` lines,
-/// with the entry function's enclosing class names replaced by a placeholder.
+/// with the entry function's enclosing class names replaced by a fixed marker.
 fn context_text(file: &ParsedFile, entry: &Function<'_>) -> String {
     let mut ranges: Vec<(usize, usize)> = crate::syntax::functions::collect_functions(file)
         .iter()
