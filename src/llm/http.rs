@@ -454,7 +454,8 @@ struct RawAnswer {
     too_large: bool,
 }
 
-fn retry_after_of(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+/// The server's requested wait: `retry-after-ms`, else `Retry-After` (seconds or an HTTP date).
+pub(crate) fn retry_after_of(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     if let Some(ms) = headers
         .get("retry-after-ms")
         .and_then(|v| v.to_str().ok())

@@ -41,12 +41,12 @@
 //! replaced by `[redacted]`, URLs lose their `user:password@` part) and `Debug` hides it.
 
 use crate::llm::error::{redact, snippet};
-use crate::llm::http::without_userinfo;
-use crate::llm::retry::{backoff_delay, is_retryable_status, jitter_fraction, parse_retry_after};
+use crate::llm::http::{retry_after_of, without_userinfo};
+use crate::llm::retry::{backoff_delay, is_retryable_status, jitter_fraction};
 use crate::llm::settings::{config_path, is_loopback_url};
 use std::fmt;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Content type of an upload body.
 pub const NDJSON: &str = "application/x-ndjson";
@@ -487,21 +487,6 @@ impl Uploader {
 struct Answer {
     retry_after: Option<Duration>,
     body: String,
-}
-
-fn retry_after_of(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    if let Some(ms) = headers
-        .get("retry-after-ms")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0)
-    {
-        return Some(Duration::from_secs_f64(ms.min(3.6e9) / 1000.0));
-    }
-    headers
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| parse_retry_after(v, SystemTime::now()))
 }
 
 /// A transport error as one line, without the URL (it may hold userinfo) and the token.
