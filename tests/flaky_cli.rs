@@ -110,10 +110,49 @@ fn args(file: &str) -> FlakyArgs {
         paths: vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(fixture(file))],
         format: OutputFormat::Json,
         no_llm: false,
+        known_flaky: false,
         fresh: false,
         lang: None,
         max_file_size: 16 * 1024 * 1024,
     }
+}
+
+#[test]
+fn known_flaky_names_the_strongest_weak_signal() {
+    // `dependencyOrderComparedAsSets` has one weak signal (a HashSet, weight 1): no hint for an
+    // ordinary test, but a known-flaky test gets that cause.
+    let find = |v: &Value| -> Value {
+        v["tests"]
+            .as_array()
+            .expect("tests")
+            .iter()
+            .find(|t| t["name"] == "GraphOrderTest.dependencyOrderComparedAsSets")
+            .cloned()
+            .expect("test found")
+    };
+    let plain = run(&["flaky", &fixture("GraphOrderTest.java"), "--no-llm"]);
+    let plain: Value = serde_json::from_slice(&plain.stdout).expect("JSON");
+    assert!(find(&plain)["category"].is_null());
+    let known = run(&[
+        "flaky",
+        &fixture("GraphOrderTest.java"),
+        "--no-llm",
+        "--known-flaky",
+    ]);
+    assert_eq!(known.status.code(), Some(0));
+    let known: Value = serde_json::from_slice(&known.stdout).expect("JSON");
+    let t = find(&known);
+    assert_eq!(t["category"], "unordered_collection");
+    assert_eq!(t["tier"], "analyzer-only");
+    assert!(!t["evidence"].as_array().expect("evidence").is_empty());
+    // A test without any signal stays without a category.
+    let none = known["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "GraphOrderTest.sortedBeforeComparing")
+        .expect("test found");
+    assert!(none["category"].is_null());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! signals first and the LLM second.
 //!
 //! ```text
-//! crosscheck flaky PATH... [--format json|text] [--no-llm] [--fresh] [--lang LANG]
+//! crosscheck flaky PATH... [--format json|text] [--no-llm] [--known-flaky] [--fresh] [--lang LANG]
 //! ```
 //!
 //! # Output (JSON)
@@ -28,7 +28,8 @@
 //! The LLM (settings as for `ask`: the user config and `CROSSCHECK_LLM_*`; samples, strategy
 //! and shots from the `[crosscheck]` table) is asked, with the `flaky_root_cause` prompt, only
 //! about suspected tests: some category scores at least [`ASK_MIN_SCORE`]; tests without
-//! such a signal are never sent.
+//! such a signal are never sent, except with `--known-flaky` (every test is then asked, and
+//! any signal names a static category: the question is why, not whether).
 //! Answers are cached in the per-user store exactly as `ask` caches them (same key scheme).
 //! Without a configured LLM the deterministic results are printed with a note on stderr.
 //! After a failed call (timeout, unreachable server) the remaining tests are not asked.
@@ -76,6 +77,10 @@ pub struct FlakyArgs {
     /// The deterministic analysis only (no LLM call).
     #[arg(long)]
     pub no_llm: bool,
+    /// The tests are known to be flaky (CI reruns, a quarantine list): name the strongest
+    /// suspected cause even from weak signals, and ask the LLM about every test.
+    #[arg(long)]
+    pub known_flaky: bool,
     /// Bypass the answer cache (neither read nor written).
     #[arg(long)]
     pub fresh: bool,
@@ -271,7 +276,11 @@ pub fn flaky(args: &FlakyArgs, ctx: &FlakyContext) -> FlakyOutput {
         }
         any = true;
         let parsed = ParsedFile::parse_with_cancel(source.language, source.text, &ctx.cancel);
-        let report = analyze_file(&parsed, &FlakyOptions::default(), &ctx.cancel);
+        let options = FlakyOptions {
+            known_flaky: args.known_flaky,
+            ..FlakyOptions::default()
+        };
+        let report = analyze_file(&parsed, &options, &ctx.cancel);
         for e in &report.errors {
             out.errors.push(format!("{}: {e}", source.path));
         }
@@ -289,7 +298,8 @@ pub fn flaky(args: &FlakyArgs, ctx: &FlakyContext) -> FlakyOutput {
                 test,
                 llm: None,
             };
-            let suspected = row.test.scores.values().any(|s| *s >= ASK_MIN_SCORE);
+            let suspected =
+                args.known_flaky || row.test.scores.values().any(|s| *s >= ASK_MIN_SCORE);
             if let (Some(client), Some(rt), true) = (&ctx.client, &runtime, suspected) {
                 let view = match &llm_down {
                     Some(e) => LlmView {

@@ -148,6 +148,11 @@ pub struct FlakyOptions {
     /// Treat every named method/function as a test (for corpora of bare test bodies without
     /// annotations, such as FlakyCat).
     pub every_function_is_a_test: bool,
+    /// The tests are known to be flaky (CI reruns, a quarantine list, a labelled corpus): the
+    /// question is only *why*. The strongest category is reported whenever any signal fired
+    /// ([`rules::KNOWN_FLAKY_MIN_SCORE`]), not only when it reaches the hint threshold
+    /// [`rules::MIN_SCORE`] that protects ordinary tests from noise.
+    pub known_flaky: bool,
 }
 
 /// One line of evidence.
@@ -218,7 +223,12 @@ pub fn analyze_file(file: &ParsedFile, options: &FlakyOptions, cancel: &Cancel) 
         let t = index.test_facts(i, cancel);
         report.partial |= t.own.truncated || t.context.truncated;
         let hits = rules::fire(&t);
-        let (scores, category) = rules::decide(&hits);
+        let min_score = if options.known_flaky {
+            rules::KNOWN_FLAKY_MIN_SCORE
+        } else {
+            rules::MIN_SCORE
+        };
+        let (scores, category) = rules::decide(&hits, min_score);
         let mut evidence: Vec<EvidenceLine> = hits
             .iter()
             .filter(|h| Some(h.rule.category) == category)

@@ -11,7 +11,8 @@
 //!   randomness rule.
 //! * The category with the highest score wins if that score reaches [`MIN_SCORE`]; ties are
 //!   broken by [`PRIORITY`] (specific, rarely-accidental signals first). Below the threshold,
-//!   no category (no hint).
+//!   no category (no hint). For tests known to be flaky the threshold is
+//!   [`KNOWN_FLAKY_MIN_SCORE`]: the question is then which cause, not whether.
 
 use super::facts::{Call, Facts};
 use super::Category;
@@ -19,6 +20,9 @@ use std::collections::BTreeMap;
 
 /// A category needs at least this score to be reported.
 pub const MIN_SCORE: u32 = 3;
+
+/// For tests known to be flaky (`FlakyOptions::known_flaky`): any signal names a cause.
+pub const KNOWN_FLAKY_MIN_SCORE: u32 = 1;
 
 /// Tie-break order: earlier wins.
 pub const PRIORITY: [Category; 13] = [
@@ -89,6 +93,10 @@ pub enum Derived {
     FieldWrite,
     /// A serialised multi-key JSON object compared as text (key order is unspecified).
     JsonTextComparison,
+    /// An equality assertion between an element-by-element list literal (`asList(a, b, c)`,
+    /// `List.of(..)`, `newArrayList(..)`) of at least three elements and a computed
+    /// collection: the exact order is asserted.
+    OrderedLiteralEquality,
     /// At least two distinct identifiers about clock time (`startTime`, `expiryDate`,
     /// `durationMillis`, ...), timeouts excluded.
     TimeVocabulary,
@@ -288,6 +296,9 @@ pub const RULES: &[Rule] = &[
     r("json-mapper", C::UnorderedCollection, 2, Call("", "writeValueAsString"), "JSON text of an object"),
     r("json-text-comparison", C::UnorderedCollection, 4, Computed(D::JsonTextComparison), "compares JSON text whose key order is unspecified"),
     r("set-type", C::UnorderedCollection, 1, Ident("Set"), "set (unspecified iteration order)"),
+    r("ordered-literal-equality", C::UnorderedCollection, 2, Computed(D::OrderedLiteralEquality), "asserts an exact element order on a computed collection"),
+    r("reflected-annotations", C::UnorderedCollection, 3, Call("", "*Annotations"), "reflection returns annotations in no fixed order"),
+    r("reflected-field-names", C::UnorderedCollection, 3, Call("", "getFieldNames"), "reflection returns fields in no fixed order"),
     // test order dependency
     r("static-write", C::TestOrderDependency, 5, Computed(D::SharedStaticWrite), "writes static/global state that outlives the test"),
     r("set-property", C::TestOrderDependency, 4, Call("System", "setProperty"), "changes a JVM-wide system property"),
@@ -560,6 +571,19 @@ fn derived(d: Derived, f: &Facts, t: &TestFacts, own: bool) -> Option<usize> {
                 None
             }
         }
+        D::OrderedLiteralEquality => f
+            .assertions
+            .iter()
+            .filter(|a| a.equality && a.nargs >= 2 && !a.tolerance)
+            .filter(|a| ordered_literal_against_computed(&a.text))
+            // A test that sorts anything is taken to compare sorted collections.
+            .filter(|_| {
+                !f.calls
+                    .iter()
+                    .any(|c| c.name.to_ascii_lowercase().contains("sort"))
+            })
+            .map(|a| a.line)
+            .min(),
         D::JsonTextComparison => {
             let json_vars: Vec<&str> = f
                 .strings
@@ -657,6 +681,28 @@ const HASH_SOURCES: [&str; 8] = [
     "frozenset",
 ];
 
+/// An assertion that compares as sets on both sides, or declares any order acceptable.
+fn order_neutral(text: &str) -> bool {
+    const SET_WRAPPERS: [&str; 6] = [
+        "HashSet<",
+        "TreeSet<",
+        "newHashSet(",
+        "Set.of(",
+        "Set.copyOf(",
+        "ImmutableSet.copyOf(",
+    ];
+    let wrapped: usize = SET_WRAPPERS.iter().map(|w| text.matches(w).count()).sum();
+    wrapped >= 2
+        || [
+            "InAnyOrder",
+            "containsOnly",
+            "hasSameElementsAs",
+            "assertCountEqual",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+}
+
 const ORDERED_RENDERINGS: [&str; 11] = [
     "toString",
     "asList",
@@ -701,6 +747,7 @@ fn hash_order(f: &Facts) -> Option<usize> {
     if let Some(source) = hash_source {
         let ordered = f.assertions.iter().any(|a| {
             a.line >= source
+                && !order_neutral(&a.text)
                 && (ORDERED_RENDERINGS.iter().any(|r| {
                     a.text.contains(&format!("{r}(")) || a.text.contains(&format!(".{r}"))
                 }) || a.text.contains("[0]")
@@ -756,6 +803,102 @@ const STATIC_MUTATOR_PREFIXES: [&str; 10] = [
 ];
 
 /// A mutator called on what looks like a class (one capitalised, not all-caps token).
+/// List constructors whose arguments are the elements in order.
+const LIST_LITERALS: [&str; 5] = [
+    "asList(",
+    "List.of(",
+    "newArrayList(",
+    "ImmutableList.of(",
+    "Stream.of(",
+];
+
+/// `assertEquals(asList("a", "b", "c"), computed)`: a list literal of at least three
+/// elements compared with something that is not itself a literal or sorted.
+fn ordered_literal_against_computed(text: &str) -> bool {
+    let Some(start) = LIST_LITERALS
+        .iter()
+        .filter_map(|l| text.find(l).map(|i| i + l.len()))
+        .min()
+    else {
+        return false;
+    };
+    // The literal's arguments: up to the matching parenthesis.
+    let mut depth = 1usize;
+    let mut commas = 0usize;
+    let mut end = text.len();
+    for (i, ch) in text[start..].char_indices() {
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = start + i;
+                    break;
+                }
+            }
+            ',' if depth == 1 => commas += 1,
+            _ => {}
+        }
+    }
+    // `asList(..).size()`: the literal is not compared as a list.
+    if commas < 2 || end >= text.len() || text[end + 1..].starts_with('.') {
+        return false;
+    }
+    let rest = format!("{}{}", &text[..start], &text[end..]);
+    // Sorting either side, or comparing as sets, makes the order irrelevant.
+    let order_neutral = [
+        "sort",
+        "Sorted",
+        "HashSet",
+        "TreeSet",
+        "containsInAnyOrder",
+        "InAnyOrder",
+        "asSet",
+        "Set.of",
+        "newHashSet",
+    ]
+    .iter()
+    .any(|w| text.contains(w));
+    !order_neutral && tokens_outside_literal(&rest)
+}
+
+/// The text outside the list literal names something computed (a variable or a call), not
+/// only assertion plumbing.
+fn tokens_outside_literal(rest: &str) -> bool {
+    super::facts::tokens(rest).iter().any(|t| {
+        !t.starts_with("assert")
+            && !matches!(
+                t.as_str(),
+                "Assert"
+                    | "Assertions"
+                    | "Arrays"
+                    | "List"
+                    | "Lists"
+                    | "ImmutableList"
+                    | "Stream"
+                    | "of"
+                    | "asList"
+                    | "newArrayList"
+                    | "is"
+                    | "equalTo"
+                    | "isEqualTo"
+                    | "assertThat"
+                    | "that"
+                    | "Truth"
+                    | "containsExactly"
+                    | "message"
+                    | "new"
+                    | "String"
+                    | "Integer"
+                    | "Long"
+                    | "Object"
+                    | "true"
+                    | "false"
+                    | "null"
+            )
+    })
+}
+
 fn is_static_mutator(c: &Call) -> bool {
     let [recv] = c.receiver.as_slice() else {
         return false;
@@ -1020,7 +1163,7 @@ pub fn effective_weight(h: &Hit) -> u32 {
 }
 
 /// Scores per category and the decision (see the module docs).
-pub fn decide(hits: &[Hit]) -> (BTreeMap<Category, u32>, Option<Category>) {
+pub fn decide(hits: &[Hit], min_score: u32) -> (BTreeMap<Category, u32>, Option<Category>) {
     let mut scores: BTreeMap<Category, u32> = BTreeMap::new();
     for h in hits {
         *scores.entry(h.rule.category).or_insert(0) += effective_weight(h);
@@ -1028,7 +1171,7 @@ pub fn decide(hits: &[Hit]) -> (BTreeMap<Category, u32>, Option<Category>) {
     let mut best: Option<(Category, u32)> = None;
     for c in PRIORITY {
         let s = scores.get(&c).copied().unwrap_or(0);
-        if s >= MIN_SCORE && best.is_none_or(|(_, b)| s > b) {
+        if s >= min_score.max(1) && best.is_none_or(|(_, b)| s > b) {
             best = Some((c, s));
         }
     }
@@ -1074,7 +1217,7 @@ mod tests {
                 context: false,
             },
         ];
-        assert_eq!(decide(&hits).1, Some(Category::TestCaseTimeout));
+        assert_eq!(decide(&hits, MIN_SCORE).1, Some(Category::TestCaseTimeout));
     }
 
     #[test]
@@ -1085,7 +1228,31 @@ mod tests {
             line: 1,
             context: false,
         }];
-        assert_eq!(decide(&hits).1, None);
+        assert_eq!(decide(&hits, MIN_SCORE).1, None);
+    }
+
+    #[test]
+    fn known_flaky_tests_get_their_strongest_weak_signal() {
+        let weak = RULES.iter().find(|r| r.id == "hash-map").unwrap();
+        let weaker_tie = RULES.iter().find(|r| r.id == "future-get").unwrap();
+        let hits = vec![
+            Hit {
+                rule: weaker_tie,
+                line: 1,
+                context: false,
+            },
+            Hit {
+                rule: weak,
+                line: 2,
+                context: false,
+            },
+        ];
+        // Equal scores (1 and 1): the tie-break order puts unordered collections first.
+        assert_eq!(
+            decide(&hits, KNOWN_FLAKY_MIN_SCORE).1,
+            Some(Category::UnorderedCollection)
+        );
+        assert_eq!(decide(&[], KNOWN_FLAKY_MIN_SCORE).1, None);
     }
 
     #[test]
@@ -1108,5 +1275,35 @@ mod tests {
         assert!(!looks_like_path("\"http://x/y.html\""));
         assert!(!looks_like_path("\"hello world.\""));
         assert!(!looks_like_path("\"1.5\""));
+    }
+
+    #[test]
+    fn ordered_literal_needs_three_elements_and_a_computed_side() {
+        assert!(ordered_literal_against_computed(
+            r#"assertEquals(Arrays.asList("a", "b", "c"), graph.order())"#
+        ));
+        assert!(!ordered_literal_against_computed(
+            r#"assertEquals(Arrays.asList("a", "b"), graph.order())"#
+        ));
+        assert!(!ordered_literal_against_computed(
+            r#"assertEquals(Arrays.asList("a", "b", "c").size(), order.size())"#
+        ));
+        assert!(!ordered_literal_against_computed(
+            r#"assertEquals(Arrays.asList(1, 2, 3), Arrays.asList(1, 2, 3))"#
+        ));
+        assert!(!ordered_literal_against_computed(
+            r#"assertThat(roots, containsInAnyOrder(asList("a", "b", "c")))"#
+        ));
+    }
+
+    #[test]
+    fn set_comparisons_are_order_neutral() {
+        assert!(order_neutral(
+            "assertEquals(new HashSet<>(asList(1, 2, 3)), new HashSet<>(found))"
+        ));
+        assert!(order_neutral("assertThat(found).containsOnly(1, 2, 3)"));
+        assert!(!order_neutral(
+            "assertEquals(asList(1, 2, 3), new ArrayList<>(set))"
+        ));
     }
 }
