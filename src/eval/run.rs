@@ -329,7 +329,18 @@ pub fn run_eval(
         .write(true)
         .truncate(options.fresh)
         .open(&results_path)?;
-    let writer = Mutex::new(std::io::BufWriter::new(file));
+    let mut writer = std::io::BufWriter::new(file);
+    // A killed run may have left a torn last line: end it, so the next row starts afresh.
+    let torn = !options.fresh
+        && std::fs::read(&results_path)
+            .ok()
+            .and_then(|b| b.last().copied())
+            .is_some_and(|b| b != b'\n');
+    if torn {
+        writeln!(writer)?;
+        writer.flush()?;
+    }
+    let writer = Mutex::new(writer);
 
     let strategies: Vec<Option<Strategy>> = if no_llm || options.strategies.is_empty() {
         vec![None]
