@@ -65,7 +65,9 @@ fn the_html_report_renders_every_chart_in_headless_chromium() {
     let html_path = dir.path().join("report.html");
     let html = std::fs::read_to_string(&html_path).unwrap();
     for id in CHART_IDS {
-        let at = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("{id}"));
+        let at = html
+            .find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("{id}"));
         let svg = &html[at..];
         assert!(svg.contains("<svg"), "{id}");
         let end = svg.find("</svg>").unwrap();
@@ -76,6 +78,9 @@ fn the_html_report_renders_every_chart_in_headless_chromium() {
     }
     let png = screenshot(&html_path, dir.path());
     let (colours, ink) = png_stats(&png);
-    assert!(colours >= 20, "only {colours} distinct colours: blank page?");
+    assert!(
+        colours >= 20,
+        "only {colours} distinct colours: blank page?"
+    );
     assert!(ink >= 0.02, "only {:.1}% non-white pixels", ink * 100.0);
 }

@@ -123,14 +123,13 @@ fn metrics_of_the_hand_checked_fixture() {
     assert!(close(dd.values[0], 1.0), "analyzer {:?}", dd.values);
     assert!(close(dd.values[1], 1.0 / 3.0), "llm {:?}", dd.values);
     assert!(close(dd.values[2], 1.0), "hybrid {:?}", dd.values);
-    let row = summary
-        .results
-        .iter()
-        .find(|r| r.id == "dd-1")
-        .unwrap();
+    let row = summary.results.iter().find(|r| r.id == "dd-1").unwrap();
     let llm = row.llm.as_ref().unwrap();
     assert_eq!((llm.tp, llm.fp, llm.fn_, llm.tn), (4, 16, 0, 0));
-    assert_eq!((row.analyzer.tp, row.analyzer.fp, row.analyzer.tn), (4, 0, 16));
+    assert_eq!(
+        (row.analyzer.tp, row.analyzer.fp, row.analyzer.tn),
+        (4, 0, 16)
+    );
 
     let flaky = task(&m, Task::FlakyRootCause);
     assert!(close(flaky.values[0], 0.5), "{:?}", flaky.values);
@@ -177,7 +176,11 @@ fn a_rerun_asks_no_item_twice() {
     let second = run(&items, dir.path(), &client, &EvalOptions::default());
     assert_eq!(second.resumed, 3);
     assert_eq!(second.fresh_items, 3);
-    assert_eq!(client.request_count(), 6, "only the three missing items were asked");
+    assert_eq!(
+        client.request_count(),
+        6,
+        "only the three missing items were asked"
+    );
     assert_eq!(second.results.len(), 6);
 
     let third = run(&items, dir.path(), &client, &EvalOptions::default());
@@ -230,7 +233,11 @@ fn the_token_budget_stops_new_requests() {
             ..EvalOptions::default()
         },
     );
-    assert_eq!(client.request_count(), 1, "the first answer spends the budget");
+    assert_eq!(
+        client.request_count(),
+        1,
+        "the first answer spends the budget"
+    );
     assert_eq!(summary.fresh_items, 1);
     assert_eq!(summary.skipped_budget, 5);
     let m = metrics(&summary);
@@ -303,7 +310,11 @@ fn strategy_ablation_compares_strategies_with_mcnemar() {
             ..EvalOptions::default()
         },
     );
-    assert_eq!(client.request_count(), 8, "2 items × 2 strategies × 2 shots");
+    assert_eq!(
+        client.request_count(),
+        8,
+        "2 items × 2 strategies × 2 shots"
+    );
     let m = metrics(&summary);
     assert_eq!(m.ablation.len(), 4);
     assert!(m.ablation[0].p_value.is_none(), "the baseline");
@@ -318,20 +329,33 @@ fn write_all(dir: &Path, summary: &RunSummary) -> Vec<PathBuf> {
 #[test]
 fn reports_are_written_with_every_chart_and_the_tasks_not_run() {
     let dir = tempfile::tempdir().unwrap();
-    let summary = run(&fixture(), dir.path(), &scripted_llm(), &EvalOptions::default());
+    let summary = run(
+        &fixture(),
+        dir.path(),
+        &scripted_llm(),
+        &EvalOptions::default(),
+    );
     let paths = write_all(dir.path(), &summary);
     assert_eq!(paths.len(), 4);
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.contains("| mini | data_dependency |"), "{md}");
     assert!(md.contains("**expression_match**: needs CodeBERT"), "{md}");
-    assert!(md.contains("0.898"), "the paper's best figure is beside ours");
+    assert!(
+        md.contains("0.898"),
+        "the paper's best figure is beside ours"
+    );
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     for id in CHART_IDS {
-        let at = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("{id}"));
+        let at = html
+            .find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("{id}"));
         assert!(html[at..].contains("<svg"), "{id} has an SVG");
     }
     assert!(!html.contains("<script"), "no script");
-    assert!(!html.contains("src=") && !html.contains("href="), "nothing external");
+    assert!(
+        !html.contains("src=") && !html.contains("href="),
+        "nothing external"
+    );
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let header = reader.headers().unwrap().clone();
@@ -353,7 +377,10 @@ fn no_llm_runs_fill_the_analyzer_column_only() {
         },
     );
     assert_eq!(client.request_count(), 0);
-    assert!(summary.results.iter().all(|r| r.llm.is_none() && r.model == "none"));
+    assert!(summary
+        .results
+        .iter()
+        .all(|r| r.llm.is_none() && r.model == "none"));
     let m = metrics(&summary);
     assert!(m.not_run.iter().any(|(t, _)| t == "LLM and hybrid columns"));
     assert!(close(task(&m, Task::DataDependency).values[0], 1.0));
@@ -457,7 +484,11 @@ async fn the_binary_resumes_across_processes_against_a_mock_server() {
     assert_eq!(server.received_requests().await.unwrap().len(), 6);
     let third = run(&[]);
     assert_eq!(third["requests"], 0, "{third}");
-    assert_eq!(server.received_requests().await.unwrap().len(), 6, "no item asked twice");
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        6,
+        "no item asked twice"
+    );
     let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 7, "header + 6 rows");
 }

@@ -31,7 +31,7 @@ fn predict(code: &str) -> Option<Category> {
 }
 
 fn analyse(code: &str) -> Option<crosscheck::analysis::flaky::FlakyTest> {
-    let wrapped = format!("class FlakyCatCase {{\n{code}\n}}\n");
+    let wrapped = crosscheck::eval::adapters::wrap_flakycat(code);
     let report = analyze_source(
         Language::Java,
         &wrapped,

@@ -416,7 +416,15 @@ fn eval_on_a_sample_of_each_data_set_resumes_and_its_report_renders() {
     let out = env.data.join("eval");
     let (datasets, out_s) = (datasets.display().to_string(), out.display().to_string());
     // One item per data set, one task per data set: eight LLM requests.
-    let mut args = vec!["eval", "--datasets", &datasets, "--out", &out_s, "--limit", "1"];
+    let mut args = vec![
+        "eval",
+        "--datasets",
+        &datasets,
+        "--out",
+        &out_s,
+        "--limit",
+        "1",
+    ];
     for t in [
         "data_dependency",
         "taint",
@@ -447,5 +455,8 @@ fn eval_on_a_sample_of_each_data_set_resumes_and_its_report_renders() {
     println!("{md}");
     let png = eval_support::screenshot(&out.join("report.html"), &env.data);
     let (colours, ink) = eval_support::png_stats(&png);
-    assert!(colours >= 20 && ink >= 0.02, "blank report: {colours} colours, {ink:.3} ink");
+    assert!(
+        colours >= 20 && ink >= 0.02,
+        "blank report: {colours} colours, {ink:.3} ink"
+    );
 }

@@ -226,8 +226,7 @@ pub fn parse_jsonl(text: &str, errors: &mut Vec<String>) -> Vec<EvalItem> {
 // ---------------------------------------------------------------------------------------------
 // CoRe (data dependency)
 
-/// `(variable, line)`.
-pub type VarLine = (String, usize);
+pub use crate::analysis::dataflow::VarLine;
 
 /// One labelled node of a CoRe label file.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

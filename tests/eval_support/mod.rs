@@ -52,7 +52,11 @@ pub fn png_stats(path: &Path) -> (usize, f64) {
     let mut colours = BTreeSet::new();
     let (mut non_white, mut total) = (0usize, 0usize);
     for px in bytes.chunks(channels) {
-        let rgb = (px[0], px.get(1).copied().unwrap_or(px[0]), px.get(2).copied().unwrap_or(px[0]));
+        let rgb = (
+            px[0],
+            px.get(1).copied().unwrap_or(px[0]),
+            px.get(2).copied().unwrap_or(px[0]),
+        );
         if colours.len() < 10_000 {
             colours.insert(rgb);
         }
@@ -63,4 +67,3 @@ pub fn png_stats(path: &Path) -> (usize, f64) {
     }
     (colours.len(), non_white as f64 / total.max(1) as f64)
 }
-
