@@ -16,7 +16,7 @@
 use crosscheck::analysis::dataflow::{analyze_data_flow, DataFlow, VarLine};
 use crosscheck::syntax::functions::collect_functions;
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The label parser and line helper live in the eval harness's CoRe adapter.

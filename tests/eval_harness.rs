@@ -98,7 +98,7 @@ fn metrics(summary: &RunSummary) -> Metrics {
     )
 }
 
-fn task<'m>(m: &'m Metrics, t: Task) -> &'m TaskMetrics {
+fn task(m: &Metrics, t: Task) -> &TaskMetrics {
     m.tasks
         .iter()
         .find(|x| x.task == t)

@@ -644,6 +644,7 @@ fn read_mutantbench(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
     };
     let mut programs: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut items = Vec::new();
+    let mut misfits: Vec<String> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -665,9 +666,7 @@ fn read_mutantbench(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
             continue;
         };
         let Some(mutant) = apply_unified_diff(&original, diff) else {
-            errors.push(format!(
-                "mutantbench: {id}: the diff does not apply to {program}"
-            ));
+            misfits.push(format!("{id} ({program})"));
             continue;
         };
         items.push(EvalItem {
@@ -683,6 +682,12 @@ fn read_mutantbench(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
                 label: if eq { EQUIVALENT } else { NOT_EQUIVALENT }.to_string(),
             },
         });
+    }
+    if let Some(first) = misfits.first() {
+        errors.push(format!(
+            "mutantbench: {} mutant diff(s) do not apply to their program; skipped (first: {first})",
+            misfits.len()
+        ));
     }
     items
 }

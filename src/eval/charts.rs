@@ -17,6 +17,9 @@ const H: u32 = 420;
 
 type Res = Result<(), String>;
 
+/// One point of [`intervals`]: `(label, value, lo, hi, colour)`.
+pub type IntervalRow = (String, Option<f64>, Option<f64>, Option<f64>, RGBColor);
+
 fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
@@ -253,12 +256,7 @@ pub fn heatmap(title: &str, labels: &[String], matrix: &[Vec<u64>]) -> String {
 
 /// Points with vertical interval bars, one per row `(label, value, lo, hi, colour)`, on the
 /// y range `y`.
-pub fn intervals(
-    title: &str,
-    y_desc: &str,
-    y: (f64, f64),
-    rows: &[(String, Option<f64>, Option<f64>, Option<f64>, RGBColor)],
-) -> String {
+pub fn intervals(title: &str, y_desc: &str, y: (f64, f64), rows: &[IntervalRow]) -> String {
     let mut svg = String::new();
     let drawn = (|| -> Res {
         let root = SVGBackend::with_string(&mut svg, (W, H)).into_drawing_area();

@@ -362,8 +362,8 @@ pub fn compute(results: &[ItemResult], opts: &BootstrapOptions, cancel: &Cancel)
     }
 
     // Strategy ablation of the LLM column.
-    let mut by_model: BTreeMap<(String, Task, String), Vec<(&Key, &Vec<&ItemResult>)>> =
-        BTreeMap::new();
+    type Combos<'k> = Vec<(&'k Key, &'k Vec<&'k ItemResult>)>;
+    let mut by_model: BTreeMap<(String, Task, String), Combos<'_>> = BTreeMap::new();
     for (key, rows) in &groups {
         if rows.iter().any(|r| r.llm.is_some()) {
             by_model

@@ -463,7 +463,8 @@ pub fn run_eval(
                 runtime.block_on(runner.run(job.item))
             };
             match outcome {
-                JobOutcome::Done(mut r) => {
+                JobOutcome::Done(r) => {
+                    let mut r = *r;
                     r.strategy = s;
                     r.shots = sh;
                     r.model = model.clone();
@@ -531,7 +532,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 enum JobOutcome {
-    Done(ItemResult),
+    Done(Box<ItemResult>),
     SkippedBudget,
     SkippedFailure,
     LlmFailed(LlmError),
@@ -576,7 +577,7 @@ fn not_applicable(item: &EvalItem, why: String) -> JobOutcome {
     let mut r = base_result(item);
     r.status = "not_applicable".into();
     r.error = Some(why);
-    JobOutcome::Done(r)
+    JobOutcome::Done(Box::new(r))
 }
 
 impl Runner<'_> {
@@ -674,7 +675,7 @@ impl Runner<'_> {
             }
         };
         if self.clients.is_empty() {
-            return JobOutcome::Done(r);
+            return JobOutcome::Done(Box::new(r));
         }
         let engine = Engine {
             prompts: self.prompts,
@@ -735,7 +736,7 @@ impl Runner<'_> {
                         ..Column::default()
                     });
                 }
-                JobOutcome::Done(r)
+                JobOutcome::Done(Box::new(r))
             }
             Err(CheckError::Llm(e)) => JobOutcome::LlmFailed(e),
             Err(e) => {
@@ -757,7 +758,7 @@ impl Runner<'_> {
                     r.llm = Some(zero.clone());
                     r.hybrid = Some(zero);
                 }
-                JobOutcome::Done(r)
+                JobOutcome::Done(Box::new(r))
             }
         }
     }
@@ -783,7 +784,7 @@ impl Runner<'_> {
         let mut r = base_result(item);
         r.analyzer = Column::label(static_cat.clone(), gold);
         if self.clients.is_empty() {
-            return JobOutcome::Done(r);
+            return JobOutcome::Done(Box::new(r));
         }
         let parsed = ParsedFile::parse_with_cancel(item.language, item.code.clone(), self.cancel);
         let functions = collect_functions(&parsed);
@@ -836,7 +837,7 @@ impl Runner<'_> {
                 let hybrid = static_cat.or_else(|| ans.stable_label());
                 r.llm = Some(Column::label(ans.label, gold));
                 r.hybrid = Some(Column::label(hybrid, gold));
-                JobOutcome::Done(r)
+                JobOutcome::Done(Box::new(r))
             }
             Err(e) => JobOutcome::LlmFailed(e),
         }
@@ -854,7 +855,7 @@ impl Runner<'_> {
         let mut r = base_result(item);
         r.analyzer = Column::label(det.clone(), gold);
         if self.clients.is_empty() {
-            return JobOutcome::Done(r);
+            return JobOutcome::Done(Box::new(r));
         }
         let labels = if item.task == Task::EquivalentMutant {
             ["original", "mutant"]
@@ -898,7 +899,7 @@ impl Runner<'_> {
                 let hybrid = det.or_else(|| ans.stable_label());
                 r.llm = Some(Column::label(ans.label, gold));
                 r.hybrid = Some(Column::label(hybrid, gold));
-                JobOutcome::Done(r)
+                JobOutcome::Done(Box::new(r))
             }
             Err(e) => JobOutcome::LlmFailed(e),
         }
