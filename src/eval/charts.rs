@@ -371,7 +371,7 @@ mod tests {
         assert!(bars.contains("<rect"), "a bar is drawn");
         let heat = heatmap("h", &["a".into(), "b".into()], &[vec![1, 0], vec![0, 2]]);
         assert!(
-            heat.contains("<rect") && heat.contains(">2<"),
+            heat.contains("<rect") && heat.contains(">\n2\n</text>"),
             "cells and counts"
         );
         let iv = intervals(
