@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod crosscheck;
+pub mod eval;
 pub mod llm;
 pub mod lsp;
 pub mod stats;

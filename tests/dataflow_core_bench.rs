@@ -16,82 +16,13 @@
 use crosscheck::analysis::dataflow::{analyze_data_flow, DataFlow, VarLine};
 use crosscheck::syntax::functions::collect_functions;
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Default)]
-struct LabelNode {
-    reset: bool,
-    datadep: BTreeSet<VarLine>,
-    controldep_lines: BTreeSet<usize>,
-}
-
-fn parse_var_line(s: &str) -> Option<VarLine> {
-    let mut it = s.split_whitespace();
-    let var = it.next()?.trim_end_matches(':');
-    let line = it.next()?.trim_end_matches(':').parse().ok()?;
-    Some((var.to_string(), line))
-}
-
-/// Parses the small YAML subset the label files use.
-fn parse_label(text: &str) -> BTreeMap<VarLine, LabelNode> {
-    let mut out: BTreeMap<VarLine, LabelNode> = BTreeMap::new();
-    let mut in_vars = false;
-    let mut current: Option<VarLine> = None;
-    let mut section = "";
-    for raw in text.lines() {
-        let indent = raw.len() - raw.trim_start().len();
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if indent == 0 {
-            in_vars = line.starts_with("variables:");
-            current = None;
-            continue;
-        }
-        if !in_vars {
-            continue;
-        }
-        if let Some(item) = line.strip_prefix("- ") {
-            if let (Some(cur), Some(dep)) = (&current, parse_var_line(item)) {
-                let node = out.entry(cur.clone()).or_default();
-                match section {
-                    "datadep" => {
-                        node.datadep.insert(dep);
-                    }
-                    "controldep" => {
-                        node.controldep_lines.insert(dep.1);
-                    }
-                    _ => {}
-                }
-            }
-            continue;
-        }
-        if let Some((key, value)) = line.split_once(':') {
-            let value = value.trim();
-            match key.trim() {
-                "datadep" => section = "datadep",
-                "controldep" => section = "controldep",
-                "reset" => {
-                    if let Some(cur) = &current {
-                        out.entry(cur.clone()).or_default().reset = value != "False";
-                    }
-                    section = "";
-                }
-                k => {
-                    if let Some(vl) = parse_var_line(k) {
-                        out.entry(vl.clone()).or_default().reset = true;
-                        current = Some(vl);
-                        section = "";
-                    }
-                }
-            }
-            let _ = value;
-        }
-    }
-    out
-}
+/// The label parser and line helper live in the eval harness's CoRe adapter.
+use crosscheck::eval::adapters::{
+    core_function_lines as function_lines, parse_core_label as parse_label,
+};
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Counts {
@@ -135,14 +66,6 @@ impl Counts {
         };
         (p, r, f)
     }
-}
-
-/// `codenet_p00127_s030774702_ope_line_5_39` -> (5, 39).
-fn function_lines(stem: &str) -> Option<(usize, usize)> {
-    let mut parts = stem.rsplitn(3, '_');
-    let end = parts.next()?.parse().ok()?;
-    let start = parts.next()?.parse().ok()?;
-    Some((start, end))
 }
 
 /// `$CORE_BENCH_DIR` if set, else `../shared/datasets/core_bench` from the crate root.

@@ -34,7 +34,7 @@ fn predict(code: &str, known_flaky: bool) -> Option<Category> {
 }
 
 fn analyse(code: &str, known_flaky: bool) -> Option<crosscheck::analysis::flaky::FlakyTest> {
-    let wrapped = format!("class FlakyCatCase {{\n{code}\n}}\n");
+    let wrapped = crosscheck::eval::adapters::wrap_flakycat(code);
     let report = analyze_source(
         Language::Java,
         &wrapped,

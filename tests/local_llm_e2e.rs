@@ -13,8 +13,13 @@
 //! deterministic diagnostics and hovers answer at once while the model is still thinking, edits
 //! keep flowing, and the model's cross-check lands in the hover and in the store.
 //!
+//! A fourth runs `crosscheck eval` on one item of each public data set (one task each, eight
+//! requests), reruns it (resumed: no request), and screenshots its HTML report in headless
+//! Chromium.
+//!
 //! Without `CROSSCHECK_LLM_BASE_URL` they fail rather than skip: they only run when asked for.
 
+mod eval_support;
 mod lsp_process;
 
 use serde_json::{json, Value};
@@ -401,4 +406,57 @@ async fn the_language_server_answers_at_once_and_merges_the_real_model_when_it_a
     );
     assert!(text.contains("CFG cross-check"), "{text}");
     lsp_process::stop(s, quick).await;
+}
+
+#[test]
+#[ignore = "needs the local LLM server; .ci/run starts it and runs this with --ignored"]
+fn eval_on_a_sample_of_each_data_set_resumes_and_its_report_renders() {
+    let env = local_env();
+    let datasets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets");
+    let out = env.data.join("eval");
+    let (datasets, out_s) = (datasets.display().to_string(), out.display().to_string());
+    // One item per data set, one task per data set: eight LLM requests.
+    let mut args = vec![
+        "eval",
+        "--datasets",
+        &datasets,
+        "--out",
+        &out_s,
+        "--limit",
+        "1",
+    ];
+    for t in [
+        "data_dependency",
+        "taint",
+        "points_to",
+        "equivalent_mutant",
+        "equivalence",
+        "flaky_root_cause",
+    ] {
+        args.extend(["--task", t]);
+    }
+    let run = |label: &str| -> Value {
+        let t0 = Instant::now();
+        let o = crosscheck(&env, &args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{label}: {stderr}");
+        let v: Value = serde_json::from_slice(&o.stdout).expect("JSON summary");
+        println!("eval {label}: {v} in {:.1}s", t0.elapsed().as_secs_f64());
+        v
+    };
+    let first = run("first run");
+    assert_eq!(first["items"], json!(8), "{first}");
+    assert!(first["requests"].as_u64().unwrap() >= 1, "{first}");
+    assert!(first["requests"].as_u64().unwrap() <= 12, "{first}");
+    let second = run("rerun");
+    assert_eq!(second["requests"], json!(0), "resumed: {second}");
+    assert_eq!(second["resumed"], first["answered"], "{second}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    println!("{md}");
+    let png = eval_support::screenshot(&out.join("report.html"), &env.data);
+    let (colours, ink) = eval_support::png_stats(&png);
+    assert!(
+        colours >= 20 && ink >= 0.02,
+        "blank report: {colours} colours, {ink:.3} ink"
+    );
 }

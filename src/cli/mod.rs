@@ -6,6 +6,7 @@ pub mod ask;
 pub mod bench;
 pub mod check;
 pub mod equiv;
+pub mod eval;
 pub mod flaky;
 pub mod inputs;
 pub mod lsp;
@@ -47,6 +48,8 @@ pub enum Command {
     Flaky(flaky::FlakyArgs),
     /// Are two functions equivalent? Normalisation proof, differential testing, then the LLM.
     Equiv(equiv::EquivArgs),
+    /// Evaluate analyzer, LLM and hybrid on data sets: reports (Markdown, HTML, CSV).
+    Eval(eval::EvalArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
@@ -68,6 +71,8 @@ pub enum SchemaKind {
     Analyze,
     /// The settings an editor may send to `crosscheck lsp` (VS Code `contributes.configuration`).
     LspSettings,
+    /// One line of `crosscheck eval --jsonl` input.
+    EvalItem,
 }
 
 /// Writes to stdout, treating a closed pipe (`crosscheck analyze x | head`) as success.
@@ -115,12 +120,16 @@ pub fn run(cli: Cli) -> i32 {
         Command::Check(args) => check::run(args),
         Command::Flaky(args) => flaky::run(args),
         Command::Equiv(args) => equiv::run(args),
+        Command::Eval(args) => eval::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::BenchLsp(args) => lsp::run_bench(args),
         Command::Schema { which } => match which {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
+                .map(|_| 0)
+                .map_err(Into::into),
+            SchemaKind::EvalItem => print_stdout(crate::eval::adapters::EVAL_ITEM_SCHEMA)
                 .map(|_| 0)
                 .map_err(Into::into),
             SchemaKind::LspSettings => print_stdout(&format!(
