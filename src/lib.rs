@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod crosscheck;
+pub mod exec;
 pub mod llm;
 pub mod lsp;
 pub mod stats;

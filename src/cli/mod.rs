@@ -9,6 +9,7 @@ pub mod equiv;
 pub mod flaky;
 pub mod inputs;
 pub mod lsp;
+pub mod mutants;
 pub mod stats;
 pub mod telemetry;
 
@@ -47,6 +48,8 @@ pub enum Command {
     Flaky(flaky::FlakyArgs),
     /// Are two functions equivalent? Normalisation proof, differential testing, then the LLM.
     Equiv(equiv::EquivArgs),
+    /// Are the surviving mutants equivalent? MutantBench, EqBench, cargo-mutants, mutmut, PIT.
+    Mutants(mutants::MutantsArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
@@ -115,6 +118,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Check(args) => check::run(args),
         Command::Flaky(args) => flaky::run(args),
         Command::Equiv(args) => equiv::run(args),
+        Command::Mutants(args) => mutants::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
         Command::Lsp(args) => lsp::run(args),
