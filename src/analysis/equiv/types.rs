@@ -508,6 +508,8 @@ pub fn parse_type(lang: Language, decl: &str) -> Ty {
     match lang {
         Language::Python => parse_python_type(&t),
         Language::Java => {
+            // `java.lang.String` is `String`.
+            let t = t.strip_prefix("java.lang.").unwrap_or(&t).to_string();
             if let Some(inner) = t.strip_suffix("[]") {
                 return Ty::List(Box::new(parse_type(lang, inner)));
             }
@@ -898,6 +900,16 @@ mod tests {
         let err = select_function(&two, None).unwrap_err();
         assert!(err.contains("FILE:function"), "{err}");
         assert_eq!(select_function(&two, Some("g")).unwrap().name, "g");
+    }
+
+    #[test]
+    fn java_lang_qualified_types_are_their_simple_names() {
+        assert_eq!(parse_type(Language::Java, "java.lang.String"), Ty::Str);
+        assert_eq!(
+            parse_type(Language::Java, "java.lang.String[]"),
+            Ty::List(Box::new(Ty::Str))
+        );
+        assert_eq!(parse_type(Language::Java, "java.util.Map"), Ty::Unknown);
     }
 
     fn sig(lang: Language, src: &str) -> Signature {
