@@ -100,7 +100,10 @@ fn c_mutants_compile_under_ubsan_and_are_classified() {
     let neq = mutant(mutantbench(), "c-swap");
     assert_eq!(neq["verdict"], "not_equivalent", "{neq}");
     let c = &neq["counterexample"];
-    let (a, b) = (c["inputs"][0].as_i64().unwrap(), c["inputs"][1].as_i64().unwrap());
+    let (a, b) = (
+        c["inputs"][0].as_i64().unwrap(),
+        c["inputs"][1].as_i64().unwrap(),
+    );
     assert!(a > b, "the swapped branch runs only when a > b: {c}");
     assert_eq!(c["a"].as_i64().unwrap(), -c["b"].as_i64().unwrap());
 }
@@ -207,11 +210,18 @@ fn cargo_mutants_lists_only_missed_mutants_and_explains_rust() {
         "--no-llm",
     ]);
     let ms = out["mutants"].as_array().unwrap();
-    assert_eq!(ms.len(), 2, "the caught mutant and the baseline are skipped");
+    assert_eq!(
+        ms.len(),
+        2,
+        "the caught mutant and the baseline are skipped"
+    );
     let fnvalue = mutant(&out, "src/lib.rs:2:5: replace add -> i32 with 0");
     assert_eq!(fnvalue["verdict"], "unknown");
     // The diff from diff_path applied; Rust itself is what cannot be run.
-    assert!(notes(fnvalue).contains("language not supported"), "{fnvalue}");
+    assert!(
+        notes(fnvalue).contains("language not supported"),
+        "{fnvalue}"
+    );
     let stale = mutant(&out, "src/lib.rs:6:7: replace > with >= in is_positive");
     assert!(notes(stale).contains("does not apply"), "{stale}");
 }
@@ -226,7 +236,11 @@ fn mutmut3_survivors_are_rebuilt_and_classified() {
     assert_eq!(eq["function"], "clamp");
     let neq = mutant(&out, "lib.x_clamp__mutmut_2");
     assert_eq!(neq["verdict"], "not_equivalent", "{neq}");
-    assert_eq!(neq["counterexample"]["b"], Value::Null, "the mutant returns None");
+    assert_eq!(
+        neq["counterexample"]["b"],
+        Value::Null,
+        "the mutant returns None"
+    );
     let method = mutant(&out, "lib.xǁCounterǁbump__mutmut_1");
     assert_eq!(method["verdict"], "unknown");
     assert!(notes(method).contains("method mutant"));
@@ -298,7 +312,12 @@ fn unreadable_input_is_an_error_not_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mutants.jsonl"), "{err}");
     let garbage = common::run_with_deadline(
-        &["mutants", "--cargo-mutants", "pit/mutations.xml", "--no-llm"],
+        &[
+            "mutants",
+            "--cargo-mutants",
+            "pit/mutations.xml",
+            "--no-llm",
+        ],
         &fixtures(),
         Duration::from_secs(60),
     );

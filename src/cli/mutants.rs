@@ -265,7 +265,12 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<i32> {
             det.add(e, v.deterministic.name());
             hybrid.add(e, v.verdict.name());
             let l = by_lang
-                .entry(v.language.map(|l| l.name()).unwrap_or("unknown").to_string())
+                .entry(
+                    v.language
+                        .map(|l| l.name())
+                        .unwrap_or("unknown")
+                        .to_string(),
+                )
                 .or_default();
             l.0.add(e, v.deterministic.name());
             l.1.add(e, v.verdict.name());

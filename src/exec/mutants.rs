@@ -134,9 +134,8 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         Target::Name(n) => (Pick::Name(n), Pick::Name(n)),
         Target::Lines { original, mutated } => (Pick::Line(*original), Pick::Line(*mutated)),
     };
-    let sides = side_from_text(&case.path, language, case.original.clone(), pa).and_then(|a| {
-        side_from_text(&case.path, language, mutated, pb).map(|b| (a, b))
-    });
+    let sides = side_from_text(&case.path, language, case.original.clone(), pa)
+        .and_then(|a| side_from_text(&case.path, language, mutated, pb).map(|b| (a, b)));
     let (a, b) = match sides {
         Ok(s) => s,
         Err(e) => {
@@ -204,7 +203,11 @@ fn diff_case(
                     mutated: applied.first_new,
                 },
             ),
-            Err(e) => (text, Err(format!("the diff does not apply: {e}")), Target::Auto),
+            Err(e) => (
+                text,
+                Err(format!("the diff does not apply: {e}")),
+                Target::Auto,
+            ),
         },
     };
     MutantCase {

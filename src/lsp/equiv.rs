@@ -96,7 +96,9 @@ pub fn changed_function(buffer: &ParsedFile, line: usize, head: &str) -> Option<
     }
     let f = crate::exec::equiv::function_at_line(buffer, line)?;
     let old = ParsedFile::parse(buffer.language, head.to_string());
-    let before = collect_functions(&old).into_iter().find(|g| g.name == f.name)?;
+    let before = collect_functions(&old)
+        .into_iter()
+        .find(|g| g.name == f.name)?;
     let changed = old.node_text(before.node) != buffer.node_text(f.node);
     changed.then(|| (f.name.clone(), f.start_line))
 }
@@ -200,7 +202,9 @@ pub async fn execute(
         .get(&uri)
         .map(|d| (d.version, d.language, d.text().to_string(), d.parsed()));
     let Some((version, Some(language), text, Some(parsed))) = doc else {
-        return Ok(json!({"status": "failed", "message": "the document is not open or not analysed"}));
+        return Ok(
+            json!({"status": "failed", "message": "the document is not open or not analysed"}),
+        );
     };
     let Some(path) = crate::lsp::workspace::file_path(&uri) else {
         return Ok(json!({"status": "failed", "message": "not a file on disk"}));

@@ -52,7 +52,10 @@ fn parse_hunks(diff: &str) -> Result<Vec<Hunk>, String> {
         if l.starts_with("--- ") || l.starts_with("+++ ") {
             // A new file's headers inside a multi-file diff: this module patches one file.
             if l.starts_with("--- ") && !h.lines.is_empty() {
-                return Err(format!("diff line {}: the diff touches several files", i + 1));
+                return Err(format!(
+                    "diff line {}: the diff touches several files",
+                    i + 1
+                ));
             }
             continue;
         }
@@ -69,10 +72,7 @@ fn parse_hunks(diff: &str) -> Result<Vec<Hunk>, String> {
     if hunks.is_empty() {
         return Err("no hunk (`@@ -N +M @@`) in the diff".into());
     }
-    if hunks
-        .iter()
-        .all(|h| h.lines.iter().all(|(t, _)| *t == ' '))
-    {
+    if hunks.iter().all(|h| h.lines.iter().all(|(t, _)| *t == ' ')) {
         return Err("the diff changes nothing".into());
     }
     Ok(hunks)
@@ -236,7 +236,9 @@ pub fn mutmut_pair(module: &str, key: &str) -> Result<MutmutPair, String> {
     }
     let orig = target_orig.ok_or_else(|| format!("`{orig_name}` not found in the module"))?;
     let muta = target_mut.ok_or_else(|| format!("`{mut_name}` not found in the module"))?;
-    let rename = |def: &str, from: &str, to: &str| def.replacen(&format!("def {from}("), &format!("def {to}("), 1);
+    let rename = |def: &str, from: &str, to: &str| {
+        def.replacen(&format!("def {from}("), &format!("def {to}("), 1)
+    };
     let build = |target: String, from: &str| {
         let mut parts = common.clone();
         for (f, t) in &origs {
@@ -411,8 +413,8 @@ mod tests {
 
     #[test]
     fn finds_a_hunk_whose_line_number_is_off() {
-        let a = apply_unified_diff(PROGRAM, "@@ -1 +1 @@\n-    return y;\n+    return -y;\n")
-            .unwrap();
+        let a =
+            apply_unified_diff(PROGRAM, "@@ -1 +1 @@\n-    return y;\n+    return -y;\n").unwrap();
         assert!(a.text.contains("return -y;"));
         assert_eq!(a.first_old, 3);
     }
