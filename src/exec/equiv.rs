@@ -267,6 +267,11 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
 fn python_exe() -> String {
     static EXE: OnceLock<String> = OnceLock::new();
     EXE.get_or_init(|| {
+        // As `nobody` (see `sandbox`), an interpreter under root's home is out of reach: take
+        // the system one.
+        if sandbox::processes_limited() && Path::new("/usr/bin/python3").exists() {
+            return "/usr/bin/python3".into();
+        }
         std::process::Command::new("python3")
             .args(["-c", "import sys; print(sys.executable)"])
             .output()
