@@ -109,6 +109,16 @@ fn c_mutants_compile_under_ubsan_and_are_classified() {
 }
 
 #[test]
+fn a_c_function_named_main_is_tested_as_a_function_not_the_harness_entry() {
+    // Calling `main` from the harness used to re-enter the harness, which forks per input.
+    let m = mutant(mutantbench(), "c-main-min");
+    assert_eq!(m["function"], "main");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    let c = &m["counterexample"];
+    assert_ne!(c["inputs"][0], c["inputs"][1], "{c}");
+}
+
+#[test]
 fn java_mutant_is_refuted() {
     let m = mutant(mutantbench(), "java-sign");
     assert_eq!(m["verdict"], "not_equivalent", "{m}");
@@ -148,24 +158,25 @@ fn a_line_that_is_not_json_and_a_path_escaping_programs_are_unknown() {
 #[test]
 fn summary_reports_accuracy_per_class_and_the_decision_gap() {
     let s = &mutantbench()["summary"];
-    assert_eq!(s["count"], 12);
+    assert_eq!(s["count"], 13);
     let d = &s["deterministic"];
-    // 11 labelled rows (the non-JSON line has no label): 6 equivalent, 5 not.
-    assert_eq!(d["labelled"], 11);
+    // 12 labelled rows (the non-JSON line has no label): 6 equivalent, 6 not.
+    assert_eq!(d["labelled"], 12);
     assert_eq!(d["equivalent"]["total"], 6);
-    assert_eq!(d["non_equivalent"]["total"], 5);
+    assert_eq!(d["non_equivalent"]["total"], 6);
     // Right: py-commute, py-boundary-equivalent, py-double, c-boundary-equivalent (4 of 6);
-    // py-return, c-swap, java-sign (3 of 5). The hostile rows are unknown and count as wrong.
+    // py-return, c-swap, java-sign, c-main-min (4 of 6). The hostile rows are unknown and
+    // count as wrong.
     assert_eq!(d["equivalent"]["right"], 4);
-    assert_eq!(d["non_equivalent"]["right"], 3);
+    assert_eq!(d["non_equivalent"]["right"], 4);
     let gap = d["decision_gap"].as_f64().unwrap();
-    assert!((gap - (3.0 / 5.0 - 4.0 / 6.0)).abs() < 1e-9, "{gap}");
-    assert!((d["accuracy"].as_f64().unwrap() - 7.0 / 11.0).abs() < 1e-9);
+    assert!(gap.abs() < 1e-9, "{gap}");
+    assert!((d["accuracy"].as_f64().unwrap() - 8.0 / 12.0).abs() < 1e-9);
     assert_eq!(d["unknown"], 4);
     assert_eq!(d["proved"], 1);
     assert_eq!(d["proved_on_non_equivalent"], 0);
     assert_eq!(s["hybrid"], Value::Null, "--no-llm has no hybrid column");
-    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 2);
+    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 3);
     assert!(s["mutants_per_minute"].as_f64().unwrap() > 0.0);
 }
 
