@@ -219,6 +219,21 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             };
         }
     };
+    // In C and C++ a process killed by a signal (SIGSEGV, SIGBUS, SIGABRT from the stack
+    // protector or the allocator) almost always hit undefined behaviour that UBSan does not
+    // see (out-of-bounds access: AddressSanitizer cannot run under the address-space limit), so
+    // such inputs are discarded like UBSan reports, never counted as counterexamples.
+    let ub_crashes = |side: &Side, mut o: Vec<Outcome>| {
+        if matches!(side.language, Language::C | Language::Cpp) {
+            for x in &mut o {
+                if matches!(x, Outcome::Crash(c) if c.starts_with("signal")) {
+                    *x = Outcome::Undefined;
+                }
+            }
+        }
+        o
+    };
+    let (oa, ob) = (ub_crashes(a, oa), ub_crashes(b, ob));
     let sides = Sides {
         cross_language: a.language != b.language,
         ret_a: &a.sig.ret,
