@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod cli;
 pub mod crosscheck;
 pub mod eval;
+pub mod exec;
 pub mod llm;
 pub mod lsp;
 pub mod stats;

@@ -35,7 +35,7 @@ fn rank(module: &str) -> Option<u8> {
         "stats" => 0,
         "analysis" => 1,
         "llm" | "crosscheck" | "prompts" => 2,
-        "telemetry" | "store" | "config" | "eval" => 3,
+        "telemetry" | "store" | "config" | "eval" | "exec" => 3,
         "lsp" | "cli" | "main" | "lib" => 4,
         _ => return None,
     })

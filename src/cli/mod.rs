@@ -10,6 +10,7 @@ pub mod eval;
 pub mod flaky;
 pub mod inputs;
 pub mod lsp;
+pub mod mutants;
 pub mod stats;
 pub mod telemetry;
 
@@ -50,6 +51,8 @@ pub enum Command {
     Equiv(equiv::EquivArgs),
     /// Evaluate analyzer, LLM and hybrid on data sets: reports (Markdown, HTML, CSV).
     Eval(eval::EvalArgs),
+    /// Are the surviving mutants equivalent? MutantBench, EqBench, cargo-mutants, mutmut, PIT.
+    Mutants(mutants::MutantsArgs),
     /// Agreement statistics over paired labels (kappa, Scott's pi, AC1, PABAK, F1, McNemar, ...).
     Stats(stats::StatsArgs),
     /// The telemetry store: export, import, summary, labels, pruning.
@@ -121,6 +124,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Flaky(args) => flaky::run(args),
         Command::Equiv(args) => equiv::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Mutants(args) => mutants::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
         Command::Lsp(args) => lsp::run(args),

@@ -11,6 +11,7 @@
 //! * [`config`]: configuration sources, precedence, the workspace trust boundary.
 //! * [`exclusions`]: exclusion patterns and `.gitignore`.
 //! * [`engine`]: runs the deterministic core on a document.
+//! * [`equiv`]: the "check equivalence with git HEAD" code action.
 //! * [`flaky`]: flaky-test hints (code lens, hover, explain command).
 //! * [`findings`]: the internal finding shape, providers, suppression comments.
 //! * [`diagnostics`]: tiers, presentation, conversion to LSP diagnostics.
@@ -30,6 +31,7 @@ pub mod diagnostics;
 pub mod documents;
 pub mod encoding;
 pub mod engine;
+pub mod equiv;
 pub mod exclusions;
 pub mod findings;
 pub mod flaky;

@@ -50,13 +50,15 @@ pub mod commands {
     pub const EXPLAIN: &str = "crosscheck.explain";
     pub const COMPARE_CFG: &str = "crosscheck.compareCfg";
     pub const EXPLAIN_FLAKY: &str = "crosscheck.explainFlaky";
-    pub const ALL: [&str; 6] = [
+    pub const CHECK_EQUIVALENCE: &str = "crosscheck.checkEquivalence";
+    pub const ALL: [&str; 7] = [
         SUPPRESS,
         MARK_CORRECT,
         MARK_INCORRECT,
         EXPLAIN,
         COMPARE_CFG,
         EXPLAIN_FLAKY,
+        CHECK_EQUIVALENCE,
     ];
 }
 
@@ -940,7 +942,7 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> RpcResult<Option<CodeActionResponse>> {
-        Ok(handlers::code_action::handle(&self.state, params))
+        Ok(handlers::code_action::handle(&self.state, params).await)
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> RpcResult<Option<Vec<CodeLens>>> {

@@ -4,6 +4,7 @@
 //! module stays pure and deterministic.
 
 pub mod inputs;
+pub mod mutant;
 pub mod normal;
 pub mod types;
 pub mod value;

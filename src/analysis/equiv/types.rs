@@ -164,6 +164,45 @@ pub fn select_function<'t>(
     }
 }
 
+/// The declared type of K&R parameter `name` (the `declaration`s between a C function's
+/// declarator and its body), as written without the name: `unsigned int`, `char *`.
+fn kr_declaration(file: &ParsedFile, def: Node<'_>, name: &str) -> Option<String> {
+    let mut c = def.walk();
+    for d in def.children(&mut c) {
+        if d.kind() != "declaration" {
+            continue;
+        }
+        let Some(first) = d.child_by_field_name("declarator") else {
+            continue;
+        };
+        let ty = file
+            .text
+            .get(d.start_byte()..first.start_byte())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let mut dc = d.walk();
+        for decl in d.children_by_field_name("declarator", &mut dc) {
+            let Some(id) = innermost_identifier(decl) else {
+                continue;
+            };
+            if file.node_text(id) != name {
+                continue;
+            }
+            let text = file.node_text(decl);
+            let start = id.start_byte().saturating_sub(decl.start_byte());
+            let end = id.end_byte().saturating_sub(decl.start_byte());
+            let rest = format!(
+                "{}{}",
+                text.get(..start).unwrap_or(""),
+                text.get(end..).unwrap_or("")
+            );
+            return Some(format!("{ty} {}", rest.trim()).trim().to_string());
+        }
+    }
+    None
+}
+
 /// Reads the signature of a function.
 pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, String> {
     let lang = file.language;
@@ -331,6 +370,13 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                         raw_decls.push((name, decl));
                     }
                     "comment" => {}
+                    // K&R definition: `int f(a, b) int a; char *b; { ... }`.
+                    "identifier" => {
+                        let name = file.node_text(p).to_string();
+                        let decl = kr_declaration(file, func.node, &name)
+                            .unwrap_or_else(|| "int".to_string());
+                        raw_decls.push((name, decl));
+                    }
                     "variadic_parameter" => {
                         return Err("variadic functions are not supported".into())
                     }
@@ -508,6 +554,8 @@ pub fn parse_type(lang: Language, decl: &str) -> Ty {
     match lang {
         Language::Python => parse_python_type(&t),
         Language::Java => {
+            // `java.lang.String` is `String`.
+            let t = t.strip_prefix("java.lang.").unwrap_or(&t).to_string();
             if let Some(inner) = t.strip_suffix("[]") {
                 return Ty::List(Box::new(parse_type(lang, inner)));
             }
@@ -898,6 +946,41 @@ mod tests {
         let err = select_function(&two, None).unwrap_err();
         assert!(err.contains("FILE:function"), "{err}");
         assert_eq!(select_function(&two, Some("g")).unwrap().name, "g");
+    }
+
+    #[test]
+    fn k_and_r_parameters_take_their_types_from_the_declarations() {
+        let s = sig(
+            Language::C,
+            "int tri(a, b, s)\nunsigned int a;\nint b;\nchar *s;\n{\n  return a + b;\n}\n",
+        );
+        let names: Vec<&str> = s.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "s"]);
+        assert_eq!(
+            s.params[0].ty,
+            Ty::Int {
+                bits: 32,
+                signed: false
+            }
+        );
+        assert_eq!(
+            s.params[1].ty,
+            Ty::Int {
+                bits: 32,
+                signed: true
+            }
+        );
+        assert_eq!(s.params[2].ty, Ty::Str);
+    }
+
+    #[test]
+    fn java_lang_qualified_types_are_their_simple_names() {
+        assert_eq!(parse_type(Language::Java, "java.lang.String"), Ty::Str);
+        assert_eq!(
+            parse_type(Language::Java, "java.lang.String[]"),
+            Ty::List(Box::new(Ty::Str))
+        );
+        assert_eq!(parse_type(Language::Java, "java.util.Map"), Ty::Unknown);
     }
 
     fn sig(lang: Language, src: &str) -> Signature {

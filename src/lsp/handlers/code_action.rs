@@ -1,6 +1,8 @@
 //! `textDocument/codeAction`: for each crosscheck diagnostic in the range, "suppress" (an
 //! inline `crosscheck: ignore[rule]` comment on the line above), "mark correct" and "mark
-//! incorrect" (human labels); for the function at the cursor, "explain" and "compare CFG".
+//! incorrect" (human labels); for the function at the cursor, "explain", "compare CFG" and,
+//! when it differs from its committed version, "check equivalence with git HEAD"
+//! ([`crate::lsp::equiv`]; git runs on the blocking pool).
 //! Diagnostics are matched against what the server last published, so clients that do not
 //! echo `data` back still get every action.
 
@@ -48,7 +50,7 @@ pub fn suppress_edit(
     })
 }
 
-pub fn handle(state: &Arc<State>, params: CodeActionParams) -> Option<CodeActionResponse> {
+pub async fn handle(state: &Arc<State>, params: CodeActionParams) -> Option<CodeActionResponse> {
     let uri = params.text_document.uri.clone();
     let key = uri.as_str().to_string();
     let range = params.range;
@@ -119,6 +121,40 @@ pub fn handle(state: &Arc<State>, params: CodeActionParams) -> Option<CodeAction
                     title,
                     command: cmd.to_string(),
                     arguments: Some(vec![args.clone()]),
+                }));
+            }
+        }
+        // A function that differs from its version at git HEAD: refactoring safety.
+        if let Some(path) = crate::lsp::workspace::file_path(&key) {
+            let line = range.start.line as usize + 1;
+            let differs = crate::exec::equiv::function_at_line(&parsed, line).is_some()
+                && matches!(
+                    parsed.language,
+                    crate::syntax::Language::Python
+                        | crate::syntax::Language::Java
+                        | crate::syntax::Language::C
+                        | crate::syntax::Language::Cpp
+                );
+            let head = if differs {
+                crate::lsp::equiv::head_text_cached(&path).await.ok()
+            } else {
+                None
+            };
+            if let Some((name, _)) =
+                head.and_then(|h| crate::lsp::equiv::changed_function(&parsed, line, &h))
+            {
+                let version = lock(&state.docs).version(&key);
+                actions.push(CodeActionOrCommand::Command(Command {
+                    title: format!(
+                        "crosscheck: check equivalence of `{name}` with the version at git HEAD"
+                    ),
+                    command: commands::CHECK_EQUIVALENCE.to_string(),
+                    arguments: Some(vec![json!({
+                        "uri": key,
+                        "line": range.start.line,
+                        "character": range.start.character,
+                        "version": version,
+                    })]),
                 }));
             }
         }

@@ -40,6 +40,7 @@ pub async fn handle(state: &Arc<State>, params: ExecuteCommandParams) -> RpcResu
         commands::EXPLAIN => llm_command(state, &a, false).await?,
         commands::COMPARE_CFG => llm_command(state, &a, true).await?,
         commands::EXPLAIN_FLAKY => explain_flaky(state, &a).await?,
+        commands::CHECK_EQUIVALENCE => crate::lsp::equiv::execute(state, &a).await?,
         other => return Err(invalid(&format!("unknown command `{other}`"))),
     };
     Ok(Some(result))

@@ -3,7 +3,11 @@
 //! options), no network (`unshare -n`, or `unshare -rn` for unprivileged users, when the kernel
 //! allows it; otherwise the code runs with the host's network and [`network_isolated`] reports
 //! it), an address-space limit (`ulimit -v` through `sh -c`), no core dumps, and a wall-clock
-//! timeout after which the process is killed.
+//! timeout after which the process is killed. When crosscheck runs as root, the code under
+//! test (and its compiler) runs as `nobody` through `setpriv`, in a directory handed to
+//! `nobody`, with at most [`MAX_PROCESSES`] processes (`prlimit --nproc`, which does not bind root):
+//! a mutant that forks in a loop cannot take the machine down. Without `setpriv` (or as a
+//! non-root user) the process count is not limited.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -47,6 +51,54 @@ fn unshare_prefix() -> &'static [&'static str] {
         }
         Vec::new()
     })
+}
+
+/// Process (and thread) limit of the unprivileged user the code runs as, when dropping from root.
+pub const MAX_PROCESSES: u32 = 512;
+
+const NOBODY: u32 = 65534;
+
+/// `prlimit` + `setpriv` arguments that cap the process count and drop root to `nobody`, when
+/// running as root and both tools work.
+fn drop_prefix() -> &'static [String] {
+    static PREFIX: OnceLock<Vec<String>> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+            if !root {
+                return Vec::new();
+            }
+            let prefix: Vec<String> = [
+                "prlimit".to_string(),
+                format!("--nproc={MAX_PROCESSES}:{MAX_PROCESSES}"),
+                "setpriv".to_string(),
+                format!("--reuid={NOBODY}"),
+                format!("--regid={NOBODY}"),
+                "--clear-groups".to_string(),
+            ]
+            .to_vec();
+            let ok = Command::new(&prefix[0])
+                .args(&prefix[1..])
+                .arg("true")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if ok {
+                return prefix;
+            }
+        }
+        Vec::new()
+    })
+}
+
+/// Whether the number of processes of the code under test is limited.
+pub fn processes_limited() -> bool {
+    !drop_prefix().is_empty()
 }
 
 /// Whether runs are cut off from the network.
@@ -103,6 +155,15 @@ pub fn run(
     let prefix = unshare_prefix();
     let memory_kb = limits.memory_mb.saturating_mul(1024).to_string();
     let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    let drop = drop_prefix();
+    if !drop.is_empty() {
+        #[cfg(unix)]
+        {
+            // The compiler and the code under test write their files here as `nobody`.
+            let _ = std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY));
+        }
+        argv.extend(drop.iter().cloned());
+    }
     argv.extend([
         "sh".to_string(),
         "-c".to_string(),

@@ -613,6 +613,9 @@ pub fn c_family(
                 let _ = writeln!(s, "    {class} cc_obj;");
                 format!("cc_obj.{}", sig.name)
             }
+            // The user's `main` was renamed above; calling `main` would re-enter the harness
+            // (which forks per input: a fork bomb).
+            _ if sig.name == "main" => "crosscheck_user_main".to_string(),
             _ => sig.name.clone(),
         };
         let call = format!("{callee}({})", call_args.join(", "));

@@ -1,0 +1,849 @@
+//! Are two functions equivalent? The orchestration shared by `crosscheck equiv`,
+//! `crosscheck mutants` and the language server's equivalence code action ([`check`]).
+//! Evidence, cheapest first:
+//!
+//! 1. a normalisation proof (same language; [`crate::analysis::equiv::normal`]): verdict
+//!    `equivalent`, tier `confirmed`, method `normalisation`;
+//! 2. differential testing in a sandbox ([`sandbox`], harnesses from [`harness`], inputs from
+//!    [`crate::analysis::equiv::inputs`]): the first counterexample gives `not_equivalent`,
+//!    tier `confirmed`, method `differential`; no difference after the trials gives
+//!    `likely_equivalent` (tier `analyzer-only` unless a stable LLM majority agrees);
+//! 3. the LLM (unless `--no-llm` or not configured): self-consistency samples of the
+//!    `equivalence` / `equivalence_cross_language` prompts. It never overrides a proof or a
+//!    counterexample; an LLM `not_equivalent` without a counterexample is `llm-only`.
+//!
+//! JSON form of an [`EquivReport`]:
+//! `{"verdict", "tier", "method", "counterexample": {"inputs", "a", "b"} | null, "trials",
+//! "llm": {...} | null}` where `trials` counts the inputs compared (inputs that hit undefined
+//! behaviour, a timeout, or fall outside the common domain are discarded and not counted).
+//! With [`EquivOptions::execute`] off (the language server without the user's consent) only the
+//! proof runs and a failed proof is `unknown`.
+
+use super::harness;
+use super::sandbox::{self, Limits, TempDir};
+use crate::analysis::equiv::inputs::generate;
+use crate::analysis::equiv::normal::prove_program_equivalent;
+use crate::analysis::equiv::types::{common_domain, select_function, signature, Signature};
+use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
+use crate::analysis::equiv::Verdict;
+use crate::crosscheck::record::Tier;
+use crate::crosscheck::tier::{decide_tier, Evidence, LlmStance, Origin};
+use crate::syntax::functions::collect_functions;
+use crate::syntax::{Cancel, Language, ParsedFile};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// One side of the comparison.
+pub struct Side {
+    pub path: PathBuf,
+    pub text: String,
+    pub language: Language,
+    pub sig: Signature,
+    /// The function's own text (for the LLM).
+    pub function_text: String,
+}
+
+/// Splits `FILE:function` (when FILE exists) from a plain file.
+fn split_spec(spec: &str) -> (PathBuf, Option<String>) {
+    if Path::new(spec).exists() {
+        return (PathBuf::from(spec), None);
+    }
+    match spec.rsplit_once(':') {
+        Some((file, func)) if !func.is_empty() && !func.contains('/') => {
+            (PathBuf::from(file), Some(func.to_string()))
+        }
+        _ => (PathBuf::from(spec), None),
+    }
+}
+
+/// Which function of a file is meant.
+#[derive(Debug, Clone, Copy)]
+pub enum Pick<'a> {
+    /// The only function, or the one entry point nothing else calls.
+    Auto,
+    /// By simple or qualified name.
+    Name(&'a str),
+    /// The innermost function whose definition spans this 1-based line.
+    Line(usize),
+}
+
+/// Loads one side: reads the file, picks the function, reads its signature.
+pub fn load_side(spec: &str) -> Result<Side, String> {
+    let (path, func) = split_spec(spec);
+    let language = Language::from_path(&path)
+        .ok_or_else(|| format!("{}: unknown language", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let pick = match &func {
+        Some(f) => Pick::Name(f),
+        None => Pick::Auto,
+    };
+    side_from_text(&path, language, text, pick)
+}
+
+/// One side from text in memory (`label` names it in messages and chooses nothing else).
+pub fn side_from_text(
+    label: &Path,
+    language: Language,
+    text: String,
+    pick: Pick<'_>,
+) -> Result<Side, String> {
+    if !matches!(
+        language,
+        Language::Python | Language::Java | Language::C | Language::Cpp
+    ) {
+        return Err(format!(
+            "{}: equiv supports Python, Java, C and C++",
+            label.display()
+        ));
+    }
+    let file = ParsedFile::parse(language, text.clone());
+    let f = match pick {
+        Pick::Auto => select_function(&file, None),
+        Pick::Name(n) => select_function(&file, Some(n)),
+        Pick::Line(line) => function_at_line(&file, line)
+            .ok_or_else(|| format!("line {line} is not inside a function")),
+    }
+    .map_err(|e| format!("{}: {e}", label.display()))?;
+    let sig = signature(&file, &f).map_err(|e| format!("{}: {e}", label.display()))?;
+    let function_text = file.node_text(f.node).to_string();
+    Ok(Side {
+        path: label.to_path_buf(),
+        text,
+        language,
+        sig,
+        function_text,
+    })
+}
+
+/// The innermost named function (not a lambda) with a body whose definition spans `line`.
+pub fn function_at_line<'t>(
+    file: &'t ParsedFile,
+    line: usize,
+) -> Option<crate::syntax::functions::Function<'t>> {
+    use crate::syntax::functions::FunctionKind;
+    collect_functions(file)
+        .into_iter()
+        .filter(|f| f.kind != FunctionKind::Lambda && f.body.is_some())
+        .filter(|f| f.start_line <= line && line <= f.end_line)
+        .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)))
+}
+
+/// The function of `file` that `sig` was read from (same start line), else by name.
+fn reselect<'t>(
+    file: &'t ParsedFile,
+    sig: &Signature,
+) -> Result<crate::syntax::functions::Function<'t>, String> {
+    match function_at_line(file, sig.start_line) {
+        Some(f) if f.start_line == sig.start_line && f.simple_name == sig.name => Ok(f),
+        _ => select_function(file, Some(&sig.name)),
+    }
+}
+
+/// The deterministic result.
+#[derive(Debug, Clone)]
+pub struct Deterministic {
+    pub verdict: Verdict,
+    pub method: &'static str,
+    pub counterexample: Option<Json>,
+    pub trials: usize,
+    /// Why the verdict is `unknown`, or notes on the run.
+    pub notes: Vec<String>,
+}
+
+/// Options of the differential run.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffOptions {
+    pub trials: usize,
+    pub seed: u64,
+    pub limits: Limits,
+}
+
+/// Proof first, then differential testing.
+pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
+    let mut notes = Vec::new();
+    if a.language == b.language {
+        let fa = ParsedFile::parse(a.language, a.text.clone());
+        let fb = ParsedFile::parse(b.language, b.text.clone());
+        let ga = reselect(&fa, &a.sig);
+        let gb = reselect(&fb, &b.sig);
+        if let (Ok(ga), Ok(gb)) = (ga, gb) {
+            match prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) {
+                Ok(true) => {
+                    return Deterministic {
+                        verdict: Verdict::Equivalent,
+                        method: "normalisation",
+                        counterexample: None,
+                        trials: 0,
+                        notes,
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => notes.push(format!("no normalisation: {e}")),
+            }
+        }
+    }
+    let doms = match common_domain(&a.sig, &b.sig) {
+        Ok(d) => d,
+        Err(e) => {
+            notes.push(e);
+            return Deterministic {
+                verdict: Verdict::Unknown,
+                method: "none",
+                counterexample: None,
+                trials: 0,
+                notes,
+            };
+        }
+    };
+    let inputs = generate(&doms, opts.trials.max(1), opts.seed);
+    let (oa, ob) = std::thread::scope(|s| {
+        let ha = s.spawn(|| run_side_cached(a, &inputs, opts.limits));
+        let rb = run_side_cached(b, &inputs, opts.limits);
+        let ra = ha
+            .join()
+            .unwrap_or_else(|_| Err("harness thread failed".into()));
+        (ra, rb)
+    });
+    let (oa, ob) = match (oa, ob) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            notes.push(e);
+            return Deterministic {
+                verdict: Verdict::Unknown,
+                method: "differential",
+                counterexample: None,
+                trials: 0,
+                notes,
+            };
+        }
+    };
+    // In C and C++ a process killed by a signal (SIGSEGV, SIGBUS, SIGABRT from the stack
+    // protector or the allocator) almost always hit undefined behaviour that UBSan does not
+    // see (out-of-bounds access: AddressSanitizer cannot run under the address-space limit), so
+    // such inputs are discarded like UBSan reports, never counted as counterexamples.
+    let ub_crashes = |side: &Side, mut o: Vec<Outcome>| {
+        if matches!(side.language, Language::C | Language::Cpp) {
+            for x in &mut o {
+                if matches!(x, Outcome::Crash(c) if c.starts_with("signal")) {
+                    *x = Outcome::Undefined;
+                }
+            }
+        }
+        o
+    };
+    let (oa, ob) = (ub_crashes(a, oa), ub_crashes(b, ob));
+    let sides = Sides {
+        cross_language: a.language != b.language,
+        ret_a: &a.sig.ret,
+        ret_b: &b.sig.ret,
+    };
+    let mut trials = 0;
+    let mut discarded = 0;
+    for (i, inp) in inputs.iter().enumerate() {
+        let x = oa.get(i).unwrap_or(&Outcome::Missing);
+        let y = ob.get(i).unwrap_or(&Outcome::Missing);
+        match compare(x, y, sides) {
+            Cmp::Equal => trials += 1,
+            Cmp::Discard => discarded += 1,
+            Cmp::Differ => {
+                trials += 1;
+                return Deterministic {
+                    verdict: Verdict::NotEquivalent,
+                    method: "differential",
+                    counterexample: Some(json!({
+                        "inputs": inp.iter().map(Value::to_json).collect::<Vec<_>>(),
+                        "a": x.to_json(),
+                        "b": y.to_json(),
+                    })),
+                    trials,
+                    notes,
+                };
+            }
+        }
+    }
+    if discarded > 0 {
+        notes.push(format!("{discarded} input(s) discarded (undefined behaviour, timeout, crash of the harness or outside the common domain)"));
+    }
+    Deterministic {
+        verdict: if trials > 0 {
+            Verdict::LikelyEquivalent
+        } else {
+            Verdict::Unknown
+        },
+        method: "differential",
+        counterexample: None,
+        trials,
+        notes,
+    }
+}
+
+fn python_exe() -> String {
+    static EXE: OnceLock<String> = OnceLock::new();
+    EXE.get_or_init(|| {
+        // As `nobody` (see `sandbox`), an interpreter under root's home is out of reach: take
+        // the system one.
+        if sandbox::processes_limited() && Path::new("/usr/bin/python3").exists() {
+            return "/usr/bin/python3".into();
+        }
+        std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "python3".into())
+    })
+    .clone()
+}
+
+/// Blanks a Java `package` declaration (keeping line numbers) so the class lives in the default
+/// package next to the harness.
+fn strip_java_package(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.trim_start().starts_with("package ") {
+                String::new()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn public_class(text: &str) -> Option<String> {
+    for l in text.lines() {
+        let t = l.trim_start();
+        if let Some(rest) = t.strip_prefix("public ") {
+            let mut words = rest
+                .split_whitespace()
+                .skip_while(|w| matches!(*w, "final" | "abstract" | "static"));
+            if matches!(
+                words.next(),
+                Some("class" | "interface" | "enum" | "record")
+            ) {
+                if let Some(name) = words.next() {
+                    let name: String = name
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+                        .collect();
+                    return Some(name);
+                }
+            }
+        }
+    }
+    None
+}
+
+type RunCache = std::sync::Mutex<Vec<(u64, Vec<Outcome>)>>;
+
+/// [`run_side`] with an in-process memo of recent runs: classifying many mutants of one
+/// program runs the original once per function instead of once per mutant. The key covers the
+/// program text, the function, the inputs and the limits; failed runs are not kept.
+pub fn run_side_cached(
+    side: &Side,
+    inputs: &[Vec<Value>],
+    limits: Limits,
+) -> Result<Vec<Outcome>, String> {
+    use std::hash::{Hash, Hasher};
+    const KEEP: usize = 64;
+    static CACHE: OnceLock<RunCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    // SipHash with fixed keys: the same key in every run.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    side.language.name().hash(&mut h);
+    side.text.hash(&mut h);
+    side.sig.name.hash(&mut h);
+    side.sig.start_line.hash(&mut h);
+    for row in inputs {
+        for v in row {
+            v.to_json().to_string().hash(&mut h);
+        }
+        0xffu8.hash(&mut h);
+    }
+    limits.wall.hash(&mut h);
+    limits.memory_mb.hash(&mut h);
+    let key = h.finish();
+    if let Ok(c) = cache.lock() {
+        if let Some((_, o)) = c.iter().find(|(k, _)| *k == key) {
+            return Ok(o.clone());
+        }
+    }
+    let out = run_side(side, inputs, limits)?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= KEEP {
+            c.remove(0);
+        }
+        c.push((key, out.clone()));
+    }
+    Ok(out)
+}
+
+/// Compiles and runs one side's harness on all inputs; resumes after inputs that kill it.
+pub fn run_side(
+    side: &Side,
+    inputs: &[Vec<Value>],
+    limits: Limits,
+) -> Result<Vec<Outcome>, String> {
+    let dir =
+        TempDir::new(side.language.name()).map_err(|e| format!("temporary directory: {e}"))?;
+    let d = dir.path();
+    let write = |name: &str, text: &str| {
+        std::fs::write(d.join(name), text).map_err(|e| format!("{name}: {e}"))
+    };
+    let compile_limits = Limits {
+        wall: Duration::from_secs(180),
+        memory_mb: limits.memory_mb.max(8192),
+    };
+    let (program, mut base_args): (String, Vec<String>) = match side.language {
+        Language::Python => {
+            write("user.py", &side.text)?;
+            write("harness.py", &harness::python(&side.sig, inputs))?;
+            (python_exe(), vec!["-I".into(), "harness.py".into()])
+        }
+        Language::Java => {
+            let (source, class) = match &side.sig.class {
+                Some(c) => (strip_java_package(&side.text), c.replace('.', "$")),
+                None => (
+                    format!("class CcUser {{\n{}\n}}\n", strip_java_package(&side.text)),
+                    "CcUser".to_string(),
+                ),
+            };
+            let file = public_class(&source).unwrap_or_else(|| "CcUserFile".into());
+            write(&format!("{file}.java"), &source)?;
+            write("CcHarness.java", &harness::java(&side.sig, &class, inputs))?;
+            let out = sandbox::run(
+                "javac",
+                &[
+                    "-J-Xmx768m".into(),
+                    "-J-XX:+UseSerialGC".into(),
+                    "-J-XX:TieredStopAtLevel=1".into(),
+                    "-J-XX:CompressedClassSpaceSize=128m".into(),
+                    "-nowarn".into(),
+                    "-encoding".into(),
+                    "UTF-8".into(),
+                    "-d".into(),
+                    ".".into(),
+                    format!("{file}.java"),
+                    "CcHarness.java".into(),
+                ],
+                d,
+                compile_limits,
+            )
+            .map_err(|e| format!("javac: {e}"))?;
+            if out.status != Some(0) {
+                return Err(format!(
+                    "javac failed: {}",
+                    first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
+                ));
+            }
+            (
+                "java".into(),
+                vec![
+                    "-Xmx512m".into(),
+                    "-Xss16m".into(),
+                    "-XX:+UseSerialGC".into(),
+                    "-XX:TieredStopAtLevel=1".into(),
+                    "-XX:CompressedClassSpaceSize=64m".into(),
+                    "-XX:ReservedCodeCacheSize=64m".into(),
+                    "-Xshare:auto".into(),
+                    "-cp".into(),
+                    ".".into(),
+                    "CcHarness".into(),
+                ],
+            )
+        }
+        Language::C | Language::Cpp => {
+            let cpp = side.language == Language::Cpp;
+            let (user, h, compiler, std) = if cpp {
+                ("user.cpp", "harness.cpp", "g++", "-std=gnu++17")
+            } else {
+                ("user.c", "harness.c", "gcc", "-std=gnu11")
+            };
+            write(user, &side.text)?;
+            write(h, &harness::c_family(&side.sig, cpp, &side.text, inputs)?)?;
+            let out = sandbox::run(
+                compiler,
+                &[
+                    std.into(),
+                    "-O0".into(),
+                    "-w".into(),
+                    "-fsanitize=undefined".into(),
+                    "-fno-sanitize-recover=all".into(),
+                    "-o".into(),
+                    "harness".into(),
+                    h.into(),
+                    "-lm".into(),
+                ],
+                d,
+                compile_limits,
+            )
+            .map_err(|e| format!("{compiler}: {e}"))?;
+            if out.status != Some(0) {
+                return Err(format!(
+                    "{compiler} failed: {}",
+                    first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
+                ));
+            }
+            ("./harness".into(), Vec::new())
+        }
+        other => return Err(format!("{} is not supported", other.name())),
+    };
+    let n = inputs.len();
+    let mut outcomes = vec![Outcome::Missing; n];
+    let mut start = 0usize;
+    let mut restarts = 0;
+    while start < n {
+        let mut args = base_args.clone();
+        args.push(start.to_string());
+        let out =
+            sandbox::run(&program, &args, d, limits).map_err(|e| format!("{program}: {e}"))?;
+        let mut done = false;
+        let mut last_seen: Option<usize> = None;
+        for line in out.stdout.lines() {
+            let Some(pos) = line.find(harness::MARK) else {
+                continue;
+            };
+            let payload = &line[pos + harness::MARK.len()..];
+            if payload.contains("\"done\"") {
+                done = true;
+                continue;
+            }
+            if payload.contains("\"load_error\"") {
+                return Err(format!(
+                    "{}: cannot load the function: {}",
+                    side.path.display(),
+                    payload
+                ));
+            }
+            if let Some((i, o)) = Outcome::from_line(payload) {
+                if let Some(slot) = outcomes.get_mut(i) {
+                    *slot = o;
+                    last_seen = Some(last_seen.map_or(i, |l| l.max(i)));
+                }
+            }
+        }
+        if done {
+            break;
+        }
+        let next = last_seen.map_or(start, |l| l + 1);
+        if out.status == Some(harness::RESUME_EXIT) && last_seen.is_some() {
+            start = next;
+        } else {
+            if next >= n {
+                break;
+            }
+            if start == 0
+                && last_seen.is_none()
+                && !out.timed_out
+                && restarts == 0
+                && out.status != Some(0)
+            {
+                // Died before the first input: a load failure, not an input's fault.
+                let msg = first_lines(&out.stderr, 6);
+                if !msg.trim().is_empty()
+                    && outcomes.iter().all(|o| *o == Outcome::Missing)
+                    && side.language != Language::C
+                    && side.language != Language::Cpp
+                {
+                    return Err(format!("{}: harness failed: {msg}", side.path.display()));
+                }
+            }
+            outcomes[next] = if out.timed_out {
+                Outcome::Timeout
+            } else {
+                Outcome::Crash(format!("exit {:?}", out.status))
+            };
+            start = next + 1;
+        }
+        restarts += 1;
+        if restarts > 25 {
+            break;
+        }
+    }
+    // `base_args` is reused across restarts; keep the borrow checker honest about it.
+    base_args.clear();
+    Ok(outcomes)
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    s.lines().take(n).collect::<Vec<_>>().join(" | ")
+}
+
+/// The LLM's say, if asked.
+#[derive(Debug, Clone)]
+pub struct LlmResult {
+    pub json: Json,
+    /// The majority says equivalent (`Some(true)`), not equivalent (`Some(false)`), or nothing.
+    pub majority: Option<bool>,
+    pub stable: bool,
+    pub failed: bool,
+}
+
+pub fn ask_llm(a: &Side, b: &Side, samples: usize) -> Option<LlmResult> {
+    use crate::crosscheck::prompts::{CodeUnit, PromptInputs, PromptLibrary};
+    use crate::crosscheck::task::{Shots, Strategy, Task};
+    use crate::llm::{ChatRequest, HttpClient, LlmClient, LlmSettings};
+    let settings = LlmSettings::load().ok()?;
+    if !settings.is_configured() {
+        return None;
+    }
+    let client = match HttpClient::new(settings) {
+        Ok(c) => c,
+        Err(e) => {
+            return Some(LlmResult {
+                json: json!({"error": e.to_string()}),
+                majority: None,
+                stable: false,
+                failed: true,
+            })
+        }
+    };
+    let task = if a.language == b.language {
+        Task::Equivalence
+    } else {
+        Task::EquivalenceCrossLanguage
+    };
+    let inputs = PromptInputs {
+        task,
+        language: a.language,
+        function: None,
+        code: vec![
+            CodeUnit {
+                label: "program A".into(),
+                language: a.language,
+                text: a.function_text.clone(),
+            },
+            CodeUnit {
+                label: "program B".into(),
+                language: b.language,
+                text: b.function_text.clone(),
+            },
+        ],
+        question: Json::Null,
+        context: Vec::new(),
+    };
+    let rendered = match PromptLibrary::builtin().render(&inputs, Strategy::Normal, Shots::Zero) {
+        Ok(r) => r,
+        Err(e) => {
+            return Some(LlmResult {
+                json: json!({"error": e.to_string()}),
+                majority: None,
+                stable: false,
+                failed: true,
+            })
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let mut verdicts: Vec<Option<bool>> = Vec::new();
+    let mut errors = Vec::new();
+    let model = client.model_id();
+    for k in 0..samples.max(1) {
+        let req = ChatRequest::new(rendered.system.clone(), rendered.user.clone())
+            .with_temperature(if k == 0 { 0.0 } else { 0.7 })
+            .with_seed(k as u64)
+            .with_tag("equivalence");
+        match rt.block_on(client.complete(req)) {
+            Ok(resp) => {
+                let v = crate::llm::answer::parse_verdict(&resp.text);
+                verdicts.push(match v {
+                    crate::llm::answer::Verdict::Yes => Some(true),
+                    crate::llm::answer::Verdict::No => Some(false),
+                    crate::llm::answer::Verdict::Unknown => None,
+                });
+            }
+            Err(e) => {
+                errors.push(e.to_string());
+                break;
+            }
+        }
+    }
+    let keys: Vec<bool> = verdicts.iter().flatten().copied().collect();
+    let unread = verdicts.len() - keys.len();
+    let (majority, instability) =
+        crate::crosscheck::consistency::majority(&keys, unread + errors.len());
+    let stable = instability <= 1.0 / 3.0 + 1e-9 && majority.is_some();
+    let name = |v: &Option<bool>| match v {
+        Some(true) => "equivalent",
+        Some(false) => "not_equivalent",
+        None => "unknown",
+    };
+    Some(LlmResult {
+        json: json!({
+            "model": model,
+            "task": task.name(),
+            "samples": verdicts.iter().map(name).collect::<Vec<_>>(),
+            "majority": name(&majority),
+            "instability": instability,
+            "errors": errors,
+        }),
+        majority,
+        stable,
+        failed: verdicts.is_empty(),
+    })
+}
+
+/// Combines deterministic evidence and the LLM into verdict, tier and method.
+pub fn decide(
+    det: &Deterministic,
+    llm: Option<&LlmResult>,
+) -> (Verdict, Option<Tier>, &'static str) {
+    let stance = match llm {
+        None => LlmStance::NotAsked,
+        Some(l) if l.failed => LlmStance::Failed,
+        Some(l) if !l.stable => LlmStance::Unstable,
+        Some(l) => match (l.majority, det.verdict) {
+            (Some(true), Verdict::Equivalent | Verdict::LikelyEquivalent) => LlmStance::Agrees,
+            (Some(false), Verdict::NotEquivalent) => LlmStance::Agrees,
+            (None, _) => LlmStance::Failed,
+            _ => LlmStance::Disagrees,
+        },
+    };
+    match det.verdict {
+        Verdict::Equivalent | Verdict::NotEquivalent => {
+            let t = decide_tier(&Evidence {
+                origin: Origin::Proof,
+                llm: stance,
+                contradicted: false,
+            });
+            (det.verdict, Some(t), det.method)
+        }
+        Verdict::LikelyEquivalent => {
+            let t = decide_tier(&Evidence {
+                origin: Origin::Analyzer,
+                llm: stance,
+                contradicted: false,
+            });
+            (det.verdict, Some(t), det.method)
+        }
+        Verdict::Unknown => match llm.and_then(|l| l.majority.filter(|_| l.stable)) {
+            Some(eq) => {
+                let t = decide_tier(&Evidence {
+                    origin: Origin::Llm,
+                    llm: stance,
+                    contradicted: false,
+                });
+                (
+                    if eq {
+                        Verdict::LikelyEquivalent
+                    } else {
+                        Verdict::NotEquivalent
+                    },
+                    Some(t),
+                    "llm",
+                )
+            }
+            None => (Verdict::Unknown, None, det.method),
+        },
+    }
+}
+
+/// Options of [`check`].
+#[derive(Debug, Clone, Copy)]
+pub struct EquivOptions {
+    pub diff: DiffOptions,
+    /// Run the code (differential testing). Off: the proof alone.
+    pub execute: bool,
+    /// Ask the configured LLM (when one is configured), with this many samples.
+    pub llm_samples: Option<usize>,
+}
+
+impl Default for EquivOptions {
+    fn default() -> Self {
+        EquivOptions {
+            diff: DiffOptions {
+                trials: 300,
+                seed: 0x5eed,
+                limits: Limits {
+                    wall: Duration::from_secs(60),
+                    memory_mb: 2048,
+                },
+            },
+            execute: true,
+            llm_samples: None,
+        }
+    }
+}
+
+/// The outcome of [`check`]: the deterministic evidence and the product's verdict.
+#[derive(Debug, Clone)]
+pub struct EquivReport {
+    pub deterministic: Deterministic,
+    pub llm: Option<LlmResult>,
+    /// The product's verdict (deterministic evidence first, the LLM only where it has none).
+    pub verdict: Verdict,
+    pub tier: Option<Tier>,
+    pub method: &'static str,
+}
+
+impl EquivReport {
+    /// `{"verdict", "tier", "method", "counterexample", "trials", "llm"}`.
+    pub fn to_json(&self) -> Json {
+        json!({
+            "verdict": self.verdict.name(),
+            "tier": self.tier.map(|t| t.name()),
+            "method": self.method,
+            "counterexample": self.deterministic.counterexample.clone(),
+            "trials": self.deterministic.trials,
+            "llm": self.llm.as_ref().map(|l| l.json.clone()),
+        })
+    }
+}
+
+/// The whole evidence chain: proof, differential testing (if `execute`), the LLM (if asked).
+pub fn check(a: &Side, b: &Side, opts: &EquivOptions) -> EquivReport {
+    let det = if opts.execute {
+        deterministic(a, b, opts.diff)
+    } else {
+        proof_only(a, b)
+    };
+    let llm = opts.llm_samples.and_then(|n| ask_llm(a, b, n));
+    let (verdict, tier, method) = decide(&det, llm.as_ref());
+    EquivReport {
+        deterministic: det,
+        llm,
+        verdict,
+        tier,
+        method,
+    }
+}
+
+/// The normalisation proof alone (nothing runs): `equivalent` or `unknown`.
+pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
+    let mut notes = Vec::new();
+    let mut verdict = Verdict::Unknown;
+    if a.language != b.language {
+        notes.push("no proof across languages".to_string());
+    } else {
+        let fa = ParsedFile::parse(a.language, a.text.clone());
+        let fb = ParsedFile::parse(b.language, b.text.clone());
+        match (reselect(&fa, &a.sig), reselect(&fb, &b.sig)) {
+            (Ok(ga), Ok(gb)) => {
+                match prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) {
+                    Ok(true) => verdict = Verdict::Equivalent,
+                    Ok(false) => notes.push("the normalised forms differ".to_string()),
+                    Err(e) => notes.push(format!("no normalisation: {e}")),
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => notes.push(e),
+        }
+    }
+    notes.push("differential testing not run (execution disabled)".to_string());
+    Deterministic {
+        verdict,
+        method: if verdict == Verdict::Equivalent {
+            "normalisation"
+        } else {
+            "none"
+        },
+        counterexample: None,
+        trials: 0,
+        notes,
+    }
+}

@@ -1,0 +1,573 @@
+//! Surviving mutants classified as equivalent or not, with the evidence chain of `equiv`
+//! ([`super::equiv::check`]). Readers for the formats that carry (or do not carry) the mutated
+//! source turn each mutant into a [`MutantCase`]; [`classify_mutant`] gives its verdict.
+//!
+//! | format | what is read | mutated source |
+//! |---|---|---|
+//! | MutantBench | `mutants.jsonl` (unified diff against `programs/<file>`, label) | diff applied |
+//! | EqBench | `Eq`/`Neq` folders with `oldV`/`newV` (or `old`/`new`) `.java` and `.c` | the new version |
+//! | cargo-mutants | `outcomes.json`, `MissedMutant` outcomes; the diff inline (`diff`) or in `diff_path` | diff applied; Rust is not supported by the parser and sandbox, so verdicts are `unknown` |
+//! | mutmut 3 | `mutants/**/*.py.meta` (`exit_code_by_key`, exit code 0 = survived) next to the instrumented module | `x_f__mutmut_N` renamed back to `f` |
+//! | mutmut 2 | `.mutmut-cache` (SQLite: `SourceFile`, `Line`, `Mutant` with status `bad_survived`) | none: only the original line and the index of mutmut's operator are stored, so survivors are listed `unknown` |
+//! | PIT | `mutations.xml`, `status='SURVIVED'` | none: PIT mutates bytecode and records only class, method, line, mutator and a description, so survivors are listed `unknown` |
+
+use super::equiv::{check, side_from_text, EquivOptions, Pick};
+use crate::analysis::equiv::mutant::{apply_unified_diff, mutmut_pair, parse_pit};
+use crate::analysis::equiv::Verdict;
+use crate::crosscheck::record::Tier;
+use crate::syntax::Language;
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+
+/// Which function a mutant changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The only function or the entry point of each program.
+    Auto,
+    /// By name in both programs.
+    Name(String),
+    /// The function enclosing the first changed line, in each program's own numbering.
+    Lines { original: usize, mutated: usize },
+}
+
+/// One mutant: the original program and the mutated one (or why there is none).
+#[derive(Debug, Clone)]
+pub struct MutantCase {
+    pub id: String,
+    /// `mutantbench`, `eqbench`, `cargo-mutants`, `mutmut`, `pit`.
+    pub format: &'static str,
+    /// The program's file (its extension gives the language; also names it in messages).
+    pub path: PathBuf,
+    pub original: String,
+    /// The mutated program, or why it cannot be had.
+    pub mutated: Result<String, String>,
+    pub target: Target,
+    /// The label, when the data set has one (`true` = equivalent).
+    pub expected: Option<bool>,
+    /// Operator or description, for the report.
+    pub description: String,
+}
+
+/// The classification of one mutant.
+#[derive(Debug, Clone)]
+pub struct MutantVerdict {
+    pub id: String,
+    pub format: &'static str,
+    pub file: String,
+    pub language: Option<Language>,
+    pub function: Option<String>,
+    pub expected: Option<bool>,
+    /// Proof and differential testing alone.
+    pub deterministic: Verdict,
+    /// The product's verdict (with the LLM step when it was asked).
+    pub verdict: Verdict,
+    pub tier: Option<Tier>,
+    pub method: &'static str,
+    pub counterexample: Option<Json>,
+    pub trials: usize,
+    pub notes: Vec<String>,
+    pub llm: Option<Json>,
+}
+
+impl MutantVerdict {
+    pub fn to_json(&self) -> Json {
+        json!({
+            "id": self.id,
+            "format": self.format,
+            "file": self.file,
+            "language": self.language.map(|l| l.name()),
+            "function": self.function,
+            "expected": self.expected.map(|e| if e { "equivalent" } else { "not_equivalent" }),
+            "deterministic": self.deterministic.name(),
+            "verdict": self.verdict.name(),
+            "tier": self.tier.map(|t| t.name()),
+            "method": self.method,
+            "counterexample": self.counterexample,
+            "trials": self.trials,
+            "notes": self.notes,
+            "llm": self.llm,
+        })
+    }
+
+    fn unknown(case: &MutantCase, note: String) -> MutantVerdict {
+        MutantVerdict {
+            id: case.id.clone(),
+            format: case.format,
+            file: case.path.display().to_string(),
+            language: Language::from_path(&case.path),
+            function: None,
+            expected: case.expected,
+            deterministic: Verdict::Unknown,
+            verdict: Verdict::Unknown,
+            tier: None,
+            method: "none",
+            counterexample: None,
+            trials: 0,
+            notes: vec![note],
+            llm: None,
+        }
+    }
+}
+
+/// Classifies one mutant: original and mutated function (each in its whole program, for the
+/// callees, fields and constants), then proof, differential testing and the LLM as in `equiv`.
+/// Never fails: a mutant that cannot be classified is `unknown` with the reason in `notes`.
+pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict {
+    let mutated = match &case.mutated {
+        Ok(m) => m.clone(),
+        Err(why) => return MutantVerdict::unknown(case, why.clone()),
+    };
+    let Some(language) = Language::from_path(&case.path) else {
+        return MutantVerdict::unknown(
+            case,
+            format!(
+                "{}: language not supported by the parser and sandbox",
+                case.path.display()
+            ),
+        );
+    };
+    if case.original == mutated {
+        return MutantVerdict::unknown(case, "the mutant changes nothing".into());
+    }
+    let (pa, pb) = match &case.target {
+        Target::Auto => (Pick::Auto, Pick::Auto),
+        Target::Name(n) => (Pick::Name(n), Pick::Name(n)),
+        Target::Lines { original, mutated } => (Pick::Line(*original), Pick::Line(*mutated)),
+    };
+    let sides = side_from_text(&case.path, language, case.original.clone(), pa)
+        .and_then(|a| side_from_text(&case.path, language, mutated, pb).map(|b| (a, b)));
+    let (a, b) = match sides {
+        Ok(s) => s,
+        Err(e) => {
+            let mut v = MutantVerdict::unknown(case, e);
+            v.language = Some(language);
+            return v;
+        }
+    };
+    let mut notes = Vec::new();
+    if a.sig.name != b.sig.name {
+        notes.push(format!(
+            "the mutant renames the function (`{}` -> `{}`)",
+            a.sig.name, b.sig.name
+        ));
+    }
+    let report = check(&a, &b, opts);
+    notes.extend(report.deterministic.notes.iter().cloned());
+    MutantVerdict {
+        id: case.id.clone(),
+        format: case.format,
+        file: case.path.display().to_string(),
+        language: Some(language),
+        function: Some(match &a.sig.class {
+            Some(c) => format!("{c}.{}", a.sig.name),
+            None => a.sig.name.clone(),
+        }),
+        expected: case.expected,
+        deterministic: report.deterministic.verdict,
+        verdict: report.verdict,
+        tier: report.tier,
+        method: report.method,
+        counterexample: report.deterministic.counterexample.clone(),
+        trials: report.deterministic.trials,
+        notes,
+        llm: report.llm.as_ref().map(|l| l.json.clone()),
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.contains(&0) {
+        return Err(format!("{}: binary file", path.display()));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+}
+
+/// A mutant given as a unified diff against `original`.
+fn diff_case(
+    id: String,
+    format: &'static str,
+    path: PathBuf,
+    original: Result<String, String>,
+    diff: &str,
+    expected: Option<bool>,
+    description: String,
+) -> MutantCase {
+    let (original, mutated, target) = match original {
+        Err(e) => (String::new(), Err(e), Target::Auto),
+        Ok(text) => match apply_unified_diff(&text, diff) {
+            Ok(applied) => (
+                text,
+                Ok(applied.text),
+                Target::Lines {
+                    original: applied.first_old,
+                    mutated: applied.first_new,
+                },
+            ),
+            Err(e) => (
+                text,
+                Err(format!("the diff does not apply: {e}")),
+                Target::Auto,
+            ),
+        },
+    };
+    MutantCase {
+        id,
+        format,
+        path,
+        original,
+        mutated,
+        target,
+        expected,
+        description,
+    }
+}
+
+/// MutantBench: `DIR/mutants.jsonl` (one JSON object per line: `mutant_id`, `program`,
+/// `equivalent`, `difference`, `operator`) and `DIR/programs/<program>`. Lines that are not
+/// JSON objects become `unknown` cases named `line N`.
+pub fn load_mutantbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
+    let text = read(&dir.join("mutants.jsonl"))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let m: Json = match serde_json::from_str(line) {
+            Ok(m @ Json::Object(_)) => m,
+            _ => {
+                out.push(MutantCase {
+                    id: format!("line {}", i + 1),
+                    format: "mutantbench",
+                    path: dir.join("mutants.jsonl"),
+                    original: String::new(),
+                    mutated: Err(format!("mutants.jsonl line {}: not a JSON object", i + 1)),
+                    target: Target::Auto,
+                    expected: None,
+                    description: String::new(),
+                });
+                continue;
+            }
+        };
+        let id = m["mutant_id"]
+            .as_str()
+            .map(String::from)
+            .unwrap_or_else(|| format!("line {}", i + 1));
+        let program = m["program"].as_str().unwrap_or("");
+        // The program name must stay inside `programs/`.
+        let safe = !program.is_empty()
+            && Path::new(program)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        let path = dir.join("programs").join(program);
+        let original = if safe {
+            read(&path)
+        } else {
+            Err(format!("bad program name `{program}`"))
+        };
+        out.push(diff_case(
+            id,
+            "mutantbench",
+            path,
+            original,
+            m["difference"].as_str().unwrap_or(""),
+            m["equivalent"].as_bool(),
+            m["operator"].as_str().unwrap_or("").to_string(),
+        ));
+    }
+    Ok(out)
+}
+
+fn eqbench_entry(desc: &Path) -> Option<String> {
+    let v: Json = serde_json::from_str(&std::fs::read_to_string(desc).ok()?).ok()?;
+    let program = v["program name"].as_str().unwrap_or("");
+    match program.rsplit_once('.') {
+        Some((_, f)) if !f.is_empty() => Some(f.to_string()),
+        _ => v["method name"].as_str().map(String::from),
+    }
+}
+
+/// EqBench: every `Eq`/`Neq` folder under `DIR` gives a Java and a C case (`oldV`/`newV` or
+/// `old`/`new`), the function named by `J-Desc.json`/`C-Desc.json` when the file has it.
+pub fn load_eqbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
+    if !dir.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let mut pairs: Vec<(PathBuf, bool)> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if !p.is_dir() || e.file_type().map(|t| t.is_symlink()).unwrap_or(true) {
+                continue;
+            }
+            match p.file_name().and_then(|n| n.to_str()) {
+                Some("Eq") => pairs.push((p.clone(), true)),
+                Some("Neq") => pairs.push((p.clone(), false)),
+                _ => stack.push(p),
+            }
+        }
+    }
+    pairs.sort();
+    let mut out = Vec::new();
+    for (p, eq) in pairs {
+        for (ext, desc) in [("java", "J-Desc.json"), ("c", "C-Desc.json")] {
+            let (old, new) = if p.join(format!("oldV.{ext}")).exists() {
+                (p.join(format!("oldV.{ext}")), p.join(format!("newV.{ext}")))
+            } else {
+                (p.join(format!("old.{ext}")), p.join(format!("new.{ext}")))
+            };
+            if !old.exists() {
+                continue;
+            }
+            let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
+            let original = read(&old);
+            let function = eqbench_entry(&p.join(desc));
+            let target = match (&function, &original) {
+                (Some(f), Ok(t)) if t.contains(&format!("{f}(")) => Target::Name(f.clone()),
+                _ => Target::Auto,
+            };
+            out.push(MutantCase {
+                id: format!("{rel}:{ext}"),
+                format: "eqbench",
+                path: old.clone(),
+                original: original.clone().unwrap_or_default(),
+                mutated: original.and_then(|_| read(&new)),
+                target,
+                expected: Some(eq),
+                description: String::new(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// cargo-mutants' `outcomes.json`: the `MissedMutant` outcomes (survivors). The mutated source
+/// is the mutant's diff: inline (`scenario.Mutant.diff`) or the file `diff_path` relative to
+/// the folder of `outcomes.json`; the source file is looked up relative to `source_root`
+/// (default: the parent of that folder, where cargo-mutants writes `mutants.out/`).
+pub fn load_cargo_mutants(
+    outcomes: &Path,
+    source_root: Option<&Path>,
+) -> Result<Vec<MutantCase>, String> {
+    let text = read(outcomes)?;
+    let v: Json = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not JSON: {e}", outcomes.display()))?;
+    let list = v["outcomes"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no `outcomes` array", outcomes.display()))?;
+    let out_dir = outcomes.parent().unwrap_or(Path::new("."));
+    let root = source_root
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| out_dir.parent().unwrap_or(Path::new(".")).to_path_buf());
+    let mut cases = Vec::new();
+    for (i, o) in list.iter().enumerate() {
+        if o["summary"].as_str() != Some("MissedMutant") {
+            continue;
+        }
+        let m = &o["scenario"]["Mutant"];
+        let file = m["file"].as_str().unwrap_or("");
+        let id = m["name"]
+            .as_str()
+            .map(String::from)
+            .unwrap_or_else(|| format!("outcome {}", i + 1));
+        let description = m["replacement"]
+            .as_str()
+            .map(|r| format!("replace with {r}"))
+            .unwrap_or_default();
+        let inside = |p: &str| {
+            !p.is_empty()
+                && Path::new(p)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+        };
+        let path = root.join(file);
+        let diff = match (m["diff"].as_str(), o["diff_path"].as_str()) {
+            (Some(d), _) => Ok(d.to_string()),
+            (None, Some(p)) if inside(p) => read(&out_dir.join(p)),
+            _ => Err("no diff recorded for this mutant".to_string()),
+        };
+        let original = if inside(file) {
+            read(&path)
+        } else {
+            Err(format!("bad file name `{file}`"))
+        };
+        match diff {
+            Ok(d) => cases.push(diff_case(
+                id,
+                "cargo-mutants",
+                path,
+                original,
+                &d,
+                None,
+                description,
+            )),
+            Err(e) => cases.push(MutantCase {
+                id,
+                format: "cargo-mutants",
+                path,
+                original: original.unwrap_or_default(),
+                mutated: Err(e),
+                target: Target::Auto,
+                expected: None,
+                description,
+            }),
+        }
+    }
+    Ok(cases)
+}
+
+/// mutmut results: a mutmut 3 `.meta` file, a `mutants/` folder holding them, or a mutmut 2
+/// `.mutmut-cache` (SQLite).
+pub fn load_mutmut(path: &Path) -> Result<Vec<MutantCase>, String> {
+    if path.is_dir() {
+        let mut metas = Vec::new();
+        let mut stack = vec![path.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if e.file_type().map(|t| t.is_symlink()).unwrap_or(true) {
+                    continue;
+                }
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.to_string_lossy().ends_with(".py.meta") {
+                    metas.push(p);
+                }
+            }
+        }
+        metas.sort();
+        let mut out = Vec::new();
+        for m in metas {
+            out.extend(load_mutmut_meta(&m)?);
+        }
+        return Ok(out);
+    }
+    let head = std::fs::read(path)
+        .map(|b| b.get(..16).map(<[u8]>::to_vec).unwrap_or_default())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if head == b"SQLite format 3\0" {
+        return load_mutmut2_cache(path);
+    }
+    load_mutmut_meta(path)
+}
+
+fn load_mutmut_meta(meta: &Path) -> Result<Vec<MutantCase>, String> {
+    let v: Json = serde_json::from_str(&read(meta)?)
+        .map_err(|e| format!("{}: not JSON: {e}", meta.display()))?;
+    let codes = v["exit_code_by_key"]
+        .as_object()
+        .ok_or_else(|| format!("{}: no `exit_code_by_key`", meta.display()))?;
+    let module_path = PathBuf::from(
+        meta.to_string_lossy()
+            .strip_suffix(".meta")
+            .unwrap_or(&meta.to_string_lossy())
+            .to_string(),
+    );
+    let module = read(&module_path);
+    let mut out = Vec::new();
+    // serde_json's map is ordered by key: deterministic.
+    for (key, code) in codes {
+        if code.as_i64() != Some(0) {
+            continue; // 1 killed, 33 no tests, 34 skipped, null not run
+        }
+        let (original, mutated, target) = match &module {
+            Err(e) => (String::new(), Err(e.clone()), Target::Auto),
+            Ok(m) => match mutmut_pair(m, key) {
+                Ok(p) => (p.original, Ok(p.mutated), Target::Name(p.function)),
+                Err(e) => (String::new(), Err(e), Target::Auto),
+            },
+        };
+        out.push(MutantCase {
+            id: key.clone(),
+            format: "mutmut",
+            path: module_path.clone(),
+            original,
+            mutated,
+            target,
+            expected: None,
+            description: String::new(),
+        });
+    }
+    Ok(out)
+}
+
+fn load_mutmut2_cache(path: &Path) -> Result<Vec<MutantCase>, String> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT SourceFile.filename, Line.line_number, Line.line, Mutant.id, Mutant.\"index\" \
+             FROM Mutant JOIN Line ON Mutant.line = Line.id \
+             JOIN SourceFile ON Line.sourcefile = SourceFile.id \
+             WHERE Mutant.status = 'bad_survived' ORDER BY Mutant.id",
+        )
+        .map_err(|e| format!("{}: not a mutmut 2 cache: {e}", path.display()))?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+            ))
+        })
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (file, line_number, line, id, index) =
+            row.map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push(MutantCase {
+            id: format!("{id}"),
+            format: "mutmut",
+            path: PathBuf::from(&file),
+            original: String::new(),
+            mutated: Err(format!(
+                "mutmut 2's cache stores only the original line ({}:{}: `{}`) and the index ({index}) of mutmut's own operator, not the mutated source; run mutmut 3, or `mutmut apply {id}` and compare the files with `crosscheck equiv`",
+                file,
+                line_number + 1,
+                line.trim()
+            )),
+            target: Target::Auto,
+            expected: None,
+            description: line.trim().to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// PIT's `mutations.xml`: the survivors, all `unknown` (no mutated source is recorded).
+pub fn load_pit(path: &Path) -> Result<Vec<MutantCase>, String> {
+    let xml = read(path)?;
+    Ok(parse_pit(&xml)
+        .into_iter()
+        .filter(|m| m.status == "SURVIVED")
+        .enumerate()
+        .map(|(i, m)| MutantCase {
+            id: format!("{}.{}:{}#{}", m.class, m.method, m.line, i + 1),
+            format: "pit",
+            path: PathBuf::from(&m.source_file),
+            original: String::new(),
+            mutated: Err(format!(
+                "PIT mutates bytecode and mutations.xml records no mutated source (only {}.{} line {}, {}: {}); the mutant cannot be rebuilt or run from this file",
+                m.class,
+                m.method,
+                m.line,
+                m.mutator.rsplit('.').next().unwrap_or(&m.mutator),
+                m.description
+            )),
+            target: Target::Auto,
+            expected: None,
+            description: m.description,
+        })
+        .collect())
+}
