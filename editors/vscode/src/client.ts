@@ -16,6 +16,7 @@ export function createLanguageClient(spec: ClientSpec): ClientLike {
     command: spec.launch.command,
     args: spec.launch.args,
     transport: TransportKind.stdio,
+    options: spec.launch.env ? { env: { ...process.env, ...spec.launch.env } } : undefined,
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,

@@ -116,11 +116,15 @@ export function flatKeys(obj: JsonObject, prefix = ""): string[] {
 export interface Launch {
   command: string;
   args: string[];
+  /** Extra environment for the server process (added to the extension host's). */
+  env?: Record<string, string>;
 }
 
 /**
  * The binary and its arguments. In an untrusted workspace only the user's own (global) values
- * count, whatever VS Code would resolve: a repository must not choose what we execute.
+ * count, whatever VS Code would resolve: a repository must not choose what we execute; and the
+ * server is told (`CROSSCHECK_UNTRUSTED_WORKSPACE=1`) so it never runs the workspace's code
+ * (equivalence checks then use the normalisation proof only).
  */
 export function serverLaunch(config: ConfigLike, trusted: boolean): Launch {
   const pick = <T>(rel: string, fallback: T): T => {
@@ -133,5 +137,9 @@ export function serverLaunch(config: ConfigLike, trusted: boolean): Launch {
   const path = pick<string>("server.path", "crosscheck").trim() || "crosscheck";
   const extra = pick<unknown>("server.args", []);
   const args = Array.isArray(extra) ? extra.filter((a): a is string => typeof a === "string") : [];
-  return { command: path, args: [...args, "lsp"] };
+  const launch: Launch = { command: path, args: [...args, "lsp"] };
+  if (!trusted) {
+    launch.env = { CROSSCHECK_UNTRUSTED_WORKSPACE: "1" };
+  }
+  return launch;
 }

@@ -70,8 +70,13 @@ describe("settings", () => {
   it("in an untrusted workspace the binary comes from user settings only", () => {
     stub.set("server.path", "./evil.sh", "workspaceValue");
     stub.set("server.args", ["--evil"], "workspaceFolderValue");
-    assert.deepStrictEqual(serverLaunch(cfg(), false), { command: "crosscheck", args: ["lsp"] });
+    const untrusted = { CROSSCHECK_UNTRUSTED_WORKSPACE: "1" };
+    assert.deepStrictEqual(serverLaunch(cfg(), false), { command: "crosscheck", args: ["lsp"], env: untrusted });
     stub.set("server.path", "/home/me/bin/crosscheck");
-    assert.deepStrictEqual(serverLaunch(cfg(), false), { command: "/home/me/bin/crosscheck", args: ["lsp"] });
+    assert.deepStrictEqual(serverLaunch(cfg(), false), {
+      command: "/home/me/bin/crosscheck",
+      args: ["lsp"],
+      env: untrusted,
+    });
   });
 });
