@@ -9,6 +9,8 @@ use crate::analysis::flaky::{analyze_file, Category, FlakyOptions, FlakyTest};
 use crate::crosscheck::record::Tier;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
 
 /// The tier of every hint the server shows: static evidence, no LLM agreement asked for.
 pub const HINT_TIER: Tier = Tier::AnalyzerOnly;
@@ -25,6 +27,52 @@ pub fn suspected(parsed: &ParsedFile, cancel: &Cancel) -> Vec<FlakyTest> {
         .collect();
     tests.sort_by_key(|t| t.line);
     tests
+}
+
+/// A parse (weakly held) and the hints computed from it.
+type HintEntry = (Weak<ParsedFile>, Arc<Vec<FlakyTest>>);
+
+/// Hints per document, computed once per parse: every edit produces a new parse, so the parse's
+/// identity is the version key. Code lens, hover, code action and the explain command share
+/// one analysis instead of re-running it per request. Holds only a weak reference to the
+/// parse (an old version is freed when the document moves on; while the weak reference lives
+/// the allocation is not reused, so a pointer match cannot be a different parse).
+#[derive(Default)]
+pub struct HintCache {
+    entries: Mutex<BTreeMap<String, HintEntry>>,
+}
+
+impl HintCache {
+    /// The suspected tests of `uri` at this parse, computed on first use.
+    pub fn get(&self, uri: &str, parsed: &Arc<ParsedFile>) -> Arc<Vec<FlakyTest>> {
+        if let Some((weak, tests)) = self
+            .entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(uri)
+        {
+            if std::ptr::eq(weak.as_ptr(), Arc::as_ptr(parsed)) {
+                return Arc::clone(tests);
+            }
+        }
+        let tests = Arc::new(suspected(parsed, &Cancel::never()));
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                uri.to_string(),
+                (Arc::downgrade(parsed), Arc::clone(&tests)),
+            );
+        tests
+    }
+
+    /// Drops a closed document's entry.
+    pub fn forget(&self, uri: &str) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(uri);
+    }
 }
 
 /// The test whose definition spans 1-based `line`, if it has a suspected cause.
@@ -97,5 +145,23 @@ mod tests {
     fn other_languages_get_no_hints() {
         let parsed = ParsedFile::parse(Language::C, "void test_x(void) { sleep(1); }".to_string());
         assert!(suspected(&parsed, &Cancel::never()).is_empty());
+    }
+
+    #[test]
+    fn hints_are_computed_once_per_parse() {
+        let cache = HintCache::default();
+        let text =
+            "import time\n\ndef test_waits():\n    start()\n    time.sleep(2)\n    assert done()\n";
+        let parsed = Arc::new(ParsedFile::parse(Language::Python, text.to_string()));
+        let first = cache.get("file:///t.py", &parsed);
+        assert_eq!(first.len(), 1);
+        assert!(Arc::ptr_eq(&first, &cache.get("file:///t.py", &parsed)));
+        // A new parse (an edit) is analysed again, even with the same text.
+        let edited = Arc::new(ParsedFile::parse(Language::Python, text.to_string()));
+        let second = cache.get("file:///t.py", &edited);
+        assert!(!Arc::ptr_eq(&first, &second));
+        assert_eq!(*first, *second);
+        cache.forget("file:///t.py");
+        assert!(!Arc::ptr_eq(&second, &cache.get("file:///t.py", &edited)));
     }
 }

@@ -339,6 +339,8 @@ pub struct State {
     /// Workspace-loop wake-ups requested, and the last one whose results are applied.
     pub(crate) wakes: AtomicU64,
     pub(crate) wakes_done: AtomicU64,
+    /// Flaky-test hints per document, computed once per parse.
+    pub(crate) flaky_hints: crate::lsp::flaky::HintCache,
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking holder must not wedge the server).
@@ -424,6 +426,7 @@ impl State {
             engine_queued,
             wakes: AtomicU64::new(0),
             wakes_done: AtomicU64::new(0),
+            flaky_hints: Default::default(),
         }
     }
 

@@ -159,7 +159,7 @@ pub async fn handle(state: &Arc<State>, params: CodeActionParams) -> Option<Code
             }
         }
         // A test with a suspected flaky-test root cause: explain the cause and the usual fix.
-        let tests = crate::lsp::flaky::suspected(&parsed, &Cancel::never());
+        let tests = state.flaky_hints.get(&key, &parsed);
         if let Some(t) = crate::lsp::flaky::at_line(&tests, range.start.line as usize + 1) {
             actions.push(CodeActionOrCommand::Command(Command {
                 title: format!(

@@ -4,7 +4,6 @@
 
 use crate::lsp::flaky;
 use crate::lsp::server::{commands, lock, State};
-use crate::syntax::Cancel;
 use serde_json::json;
 use std::sync::Arc;
 use tower_lsp_server::ls_types::{CodeLens, CodeLensParams, Command, Position, Range};
@@ -16,7 +15,9 @@ pub fn handle(state: &Arc<State>, params: CodeLensParams) -> Option<Vec<CodeLens
         let d = docs.get(&uri)?;
         d.parsed()?
     };
-    let lenses = flaky::suspected(&parsed, &Cancel::never())
+    let lenses = state
+        .flaky_hints
+        .get(&uri, &parsed)
         .iter()
         .map(|t| {
             let line = t.line.saturating_sub(1) as u32;

@@ -219,7 +219,7 @@ async fn explain_flaky(state: &Arc<State>, a: &Value) -> RpcResult<Value> {
     let Some(parsed) = parsed else {
         return Err(invalid("the document is not open"));
     };
-    let tests = crate::lsp::flaky::suspected(&parsed, &Cancel::never());
+    let tests = state.flaky_hints.get(&uri, &parsed);
     let Some(t) = crate::lsp::flaky::at_line(&tests, line + 1) else {
         return Ok(json!({"status": "none", "message": "no flaky-test signal for this line"}));
     };

@@ -47,12 +47,9 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
         });
     };
     // A test function with a suspected flaky-test root cause: the category and its evidence.
-    let flaky_md = crate::lsp::flaky::at_line(
-        &crate::lsp::flaky::suspected(&parsed, &Cancel::never()),
-        f.start_line,
-    )
-    .map(crate::lsp::flaky::hover_markdown)
-    .unwrap_or_default();
+    let flaky_md = crate::lsp::flaky::at_line(&state.flaky_hints.get(&uri, &parsed), f.start_line)
+        .map(crate::lsp::flaky::hover_markdown)
+        .unwrap_or_default();
     let markdown = format!("{docs_md}{}{flaky_md}", render(state, &uri, version, &f));
     let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, f.start_line);
     Some(Hover {
