@@ -492,3 +492,56 @@ async fn the_binary_resumes_across_processes_against_a_mock_server() {
     let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 7, "header + 6 rows");
 }
+
+#[test]
+fn execute_lets_the_analyzer_column_refute_a_mutant_and_keep_a_refactor() {
+    use crosscheck::eval::run::executed_verdict;
+    let original = "def double(x: int) -> int:\n    return x * 2\n";
+    // Equivalent, but not by the normalisation proof's rules: only trials can vouch for it.
+    let refactor = "def double(x: int) -> int:\n    return x + x\n";
+    let mutant = "def double(x: int) -> int:\n    return x * 3\n";
+    assert_eq!(
+        executed_verdict(Language::Python, original, refactor).as_deref(),
+        Some("equivalent")
+    );
+    assert_eq!(
+        executed_verdict(Language::Python, original, mutant).as_deref(),
+        Some("not_equivalent")
+    );
+    // Through the runner: with --execute the analyzer column answers, without it only a
+    // proof could (and there is none).
+    let item = |id: &str, b: &str, gold: &str| EvalItem {
+        dataset: "own".into(),
+        id: id.into(),
+        task: Task::Equivalence,
+        language: Language::Python,
+        project: "own".into(),
+        code: original.into(),
+        code_b: Some(b.into()),
+        function: None,
+        gold: Gold::Label { label: gold.into() },
+    };
+    let items = vec![
+        item("refactor", refactor, "equivalent"),
+        item("mutant", mutant, "not_equivalent"),
+    ];
+    for (execute, expect) in [(true, Some(true)), (false, None)] {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = run(
+            &items,
+            dir.path(),
+            &scripted_llm(),
+            &EvalOptions {
+                no_llm: true,
+                execute,
+                ..EvalOptions::default()
+            },
+        );
+        for r in &summary.results {
+            match expect {
+                Some(pass) => assert_eq!(r.analyzer.pass, Some(pass), "{r:?}"),
+                None => assert!(r.analyzer.label.is_none(), "{r:?}"),
+            }
+        }
+    }
+}

@@ -100,6 +100,10 @@ pub struct EvalArgs {
     /// The analyzer column only (no LLM request).
     #[arg(long)]
     pub no_llm: bool,
+    /// Equivalence tasks: run the code (sandboxed differential testing, as `crosscheck
+    /// mutants`) for the analyzer column; without it the analyzer column is the proof alone.
+    #[arg(long)]
+    pub execute: bool,
     /// Bootstrap resamples for the intervals.
     #[arg(long, default_value_t = 2000, value_name = "N")]
     pub resamples: usize,
@@ -176,6 +180,7 @@ pub fn eval(
         max_tokens_total: args.max_tokens_total,
         fresh: args.fresh,
         no_llm: args.no_llm,
+        execute: args.execute,
     };
     let bar = |d: usize, t: usize| progress_bar(d, t);
     let run_ctx = EvalContext {

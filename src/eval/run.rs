@@ -181,6 +181,9 @@ pub struct EvalOptions {
     pub fresh: bool,
     /// The analyzer column only.
     pub no_llm: bool,
+    /// Equivalence tasks: the analyzer column runs the sandboxed differential testing of
+    /// `crosscheck mutants` (proof, then executed trials) instead of the proof alone.
+    pub execute: bool,
 }
 
 impl Default for EvalOptions {
@@ -192,6 +195,7 @@ impl Default for EvalOptions {
             max_tokens_total: None,
             fresh: false,
             no_llm: false,
+            execute: false,
         }
     }
 }
@@ -459,6 +463,7 @@ pub fn run_eval(
                     cache: &cache,
                     now: ctx.now,
                     cancel: &ctx.cancel,
+                    execute: options.execute,
                 };
                 runtime.block_on(runner.run(job.item))
             };
@@ -545,6 +550,8 @@ struct Runner<'r> {
     cache: &'r AnswerCache,
     now: i64,
     cancel: &'r Cancel,
+    /// See [`EvalOptions::execute`].
+    execute: bool,
 }
 
 fn base_result(item: &EvalItem) -> ItemResult {
@@ -852,8 +859,12 @@ impl Runner<'_> {
         let Some(code_b) = &item.code_b else {
             return not_applicable(item, "equivalence items need `code_b`".into());
         };
-        let proved = prove_files_equivalent(item.language, &item.code, code_b, self.cancel);
-        let det = proved.then(|| EQUIVALENT.to_string());
+        let det = if self.execute {
+            executed_verdict(item.language, &item.code, code_b)
+        } else {
+            prove_files_equivalent(item.language, &item.code, code_b, self.cancel)
+                .then(|| EQUIVALENT.to_string())
+        };
         let mut r = base_result(item);
         r.analyzer = Column::label(det.clone(), gold);
         if self.clients.is_empty() {
@@ -1040,6 +1051,49 @@ fn item_ids(q: &Question) -> Vec<u64> {
             questions.iter().map(|x| x.id).collect()
         }
         _ => Vec::new(),
+    }
+}
+
+/// The deterministic verdict of `crosscheck mutants` on two versions of a program (the function
+/// enclosing the first changed line; proof, then sandboxed differential testing with a fixed
+/// seed): `equivalent` for a proof or when the trials found no difference (likely
+/// equivalent), `not_equivalent` for an executed counterexample, `None` when unknown.
+pub fn executed_verdict(language: Language, a: &str, b: &str) -> Option<String> {
+    use crate::analysis::equiv::Verdict;
+    use crate::exec::equiv::EquivOptions;
+    use crate::exec::mutants::{classify_mutant, MutantCase, Target};
+    let ext = match language {
+        Language::Java => "java",
+        Language::C => "c",
+        Language::Cpp => "cpp",
+        Language::Python => "py",
+        _ => return None,
+    };
+    let first_diff = a
+        .lines()
+        .zip(b.lines())
+        .position(|(x, y)| x != y)
+        .unwrap_or_else(|| a.lines().count().min(b.lines().count()))
+        + 1;
+    let case = MutantCase {
+        id: "eval".into(),
+        format: "eval",
+        path: std::path::PathBuf::from(format!("item.{ext}")),
+        original: a.to_string(),
+        mutated: Ok(b.to_string()),
+        target: Target::Lines {
+            original: first_diff,
+            mutated: first_diff,
+        },
+        expected: None,
+        description: String::new(),
+    };
+    let mut opts = EquivOptions::default();
+    opts.diff.trials = 100;
+    match classify_mutant(&case, &opts).deterministic {
+        Verdict::Equivalent | Verdict::LikelyEquivalent => Some(EQUIVALENT.to_string()),
+        Verdict::NotEquivalent => Some(NOT_EQUIVALENT.to_string()),
+        Verdict::Unknown => None,
     }
 }
 
