@@ -545,3 +545,33 @@ fn execute_lets_the_analyzer_column_refute_a_mutant_and_keep_a_refactor() {
         }
     }
 }
+
+#[test]
+fn a_request_the_server_rejects_fails_only_its_item() {
+    // The server rejects flaky-root-cause prompts (as llama-server does with a prompt longer
+    // than its context: HTTP 400) and answers everything else.
+    let client = Arc::new(FakeClient::from_fn(|req| {
+        if schema_has(req, "category") {
+            FakeReply::Error(crosscheck::llm::LlmError::Http {
+                status: 400,
+                body_snippet: "request exceeds the available context size".into(),
+            })
+        } else {
+            FakeReply::text("{\"verdict\": \"yes\"}")
+        }
+    }));
+    let items = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(&items, dir.path(), &client, &EvalOptions::default());
+    let rejected = items
+        .iter()
+        .filter(|i| i.task == Task::FlakyRootCause)
+        .count();
+    assert!(rejected >= 1, "the fixture has a flaky item");
+    assert_eq!(summary.skipped_failure, rejected, "{:?}", summary.errors);
+    assert_eq!(summary.fresh_items, items.len() - rejected);
+    assert!(summary
+        .errors
+        .iter()
+        .any(|e| e.contains("rejected this item's request")));
+}

@@ -492,6 +492,15 @@ pub fn run_eval(
                 JobOutcome::LlmFailed(e) => {
                     if matches!(e, LlmError::BudgetExceeded { .. }) {
                         lock(&counters).0 += 1;
+                    } else if rejected_item(&e) {
+                        // This item's request is the problem (too long for the model's
+                        // context, say), not the server: the other items are still asked.
+                        let mut c = lock(&counters);
+                        c.1 += 1;
+                        c.4.push(format!(
+                            "{}/{}: the LLM server rejected this item's request: {e}",
+                            job.item.dataset, job.item.id
+                        ));
                     } else {
                         llm_down.store(true, Ordering::SeqCst);
                         let mut c = lock(&counters);
@@ -1052,6 +1061,19 @@ fn item_ids(q: &Question) -> Vec<u64> {
         }
         _ => Vec::new(),
     }
+}
+
+/// A failure that belongs to one request, not to the server: HTTP 400, 413 or 422 (for
+/// example a prompt longer than the model's context). Every other failure (timeout,
+/// connection, 5xx, rate limits after retries, authentication) stops further requests.
+pub fn rejected_item(e: &LlmError) -> bool {
+    matches!(
+        e,
+        LlmError::Http {
+            status: 400 | 413 | 422,
+            ..
+        }
+    )
 }
 
 /// The deterministic verdict of `crosscheck mutants` on two versions of a program (the function
