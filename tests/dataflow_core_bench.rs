@@ -173,23 +173,6 @@ fn score_language(dir: &str, ext: &str, lang: Language, verbose: bool) -> LangSc
 }
 
 #[test]
-fn parses_label_files() {
-    let text = "target_var: dy 23\nvariables:\n  dy 23:\n    datadep:\n      - flog 11\n      - i 21\n    controldep:\n      - Null 21\n  wfs 10:\n    reset: False\n    datadep:\n      - wfs 9 \n    controldep: Null\n  wfs 9:\n    datadep: Null\n    controldep: Null\n";
-    let l = parse_label(text);
-    assert_eq!(l.len(), 3);
-    let dy = &l[&("dy".to_string(), 23)];
-    assert!(dy.reset);
-    assert_eq!(dy.datadep.len(), 2);
-    assert_eq!(dy.controldep_lines, [21].into());
-    assert!(!l[&("wfs".to_string(), 10)].reset);
-    assert!(l[&("wfs".to_string(), 9)].datadep.is_empty());
-    assert_eq!(
-        function_lines("codenet_p00127_s030774702_ope_line_5_39"),
-        Some((5, 39))
-    );
-}
-
-#[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn core_bench_direct_data_dependencies() {
     if !dataset_root().is_dir() {
