@@ -9,24 +9,42 @@
 //!
 //! `fn/x` is the local or parameter `x` of function `fn` (qualified name), `x` a global,
 //! `f()` the function `f`, and `heap:malloc#L:C` the heap object `malloc@FILE:L:C` where FILE
-//! is the fixture's file name (the unit path given to the analysis). The analysis output
+//! is the fixture's file name (the unit path given to the analysis). A dotted name is a field
+//! target: `fn/s.next` (field `next` of the local `s`), `g.a.b`, `heap:malloc#L:C.next`. The analysis output
 //! must equal the expectations exactly: no missing and no extra entries or targets.
 
-use crosscheck::analysis::pointsto::{analyze_file, PointsToEntry, Target};
+use crosscheck::analysis::pointsto::{analyze_file, PointsToEntry, Target, TargetKind};
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
 use std::path::Path;
 
 fn target(token: &str, path: &str) -> Target {
     if let Some(heap) = token.strip_prefix("heap:") {
         let (site, pos) = heap.split_once('#').expect("heap:NAME#LINE:COL");
-        return Target::heap(&format!("{site}@{path}:{pos}"));
+        return match pos.split_once('.') {
+            Some((pos, fields)) => field(format!("{site}@{path}:{pos}.{fields}"), None),
+            None => Target::heap(&format!("{site}@{path}:{pos}")),
+        };
     }
     if let Some(f) = token.strip_suffix("()") {
         return Target::var(None, f);
     }
-    match token.rsplit_once('/') {
-        Some((f, v)) => Target::var(Some(f), v),
-        None => Target::var(None, token),
+    let (function, var) = match token.rsplit_once('/') {
+        Some((f, v)) => (Some(f), v),
+        None => (None, token),
+    };
+    if var.contains('.') {
+        return field(var.to_string(), function);
+    }
+    Target::var(function, var)
+}
+
+/// A field target `base.f` (`s.a.b` for nested fields, `malloc@F:L:C.next` for a heap
+/// block's field).
+fn field(name: String, function: Option<&str>) -> Target {
+    Target {
+        kind: TargetKind::Field,
+        name,
+        function: function.map(str::to_string),
     }
 }
 
@@ -118,8 +136,13 @@ fn indirect_calls_iterate_to_a_fixpoint() {
 }
 
 #[test]
-fn struct_fields_are_field_insensitive() {
+fn struct_fields_are_distinct_objects() {
     check("structs.c");
+}
+
+#[test]
+fn fields_by_name_through_initialisers_unions_heap_and_copies() {
+    check("fields.c");
 }
 
 #[test]

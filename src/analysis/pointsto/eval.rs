@@ -4,18 +4,20 @@
 
 use super::graph::{Graph, NodeKey};
 use super::lower::{Callee, Loc, ObjKey, Val};
+use super::model::Model;
 use std::collections::BTreeSet;
 
 pub(crate) struct Eval<'a> {
     pub graph: &'a Graph,
+    pub model: &'a Model,
 }
 
 impl Eval<'_> {
     fn node_pts(&self, node: Option<u32>) -> BTreeSet<ObjKey> {
         node.and_then(|n| self.graph.pts_of(n))
             .into_iter()
-            .flatten()
-            .filter_map(|&o| self.graph.objs.get(o as usize).cloned())
+            .flat_map(|p| p.iter())
+            .filter_map(|o| self.graph.objs.get(o as usize).cloned())
             .collect()
     }
 
@@ -55,6 +57,11 @@ impl Eval<'_> {
             Val::Union(items) => items.iter().flat_map(|i| self.val(i)).collect(),
             Val::Seq(items) => items.last().map(|i| self.val(i)).unwrap_or_default(),
             Val::Assign(_, value) => self.val(value),
+            Val::Gep(inner, field) => self
+                .val(inner)
+                .iter()
+                .map(|o| o.field(field, &self.model.filter))
+                .collect(),
             Val::Call(call) => match &call.callee {
                 Callee::Defined { names, .. } => names.iter().flat_map(|n| self.ret(n)).collect(),
                 Callee::Indirect(f) => self

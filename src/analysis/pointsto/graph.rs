@@ -9,10 +9,11 @@
 //! difference propagation: each node remembers what it already pushed (`prop`) and only the
 //! new part is propagated.
 
-use super::lower::{address_of_value, CallIr, Callee, Loc, ObjKey, Val, VarKey};
+use super::bits::Bits;
+use super::lower::{address_of_value, CallIr, Callee, FieldFilter, Loc, ObjKey, Val, VarKey};
 use super::model::Model;
 use crate::syntax::Cancel;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 /// A named constraint node.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,9 +27,9 @@ pub(crate) enum NodeKey {
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NodeData {
-    pub pts: BTreeSet<u32>,
+    pub pts: Bits,
     /// The part of `pts` already propagated along edges and through complex constraints.
-    prop: BTreeSet<u32>,
+    prop: Bits,
     succ: BTreeSet<u32>,
     /// dst nodes of `dst ⊇ *this`.
     loads: Vec<u32>,
@@ -36,6 +37,21 @@ pub(crate) struct NodeData {
     stores: Vec<u32>,
     /// Indirect calls through this node.
     icalls: Vec<u32>,
+    /// Field addresses `dst ⊇ {o.f | o ∈ pts(this)}`: (dst, field id).
+    geps: Vec<(u32, u32)>,
+    /// Struct copies this node takes part in (as source or destination address).
+    copies: Vec<u32>,
+}
+
+/// Deferred work of the field-copy closure (processed by [`Graph::drain`], iteratively):
+/// field `fid` of copy-predecessor `pred` flows into the field object `field`. Fields are
+/// demanded backwards: a field object exists only where a field is accessed, or where it
+/// feeds (through struct copies) a field that is, so copies never invent fields.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    pred: u32,
+    field: u32,
+    fid: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -51,8 +67,8 @@ pub(crate) enum Incomplete {
     WorkLimit,
 }
 
-/// Upper bound on elementary propagation steps (set elements moved) before the solver gives
-/// up and reports a partial result.
+/// Upper bound on propagation work (bit-set words moved, objects paired by struct copies)
+/// before the solver gives up and reports a partial result.
 pub const MAX_WORK: u64 = 200_000_000;
 
 #[derive(Debug, Clone, Default)]
@@ -69,13 +85,36 @@ pub(crate) struct Graph {
     worklist: VecDeque<u32>,
     in_worklist: Vec<bool>,
     work: u64,
+    /// Interned field names.
+    field_names: Vec<String>,
+    field_ids: HashMap<String, u32>,
+    /// (object, field id) -> the field's object (the object itself where fields collapse).
+    field_cache: HashMap<(u32, u32), u32>,
+    /// Object -> its field objects created so far: (field id, object).
+    fields_of: Vec<Vec<(u32, u32)>>,
+    /// Object -> objects whose fields are copied into its fields (struct copies).
+    copy_pred: Vec<Vec<u32>>,
+    copy_pairs: HashSet<(u32, u32)>,
+    /// Struct-copy constraints between two address nodes: (source, destination, hub). Every
+    /// source object copies into the hub object and the hub into every destination object,
+    /// which costs |src| + |dst| pairs instead of |src| x |dst|.
+    copies: Vec<(u32, u32, u32)>,
+    pending: Vec<Pending>,
+    draining: bool,
+    /// Node -> the object whose contents it is.
+    owner: Vec<u32>,
+    /// Which objects have which fields.
+    filter: FieldFilter,
 }
+
+const NONE: u32 = u32::MAX;
 
 impl Graph {
     fn new_node(&mut self) -> u32 {
         let id = self.nodes.len() as u32;
         self.nodes.push(NodeData::default());
         self.in_worklist.push(false);
+        self.owner.push(NONE);
         id
     }
 
@@ -99,6 +138,14 @@ impl Graph {
         if let Some(&id) = self.obj_ids.get(&key) {
             return id;
         }
+        // A field object registers with its base (created first).
+        let base = match &key {
+            ObjKey::Field(base, f) => {
+                let b = self.obj((**base).clone());
+                Some((b, self.field_id(f)))
+            }
+            _ => None,
+        };
         let id = self.objs.len() as u32;
         let content = match &key {
             ObjKey::Var(v) => self.node(NodeKey::Var(v.clone())),
@@ -107,14 +154,154 @@ impl Graph {
         self.objs.push(key.clone());
         self.obj_ids.insert(key.clone(), id);
         self.content.push(content);
+        self.fields_of.push(Vec::new());
+        self.copy_pred.push(Vec::new());
+        if let Some(slot) = self.owner.get_mut(content as usize) {
+            *slot = id;
+        }
         if matches!(key, ObjKey::Func(_)) {
             // In C, `*f` is `f` for a function: its contents point to itself.
             self.add_base(content, id);
         }
+        if let Some((b, fid)) = base {
+            self.field_cache.insert((b, fid), id);
+            if let Some(list) = self.fields_of.get_mut(b as usize) {
+                list.push((fid, id));
+            }
+            let preds = self.copy_pred.get(b as usize).cloned().unwrap_or_default();
+            for pred in preds {
+                self.pending.push(Pending {
+                    pred,
+                    field: id,
+                    fid,
+                });
+            }
+            self.drain();
+        }
         id
     }
 
-    pub fn pts_of(&self, node: u32) -> Option<&BTreeSet<u32>> {
+    fn field_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.field_ids.get(name) {
+            return id;
+        }
+        let id = self.field_names.len() as u32;
+        self.field_names.push(name.to_string());
+        self.field_ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The object of field `fid` of object `o` (created on first use).
+    fn field_obj(&mut self, o: u32, fid: u32) -> u32 {
+        if let Some(&f) = self.field_cache.get(&(o, fid)) {
+            return f;
+        }
+        let (Some(base), Some(name)) = (
+            self.objs.get(o as usize),
+            self.field_names.get(fid as usize),
+        ) else {
+            return o;
+        };
+        let key = base.field(name, &self.filter);
+        if &key == base {
+            self.field_cache.insert((o, fid), o);
+            return o;
+        }
+        self.obj(key)
+    }
+
+    /// The object whose contents `node` is, if any.
+    pub fn owner_of(&self, node: u32) -> Option<u32> {
+        self.owner
+            .get(node as usize)
+            .copied()
+            .filter(|&o| o != NONE)
+    }
+
+    /// Objects whose fields are copied into `o`'s (struct copies `o = p`).
+    pub fn copy_preds(&self, o: u32) -> &[u32] {
+        self.copy_pred
+            .get(o as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Field objects of `o` created so far.
+    pub fn fields_of(&self, o: u32) -> &[(u32, u32)] {
+        self.fields_of
+            .get(o as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Object `a`'s fields flow into the same-named fields of `b` (a struct copy `b = a`).
+    pub(crate) fn add_obj_copy(&mut self, a: u32, b: u32) {
+        if a == b || !self.copy_pairs.insert((a, b)) {
+            return;
+        }
+        if let Some(list) = self.copy_pred.get_mut(b as usize) {
+            list.push(a);
+        }
+        let fields = self.fields_of(b).to_vec();
+        for (fid, fb) in fields {
+            self.pending.push(Pending {
+                pred: a,
+                field: fb,
+                fid,
+            });
+        }
+        self.drain();
+    }
+
+    /// Runs the deferred field-copy work to completion (iteratively; re-entrant calls only
+    /// queue).
+    fn drain(&mut self) {
+        if self.draining {
+            return;
+        }
+        self.draining = true;
+        while let Some(Pending { pred, field, fid }) = self.pending.pop() {
+            let fa = self.field_obj(pred, fid);
+            if fa == field {
+                continue;
+            }
+            if let (Some(ca), Some(cb)) = (self.content_of(fa), self.content_of(field)) {
+                self.add_edge(ca, cb);
+            }
+            // Nested structs: fields of `pred.f` flow into fields of `field`.
+            self.add_obj_copy(fa, field);
+        }
+        self.draining = false;
+    }
+
+    /// A struct copy from the objects `src` points to into the objects `dst` points to:
+    /// their fields flow field by field (the whole-object contents flow by an ordinary edge).
+    pub(crate) fn add_struct_copy(&mut self, src: u32, dst: u32) {
+        if src == dst {
+            return;
+        }
+        let id = self.copies.len() as u32;
+        let hub = self.obj(ObjKey::Hub(id));
+        self.copies.push((src, dst, hub));
+        for n in [src, dst] {
+            if let Some(node) = self.nodes.get_mut(n as usize) {
+                node.copies.push(id);
+                if !node.prop.is_empty() {
+                    // Already-propagated objects pair up when the node is revisited.
+                    node.prop = Bits::default();
+                    self.push(n);
+                }
+            }
+        }
+    }
+
+    fn add_gep(&mut self, dst: u32, src: u32, fid: u32) {
+        if let Some(node) = self.nodes.get_mut(src as usize) {
+            node.geps.push((dst, fid));
+        }
+    }
+
+    pub fn pts_of(&self, node: u32) -> Option<&Bits> {
         self.nodes.get(node as usize).map(|n| &n.pts)
     }
 
@@ -150,20 +337,16 @@ impl Graph {
         if !node.succ.insert(b) || node.prop.is_empty() {
             return;
         }
-        let moved: Vec<u32> = node.prop.iter().copied().collect();
+        let moved = node.prop.clone();
         self.union_into(b, &moved);
     }
 
-    fn union_into(&mut self, b: u32, objs: &[u32]) {
-        self.work = self.work.saturating_add(objs.len() as u64);
+    fn union_into(&mut self, b: u32, objs: &Bits) {
+        self.work = self.work.saturating_add(objs.words() as u64);
         let Some(target) = self.nodes.get_mut(b as usize) else {
             return;
         };
-        let mut changed = false;
-        for &o in objs {
-            changed |= target.pts.insert(o);
-        }
-        if changed {
+        if target.pts.union_with(objs) {
             self.push(b);
         }
     }
@@ -246,15 +429,42 @@ impl Graph {
             let Some(node) = self.nodes.get_mut(n as usize) else {
                 continue;
             };
-            let delta: Vec<u32> = node.pts.difference(&node.prop).copied().collect();
-            if delta.is_empty() {
+            let delta_bits = node.pts.difference(&node.prop);
+            if delta_bits.is_empty() {
                 continue;
             }
-            node.prop.extend(delta.iter().copied());
+            node.prop = node.pts.clone();
+            let delta: Vec<u32> = delta_bits.iter().collect();
             let loads = node.loads.clone();
             let stores = node.stores.clone();
             let icalls = node.icalls.clone();
+            let geps = node.geps.clone();
+            let copies = node.copies.clone();
             let succ: Vec<u32> = node.succ.iter().copied().collect();
+            for &(dst, fid) in &geps {
+                self.work = self.work.saturating_add(delta.len() as u64);
+                for &o in &delta {
+                    let f = self.field_obj(o, fid);
+                    self.add_base(dst, f);
+                }
+            }
+            for &c in &copies {
+                let Some(&(src, dst, hub)) = self.copies.get(c as usize) else {
+                    continue;
+                };
+                self.work = self.work.saturating_add(delta.len() as u64);
+                for &o in &delta {
+                    if matches!(self.objs.get(o as usize), Some(ObjKey::Func(_))) {
+                        continue;
+                    }
+                    if src == n {
+                        self.add_obj_copy(o, hub);
+                    }
+                    if dst == n {
+                        self.add_obj_copy(hub, o);
+                    }
+                }
+            }
             for &o in &delta {
                 let Some(c) = self.content_of(o) else {
                     continue;
@@ -262,8 +472,12 @@ impl Graph {
                 for &dst in &loads {
                     self.add_edge(c, dst);
                 }
-                for &src in &stores {
-                    self.add_edge(src, c);
+                let is_func = matches!(self.objs.get(o as usize), Some(ObjKey::Func(_)));
+                if !is_func {
+                    // A function's code cannot be written through a pointer.
+                    for &src in &stores {
+                        self.add_edge(src, c);
+                    }
                 }
                 if icalls.is_empty() {
                     continue;
@@ -290,7 +504,7 @@ impl Graph {
                 }
             }
             for s in succ {
-                self.union_into(s, &delta);
+                self.union_into(s, &delta_bits);
             }
         }
         None
@@ -301,14 +515,73 @@ impl Graph {
 pub(crate) struct Gen<'m> {
     pub model: &'m Model,
     pub graph: Graph,
+    /// Load temporaries: `t ⊇ *p` -> p (the address of the value `t` holds).
+    load_src: HashMap<u32, u32>,
+    /// Address nodes holding exactly one object (`&x`) -> that object.
+    addr_obj: HashMap<u32, u32>,
+    /// Field-address nodes (`&p->f`) of fields declared with a struct type by value.
+    record_gep: HashSet<u32>,
 }
 
 impl<'m> Gen<'m> {
     pub fn new(model: &'m Model) -> Self {
+        let graph = Graph {
+            filter: model.filter.clone(),
+            ..Graph::default()
+        };
         Gen {
             model,
-            graph: Graph::default(),
+            graph,
+            load_src: HashMap::new(),
+            addr_obj: HashMap::new(),
+            record_gep: HashSet::new(),
         }
+    }
+
+    /// A node holding the address of the object(s) whose value `node` holds, when `node`
+    /// is a plain read (`x`, `*p`, `s.f`): the source of a struct copy.
+    fn address_of(&mut self, node: u32) -> Option<u32> {
+        if let Some(o) = self.graph.owner_of(node) {
+            let key = self.graph.objs.get(o as usize)?.clone();
+            return Some(self.addr_node(&key));
+        }
+        self.load_src.get(&node).copied()
+    }
+
+    /// Records that `src`'s value is copied into the object(s) `dst_addr` points to. When one
+    /// side is statically a struct object (a variable or field declared with a struct type
+    /// by value), the fields are copied too, field by field. Copies between two unknown
+    /// places (`*p = *q`, `memcpy` through `void *`) copy no fields: pairing every object on
+    /// one side with every object on the other is what makes an untyped analysis blow up.
+    fn struct_copy(&mut self, src: u32, dst_addr: u32) {
+        if let Some(src_addr) = self.address_of(src) {
+            self.copy_between(src_addr, dst_addr);
+        }
+    }
+
+    /// Fields of the objects `src_addr` points to flow into those of `dst_addr`'s objects
+    /// (when one side is statically a struct object; see [`Gen::struct_copy`]).
+    fn copy_between(&mut self, src_addr: u32, dst_addr: u32) {
+        let a = self.static_record(src_addr);
+        let b = self.static_record(dst_addr);
+        match (a, b) {
+            (Some(x), Some(y)) => self.graph.add_obj_copy(x, y),
+            _ if a.is_some()
+                || b.is_some()
+                || self.record_gep.contains(&src_addr)
+                || self.record_gep.contains(&dst_addr) =>
+            {
+                self.graph.add_struct_copy(src_addr, dst_addr)
+            }
+            _ => {}
+        }
+    }
+
+    /// The struct object an address node statically holds, if it holds exactly one.
+    fn static_record(&self, addr: u32) -> Option<u32> {
+        let o = *self.addr_obj.get(&addr)?;
+        let key = self.graph.objs.get(o as usize)?;
+        self.model.is_record(key).then_some(o)
     }
 
     fn temp(&mut self) -> u32 {
@@ -324,6 +597,7 @@ impl<'m> Gen<'m> {
         let t = self.temp();
         self.graph.add_base(t, o);
         self.graph.addr_temps.insert(o, t);
+        self.addr_obj.insert(t, o);
         t
     }
 
@@ -342,6 +616,17 @@ impl<'m> Gen<'m> {
                 let ptr = self.value(inner)?;
                 let t = self.temp();
                 self.graph.add_load(t, ptr);
+                self.load_src.insert(t, ptr);
+                Some(t)
+            }
+            Val::Gep(inner, field) => {
+                let base = self.value(inner)?;
+                let fid = self.graph.field_id(field);
+                let t = self.temp();
+                self.graph.add_gep(t, base, fid);
+                if self.model.record_fields.contains_key(field.as_str()) {
+                    self.record_gep.insert(t);
+                }
                 Some(t)
             }
             Val::Union(items) => {
@@ -381,12 +666,15 @@ impl<'m> Gen<'m> {
                 let o = self.graph.obj(key.clone());
                 if let (Some(s), Some(c)) = (src, self.graph.content_of(o)) {
                     self.graph.add_edge(s, c);
+                    let a = self.addr_node(key);
+                    self.struct_copy(s, a);
                 }
             }
             Loc::Deref(ptr) => {
                 let p = self.value(ptr);
                 if let (Some(p), Some(s)) = (p, src) {
                     self.graph.add_store(p, s);
+                    self.struct_copy(s, p);
                 }
             }
         }
@@ -424,6 +712,29 @@ impl<'m> Gen<'m> {
         for name in names {
             self.graph
                 .bind(self.model, name, &args, &ref_args, receiver, result);
+            // Struct arguments passed by value: their fields flow into the parameter's.
+            let params: Vec<(usize, String)> = self
+                .model
+                .defs_of(name)
+                .flat_map(|d| {
+                    d.params
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| !p.is_empty() && !d.ref_params.contains(*p))
+                        .map(|(i, p)| (i, p.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            for (i, p) in params {
+                if let Some(a) = args.get(i).copied().flatten() {
+                    let formal = ObjKey::Var(VarKey {
+                        function: Some(name.clone()),
+                        name: p,
+                    });
+                    let f = self.addr_node(&formal);
+                    self.struct_copy(a, f);
+                }
+            }
         }
     }
 
@@ -465,6 +776,7 @@ impl<'m> Gen<'m> {
                     let t = self.temp();
                     self.graph.add_load(t, s);
                     self.graph.add_store(d, t);
+                    self.copy_between(s, d);
                 }
                 dst
             }

@@ -4,17 +4,24 @@
 //! An expression is either an *rvalue* ([`Val`], a set of abstract objects it may point to)
 //! or an *lvalue* ([`Loc`], a set of abstract objects it may designate). The rules mirror C:
 //! `&e` is `Addr(loc e)`, `*e` is `Deref(val e)`, `e[i]` is `*(e + i)`, `e->f` is `(*e).f`,
-//! and — field-insensitively — `e.f` designates the same object as `e`. Arrays and functions
-//! used as values decay to their own address. Recursion is bounded by [`MAX_DEPTH`]; deeper
+//! and `e.f` designates the field object `f` of each object `e` designates (`&e.f` is
+//! `Gep(&e, f)`; see [`ObjKey::field`] for where fields collapse into their base). Arrays and
+//! functions used as values decay to their own address. Recursion is bounded by [`MAX_DEPTH`]; deeper
 //! sub-expressions lower to "nothing" and the first such place is recorded.
 
 use super::model::{simple_class_name, Model, VarFlags};
 use crate::syntax::position::ColumnEncoding;
 use crate::syntax::{Language, ParsedFile};
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// Nesting depth beyond which sub-expressions are ignored (and an error is recorded).
 pub const MAX_DEPTH: usize = 256;
+
+/// Field objects nest at most this deep (`s.a.b.c`); a field of a field at this depth
+/// designates that field itself (field-insensitive below it), which keeps the number of
+/// objects finite for self-referential accesses such as `p = &p->next`.
+pub const MAX_FIELD_DEPTH: usize = 3;
 
 /// A variable: a global (`function == None`) or a local/parameter of a function.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -30,6 +37,58 @@ pub(crate) enum ObjKey {
     Func(String),
     /// Allocation site, `malloc@FILE:LINE:COL`.
     Heap(String),
+    /// The field of an object (a struct variable, a heap block, or a field itself).
+    Field(Box<ObjKey>, String),
+    /// Internal: the meeting point of one struct copy between two pointer-designated places
+    /// (never in a points-to set).
+    Hub(u32),
+}
+
+impl ObjKey {
+    fn field_depth(&self) -> usize {
+        let mut depth = 0;
+        let mut cur = self;
+        while let ObjKey::Field(base, _) = cur {
+            depth += 1;
+            cur = base;
+        }
+        depth
+    }
+
+    /// The object designated by field `f` of this object. Only objects that can have a
+    /// field `f` get one: a variable or field declared with a struct type whose layout has
+    /// `f`, or a heap block (type unknown). Anything else (a function, a pointer variable
+    /// reached through a cast, a field of a scalar field) stands for its own fields, which is
+    /// field-insensitive there and keeps imprecise pointer sets from spawning fields of
+    /// everything. Fields nest at most [`MAX_FIELD_DEPTH`] deep.
+    pub(crate) fn field(&self, f: &str, filter: &FieldFilter) -> ObjKey {
+        match self {
+            _ if !filter.has_field(self, f) => self.clone(),
+            _ if self.field_depth() >= MAX_FIELD_DEPTH => self.clone(),
+            _ => ObjKey::Field(Box::new(self.clone()), f.to_string()),
+        }
+    }
+}
+
+/// Which objects have which fields (from declared struct types), for [`ObjKey::field`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FieldFilter {
+    /// Variables declared with a known struct type -> the type's field names.
+    pub vars: HashMap<VarKey, HashSet<String>>,
+    /// Fields declared with a known struct type -> that type's field names.
+    pub fields: HashMap<String, HashSet<String>>,
+}
+
+impl FieldFilter {
+    pub fn has_field(&self, base: &ObjKey, f: &str) -> bool {
+        match base {
+            // A heap block's type is unknown; a copy hub carries whatever fields pass.
+            ObjKey::Heap(_) | ObjKey::Hub(_) => true,
+            ObjKey::Var(v) => self.vars.get(v).is_some_and(|fs| fs.contains(f)),
+            ObjKey::Field(_, inner) => self.fields.get(inner).is_some_and(|fs| fs.contains(f)),
+            ObjKey::Func(_) => false,
+        }
+    }
 }
 
 /// An lvalue: the objects an expression may designate.
@@ -51,6 +110,8 @@ pub(crate) enum Val {
     /// Store the value into the location; the value is the stored value.
     Assign(Box<Loc>, Box<Val>),
     Call(Box<CallIr>),
+    /// The address of field `f` of every object the value points to (`&p->f`).
+    Gep(Box<Val>, String),
 }
 
 #[derive(Debug, Clone)]
@@ -335,11 +396,27 @@ impl<'a> Lowerer<'a> {
         }))
     }
 
-    fn this_loc(&self, function: String) -> Loc {
-        deref(Val::Load(Loc::Obj(ObjKey::Var(VarKey {
+    /// A data member used without `this->`: field `name` of `*this`.
+    fn this_loc(&self, function: String, name: &str) -> Loc {
+        let this = Val::Load(Loc::Obj(ObjKey::Var(VarKey {
             function: Some(function),
             name: "this".to_string(),
-        }))))
+        })));
+        deref(self.gep(this, name))
+    }
+
+    /// The address of field `field` of what `v` points to. Fields declared in a union (or
+    /// in an anonymous union of a struct) overlap, so they designate the object itself.
+    pub(crate) fn gep(&self, v: Val, field: &str) -> Val {
+        if self.model.union_fields.contains(field) {
+            return v;
+        }
+        match v {
+            Val::Nothing => Val::Nothing,
+            Val::Addr(Loc::Obj(key)) => Val::Addr(Loc::Obj(key.field(field, &self.model.filter))),
+            Val::Union(items) => union(items.into_iter().map(|i| self.gep(i, field)).collect()),
+            other => Val::Gep(Box::new(other), field.to_string()),
+        }
     }
 
     /// The lvalue of a name.
@@ -353,7 +430,7 @@ impl<'a> Lowerer<'a> {
                     obj
                 }
             }
-            Resolved::ThisField(f, _) => self.this_loc(f),
+            Resolved::ThisField(f, _) => self.this_loc(f, name),
             Resolved::Funcs(fs) => match fs.into_iter().next() {
                 Some(f) => Loc::Obj(ObjKey::Func(f)),
                 None => Loc::Deref(Box::new(Val::Nothing)),
@@ -379,7 +456,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Resolved::ThisField(f, array) => {
-                let loc = self.this_loc(f);
+                let loc = self.this_loc(f, name);
                 if array {
                     addr(loc)
                 } else {
@@ -419,6 +496,105 @@ impl<'a> Lowerer<'a> {
             },
             _ => self.val(node, depth),
         }
+    }
+
+    /// Lowers `loc = init` for a declaration's initialiser, by shape: an array's elements
+    /// all flow into the array object; a struct's initializer list assigns its fields by
+    /// position (from the struct's declared layout) or by designator (`.f = v`), nesting
+    /// into struct-typed fields; anything else is an ordinary assignment (a struct copy
+    /// when the value is a struct). `layout` names the struct type (tag, typedef or anonymous
+    /// layout key), when known.
+    pub fn init_into(
+        &mut self,
+        loc: Loc,
+        node: Node<'_>,
+        layout: Option<&str>,
+        array: bool,
+        depth: usize,
+    ) -> Vec<Val> {
+        if self.over_limit(node, depth) {
+            return Vec::new();
+        }
+        let d = depth + 1;
+        if node.kind() != "initializer_list" {
+            let value = self.init_value(node, d);
+            return vec![Val::Assign(Box::new(loc), Box::new(value))];
+        }
+        let model: &'a Model = self.model;
+        let mut out = Vec::new();
+        let fields = if array {
+            None
+        } else {
+            layout.and_then(|l| model.layout(l))
+        };
+        let Some(fields) = fields else {
+            // An array (or a struct of unknown layout): every element flows into the object.
+            for c in Self::children(node) {
+                let value = match c.kind() {
+                    "initializer_pair" => match c.child_by_field_name("value") {
+                        Some(v) => v,
+                        None => continue,
+                    },
+                    _ => c,
+                };
+                let elem_layout = if array { layout } else { None };
+                out.extend(self.init_into(loc.clone(), value, elem_layout, false, d));
+            }
+            return out;
+        };
+        let mut next = 0usize;
+        for c in Self::children(node) {
+            if c.kind() == "initializer_pair" {
+                let Some(value) = c.child_by_field_name("value") else {
+                    continue;
+                };
+                let mut cursor = c.walk();
+                let designators: Vec<Node<'_>> = c
+                    .children_by_field_name("designator", &mut cursor)
+                    .collect();
+                let mut cur = loc.clone();
+                let mut cur_fields = Some(fields);
+                let (mut cur_layout, mut cur_array) = (None, false);
+                for (i, des) in designators.iter().enumerate() {
+                    let name = match des.kind() {
+                        "field_designator" => Self::children(*des)
+                            .first()
+                            .map(|f| self.text(*f).to_string()),
+                        "field_identifier" => Some(self.text(*des).to_string()),
+                        // `[i] = v`, `[a ... b] = v`: the same array object.
+                        _ => {
+                            cur_array = false;
+                            continue;
+                        }
+                    };
+                    let Some(name) = name else { continue };
+                    let info = cur_fields.and_then(|fs| fs.iter().position(|f| f.name == name));
+                    if i == 0 {
+                        if let Some(pos) = info {
+                            next = pos + 1;
+                        }
+                    }
+                    let field = info.and_then(|pos| cur_fields.and_then(|fs| fs.get(pos)));
+                    cur_layout = field.and_then(|f| f.layout.as_deref());
+                    cur_array = field.is_some_and(|f| f.array);
+                    cur_fields = cur_layout.and_then(|l| model.layout(l));
+                    cur = deref(self.gep(addr(cur), &name));
+                }
+                out.extend(self.init_into(cur, value, cur_layout, cur_array, d));
+                continue;
+            }
+            match fields.get(next) {
+                Some(f) => {
+                    let target = deref(self.gep(addr(loc.clone()), &f.name));
+                    let (l, a) = (f.layout.clone(), f.array);
+                    out.extend(self.init_into(target, c, l.as_deref(), a, d));
+                }
+                // More values than fields (or an anonymous member): into the object itself.
+                None => out.extend(self.init_into(loc.clone(), c, None, false, d)),
+            }
+            next += 1;
+        }
+        out
     }
 
     /// Lowers an expression as an rvalue. A thin dispatcher: the work happens in
@@ -686,17 +862,36 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// `e->f` is `*e`; `e.f` and `e.*f` designate (part of) the object `e`:
-    /// field-insensitive.
+    /// `e->f` is field `f` of `*e`, `e.f` field `f` of `e`. Pointer-to-member accesses
+    /// (`e.*m`, `e->*m`) designate the whole object (the member is not known statically).
     #[inline(never)]
     fn loc_member(&mut self, node: Node<'_>, d: usize) -> Loc {
         let Some(arg) = node.child_by_field_name("argument") else {
             return Loc::Deref(Box::new(Val::Nothing));
         };
-        if self.operator_is(node, "->") {
-            deref(self.val(arg, d))
+        let arrow = self.operator_is(node, "->");
+        let field = node
+            .child_by_field_name("field")
+            .filter(|f| {
+                matches!(
+                    f.kind(),
+                    "field_identifier"
+                        | "qualified_identifier"
+                        | "template_method"
+                        | "destructor_name"
+                )
+            })
+            .map(|f| simple_class_name(&self.qualified_text(f)));
+        let base = if arrow {
+            self.val(arg, d)
         } else {
-            self.loc(arg, d)
+            addr(self.loc(arg, d))
+        };
+        match field {
+            Some(f) if !self.operator_is(node, ".*") && !self.operator_is(node, "->*") => {
+                deref(self.gep(base, &f))
+            }
+            _ => deref(base),
         }
     }
 

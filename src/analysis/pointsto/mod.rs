@@ -1,5 +1,5 @@
 //! May-point-to analysis for C and C++: Andersen-style (inclusion-based), flow-insensitive,
-//! context-insensitive and field-insensitive, over one file or a set of files.
+//! context-insensitive and field-sensitive (by field name), over one file or a set of files.
 //!
 //! # Model
 //!
@@ -13,12 +13,29 @@
 //!   `calloc`, `realloc` (which may also return its argument's targets), `reallocarray`,
 //!   `strdup`, `strndup`, `aligned_alloc`, `valloc`, `alloca`, and C++ `new` (named `new@…`).
 //!   A function defined in the analysed units always wins over these library models.
-//! * **Field-insensitive:** a field access stands for the whole struct object: `s.f` is `s`,
-//!   `p->f` is `*p`, `&s.f` is `&s`, `&p->f` is `p`. `field` targets are therefore never
-//!   emitted. Arrays are one object: `a[i]` is `*(a + i)`, an array used as a value decays
-//!   to `&a`, and struct members declared as arrays (`s.buf`) decay to the struct.
-//! * **Statements** that generate constraints: declarations with initialisers (initializer
-//!   lists flow every element into the object), assignments (`p = &x`, `p = q`, `p = *q`,
+//! * **Field-sensitive, by name:** a field of a struct object is an object of its own:
+//!   `&s.f` is the field object `s.f` (target `{"kind": "field", "name": "s.f", "function":
+//!   s's function}`; `s.a.b` for nested structs, `malloc@F:L:C.next` for a heap block's
+//!   field), `p->f` is field `f` of every object `p` points to. Which objects have which
+//!   fields comes from declared types: a variable or field declared with a struct type by
+//!   value has the fields of that struct's layout; a heap block (type unknown) has any field;
+//!   a pointer variable, a scalar field or a function reached through a cast has none and
+//!   stands for itself (field-insensitive there). Fields nest at most
+//!   [`MAX_FIELD_DEPTH`](lower::MAX_FIELD_DEPTH) deep. Members of a union (or of an anonymous
+//!   union) overlap and designate the object itself. A struct variable's entry lists what
+//!   any of its fields may point to. Struct copies (`s = t`, `s = *p`, `*p = s`, struct
+//!   arguments by value, `memcpy`) copy field by field when one side is statically a struct
+//!   object (a struct-typed variable or field, `p->inner` of a struct-typed member); copies
+//!   between two unknown places (`*p = *q` through `void *`) move the whole-object contents
+//!   only. Field objects are created on demand: where a field is accessed, or where it feeds
+//!   an accessed field through copies. Arrays are one object: `a[i]` is `*(a + i)`, an array
+//!   used as a value decays to `&a`, and struct members declared as arrays (`s.buf`) decay
+//!   to the field object. Initializer lists assign fields by position (from the struct's
+//!   declared layout, typedefs followed) or by designator (`.f = v`), nested lists into
+//!   struct-typed fields; a struct of unknown layout takes every element into the object.
+//!   Field names are compared, not offsets: pointer arithmetic from one field to another,
+//!   and a struct's address being its first field's, are not modelled.
+//! * **Statements** that generate constraints: declarations with initialisers, assignments (`p = &x`, `p = q`, `p = *q`,
 //!   `*p = q`, and compound `p += i`), returns, direct calls to defined functions (actuals
 //!   flow to formals, the return value to the call's value), indirect calls (`fp(a)`,
 //!   `(*fp)(a)`, `s->op(a)`: parameters of every function the callee may point to are bound,
@@ -38,7 +55,7 @@
 //!   Objects are identified by name: block-scoped shadowing within one function, `static`
 //!   functions or globals with the same name in two units, and C++ overloads with the same
 //!   qualified name are merged.
-//! * **Not modelled:** field sensitivity, context sensitivity, C++ direct-initialisation
+//! * **Not modelled:** field offsets (see above), context sensitivity, C++ direct-initialisation
 //!   with arguments (`T x(a);` parses as a declaration of a function), virtual dispatch by
 //!   class hierarchy (all methods of the called name are bound), functions returning
 //!   references, reference parameters reached through function pointers (bound by value),
@@ -47,12 +64,14 @@
 //!   `memset`/`strchr`/`strrchr`/`strstr`/`strpbrk`/`memchr`/`strtok`/`fgets` (return
 //!   their first argument).
 //!
-//! Solving is a worklist over the constraint graph with difference propagation, bounded by
-//! [`MAX_WORK`] elementary steps, polling [`Cancel`]. Everything is ordered (`BTreeMap`,
-//! `BTreeSet`), so output is deterministic. Expression lowering recurses at most
+//! Solving is a worklist over the constraint graph with difference propagation over sparse
+//! bit sets (64 objects per word), bounded by [`MAX_WORK`] words moved, polling [`Cancel`].
+//! Hash maps are used for lookups only, never iterated; worklists and outputs are ordered,
+//! so output is deterministic. Expression lowering recurses at most
 //! [`MAX_DEPTH`] levels; deeper parts are skipped with an error; statement walks are
 //! iterative.
 
+mod bits;
 mod eval;
 mod graph;
 mod lower;
@@ -78,7 +97,7 @@ use tree_sitter::Node;
 pub enum TargetKind {
     /// A variable or a function.
     Var,
-    /// A named field of an object (never emitted: the analysis is field-insensitive).
+    /// A named field of an object (`s.f`, `s.a.b`, `malloc@F:L:C.next`).
     Field,
     /// A heap allocation site.
     Heap,
@@ -115,6 +134,15 @@ impl Target {
             ObjKey::Var(v) => Target::var(v.function.as_deref(), &v.name),
             ObjKey::Func(f) => Target::var(None, f),
             ObjKey::Heap(h) => Target::heap(h),
+            ObjKey::Hub(n) => Target::var(None, &format!("<copy {n}>")),
+            ObjKey::Field(base, f) => {
+                let b = Target::from_obj(base);
+                Target {
+                    kind: TargetKind::Field,
+                    name: format!("{}.{f}", b.name),
+                    function: b.function,
+                }
+            }
         }
     }
 }
@@ -282,13 +310,37 @@ fn entries(graph: &Graph) -> Vec<PointsToEntry> {
     let mut out = Vec::new();
     for (key, &node) in &graph.keys {
         let NodeKey::Var(var) = key else { continue };
-        let Some(pts) = graph.pts_of(node) else {
-            continue;
-        };
-        if pts.is_empty() || var.name.is_empty() {
+        if var.name.is_empty() {
             continue;
         }
-        let targets: BTreeSet<Target> = pts
+        // A struct variable's set is what its fields (at any depth) may point to, including
+        // fields of the structs copied into it that no code accesses by name (fields exist
+        // only where demanded, see `graph::Pending`).
+        let mut objs: BTreeSet<u32> = graph
+            .pts_of(node)
+            .map(|p| p.iter().collect())
+            .unwrap_or_default();
+        let mut stack: Vec<u32> = graph.owner_of(node).into_iter().collect();
+        let mut seen: BTreeSet<u32> = stack.iter().copied().collect();
+        while let Some(o) = stack.pop() {
+            for &(_, f) in graph.fields_of(o) {
+                if let Some(pts) = graph.content_of(f).and_then(|c| graph.pts_of(c)) {
+                    objs.extend(pts.iter());
+                }
+                if seen.insert(f) {
+                    stack.push(f);
+                }
+            }
+            for &p in graph.copy_preds(o) {
+                if seen.insert(p) {
+                    stack.push(p);
+                }
+            }
+        }
+        if objs.is_empty() {
+            continue;
+        }
+        let targets: BTreeSet<Target> = objs
             .iter()
             .filter_map(|&o| graph.objs.get(o as usize))
             .map(Target::from_obj)
@@ -368,6 +420,7 @@ impl PointsTo {
         let v = lw.val(expr, 0);
         let ev = eval::Eval {
             graph: &self.state.graph,
+            model,
         };
         ev.val(&v).iter().map(Target::from_obj).collect()
     }

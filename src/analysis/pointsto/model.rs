@@ -2,7 +2,7 @@
 //! functions, globals, locals (per function), arrays and references, and which struct fields
 //! are declared as arrays. Built once per analysis by iterative walks (no recursion).
 
-use super::lower::is_expression_kind;
+use super::lower::{is_expression_kind, FieldFilter, ObjKey, VarKey};
 use crate::syntax::functions::{Function, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,6 +45,17 @@ pub(crate) struct FnScope {
     pub class: Option<String>,
 }
 
+/// One data member of a struct, class or union, in declaration order.
+#[derive(Debug, Clone)]
+pub(crate) struct FieldInfo {
+    pub name: String,
+    /// Declared as an array (`char *argv[4]`).
+    pub array: bool,
+    /// The member's struct type when it holds a struct by value (raw name: tag, typedef or
+    /// anonymous layout key; see [`Model::layout`]).
+    pub layout: Option<String>,
+}
+
 /// Per-unit facts.
 #[derive(Debug, Clone)]
 pub(crate) struct UnitInfo {
@@ -75,6 +86,20 @@ pub(crate) struct Model {
     pub field_kinds: BTreeMap<String, (bool, bool)>,
     /// Simple class name -> its data members (name -> declared as array).
     pub class_fields: BTreeMap<String, BTreeMap<String, bool>>,
+    /// Struct/class/union layouts by tag (simple name) or anonymous key (`{anon}UNIT:BYTE`).
+    pub layouts: BTreeMap<String, Vec<FieldInfo>>,
+    /// `typedef T Name;` -> T's raw name (tag, typedef name or anonymous layout key).
+    pub typedefs: BTreeMap<String, String>,
+    /// Names of members declared inside a union: they overlap, so accesses through them are
+    /// field-insensitive.
+    pub union_fields: BTreeSet<String>,
+    /// Variables declared with a struct/class/union type by value (or arrays of them) -> the
+    /// type's raw name. Only copies involving such an object copy fields.
+    pub var_types: BTreeMap<VarKey, String>,
+    /// Names of fields declared with a struct type by value somewhere.
+    pub record_fields: BTreeMap<String, String>,
+    /// Field names of record variables and record fields (built after the walk).
+    pub filter: FieldFilter,
     /// Set when the model walk was cancelled.
     pub cancelled: bool,
 }
@@ -206,7 +231,27 @@ impl Model {
                 return model;
             }
         }
+        model.filter = model.field_filter();
         model
+    }
+
+    fn field_filter(&self) -> FieldFilter {
+        let names = |ty: &str| -> Option<std::collections::HashSet<String>> {
+            self.layout(ty)
+                .map(|fs| fs.iter().map(|f| f.name.clone()).collect())
+        };
+        FieldFilter {
+            vars: self
+                .var_types
+                .iter()
+                .filter_map(|(v, t)| Some((v.clone(), names(t)?)))
+                .collect(),
+            fields: self
+                .record_fields
+                .iter()
+                .filter_map(|(f, t)| Some((f.clone(), names(t)?)))
+                .collect(),
+        }
     }
 
     fn add_function(&mut self, unit: usize, file: &ParsedFile, func: &Function<'_>) {
@@ -236,9 +281,24 @@ impl Model {
                     ) {
                         continue;
                     }
-                    let info = p
-                        .child_by_field_name("declarator")
-                        .and_then(|d| declarator_info(file, d));
+                    let declarator = p.child_by_field_name("declarator");
+                    let info = declarator.and_then(|d| declarator_info(file, d));
+                    if let (Some((name, _)), Some(d), Some(t)) = (
+                        info.as_ref(),
+                        declarator,
+                        p.child_by_field_name("type")
+                            .and_then(|t| type_key(unit, file, t)),
+                    ) {
+                        if !declarator_has_pointer(d) {
+                            self.var_types.insert(
+                                VarKey {
+                                    function: Some(func.name.clone()),
+                                    name: name.clone(),
+                                },
+                                t,
+                            );
+                        }
+                    }
                     match info {
                         Some((name, w)) => {
                             if w == Wrapper::Reference {
@@ -307,15 +367,25 @@ impl Model {
         let mut stack = vec![body];
         let mut locals: Vec<(String, VarFlags)> = Vec::new();
         let mut local_protos: Vec<String> = Vec::new();
+        let mut record_types: Vec<(String, String)> = Vec::new();
         while let Some(node) = stack.pop() {
             match node.kind() {
                 "function_definition" | "lambda_expression" if node.id() != body.id() => continue,
                 "declaration" => {
+                    let ty = node
+                        .child_by_field_name("type")
+                        .and_then(|t| type_key(unit, file, t));
                     let mut cursor = node.walk();
                     for d in node.children_by_field_name("declarator", &mut cursor) {
                         match declarator_info(file, d) {
                             Some((name, Wrapper::Function)) => local_protos.push(name),
-                            Some((name, w)) => locals.push((name, flags_of(w))),
+                            Some((name, w)) => {
+                                if let Some(t) = ty.as_ref().filter(|_| !declarator_has_pointer(d))
+                                {
+                                    record_types.push((name.clone(), t.clone()));
+                                }
+                                locals.push((name, flags_of(w)))
+                            }
                             None => {}
                         }
                     }
@@ -339,6 +409,14 @@ impl Model {
             scope.locals.entry(name).or_default().merge(flags);
         }
         self.prototypes.extend(local_protos);
+        for (name, ty) in record_types {
+            self.var_types
+                .entry(VarKey {
+                    function: Some(func.name.clone()),
+                    name,
+                })
+                .or_insert(ty);
+        }
     }
 
     /// Global declarations, prototypes and struct fields. Returns false when cancelled.
@@ -356,6 +434,9 @@ impl Model {
             match node.kind() {
                 "function_definition" | "lambda_expression" => child_in_fn = true,
                 "declaration" if !in_fn => {
+                    let ty = node
+                        .child_by_field_name("type")
+                        .and_then(|t| type_key(unit, file, t));
                     let mut cursor = node.walk();
                     for d in node.children_by_field_name("declarator", &mut cursor) {
                         match declarator_info(file, d) {
@@ -368,6 +449,15 @@ impl Model {
                                 } else {
                                     name
                                 };
+                                if let Some(t) = ty.as_ref().filter(|_| !declarator_has_pointer(d))
+                                {
+                                    self.var_types
+                                        .entry(VarKey {
+                                            function: None,
+                                            name: name.clone(),
+                                        })
+                                        .or_insert_with(|| t.clone());
+                                }
                                 self.globals
                                     .entry(name.clone())
                                     .or_default()
@@ -379,6 +469,10 @@ impl Model {
                     }
                 }
                 "field_declaration" => self.add_field(file, node),
+                "struct_specifier" | "class_specifier" | "union_specifier" => {
+                    self.add_layout(unit, file, node)
+                }
+                "type_definition" => self.add_typedef(unit, file, node),
                 kind if !may_declare(kind) => continue,
                 _ => {}
             }
@@ -424,6 +518,129 @@ impl Model {
         }
     }
 
+    /// Records the members of a struct/class/union body in declaration order.
+    fn add_layout(&mut self, unit: usize, file: &ParsedFile, node: Node<'_>) {
+        let Some(body) = node.child_by_field_name("body") else {
+            return;
+        };
+        let is_union = node.kind() == "union_specifier";
+        let mut fields = Vec::new();
+        let mut cursor = body.walk();
+        for member in body.named_children(&mut cursor) {
+            if member.kind() != "field_declaration" {
+                continue;
+            }
+            let ty = member
+                .child_by_field_name("type")
+                .and_then(|t| type_key(unit, file, t));
+            let mut dc = member.walk();
+            let declarators: Vec<Node<'_>> = member
+                .children_by_field_name("declarator", &mut dc)
+                .collect();
+            if declarators.is_empty() {
+                // An anonymous struct/union member: its fields are the parent's (by name);
+                // a union's overlap.
+                if let Some(t) = member.child_by_field_name("type") {
+                    if t.kind() == "union_specifier" {
+                        self.collect_union_names(file, t);
+                    }
+                }
+            }
+            for d in declarators {
+                let Some((name, w)) = declarator_info(file, d) else {
+                    continue;
+                };
+                if w == Wrapper::Function {
+                    continue;
+                }
+                if is_union {
+                    self.union_fields.insert(name.clone());
+                }
+                let by_value =
+                    matches!(w, Wrapper::Plain | Wrapper::Array) && !declarator_has_pointer(d);
+                if let Some(t) = ty.as_ref().filter(|_| by_value) {
+                    self.record_fields
+                        .entry(name.clone())
+                        .or_insert_with(|| t.clone());
+                }
+                fields.push(FieldInfo {
+                    name,
+                    array: w == Wrapper::Array,
+                    layout: ty.clone().filter(|_| by_value),
+                });
+            }
+        }
+        let key = layout_key(unit, file, node);
+        self.layouts.entry(key).or_insert(fields);
+    }
+
+    /// Every member name inside an anonymous union (nested bodies included).
+    fn collect_union_names(&mut self, file: &ParsedFile, union: Node<'_>) {
+        let mut stack = vec![union];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "field_declaration" {
+                let mut dc = n.walk();
+                for d in n.children_by_field_name("declarator", &mut dc) {
+                    if let Some((name, _)) = declarator_info(file, d) {
+                        self.union_fields.insert(name);
+                    }
+                }
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+    }
+
+    /// `typedef struct X Y;`, `typedef struct { .. } Y;`, `typedef X Y;` (not pointer types).
+    fn add_typedef(&mut self, unit: usize, file: &ParsedFile, node: Node<'_>) {
+        let Some(ty) = node
+            .child_by_field_name("type")
+            .and_then(|t| type_key(unit, file, t))
+        else {
+            return;
+        };
+        let mut cursor = node.walk();
+        for d in node.children_by_field_name("declarator", &mut cursor) {
+            if let Some((name, Wrapper::Plain)) = declarator_info(file, d) {
+                if name != ty {
+                    self.typedefs.entry(name).or_insert_with(|| ty.clone());
+                }
+            }
+        }
+    }
+
+    /// True when the object is a struct by value (a variable of struct type, or a field
+    /// declared with a struct type): copies of it copy its fields.
+    pub fn is_record(&self, obj: &ObjKey) -> bool {
+        match obj {
+            ObjKey::Var(v) => self
+                .var_types
+                .get(v)
+                .is_some_and(|t| self.layout(t).is_some()),
+            ObjKey::Field(_, f) => self.nests(f),
+            ObjKey::Func(_) | ObjKey::Heap(_) | ObjKey::Hub(_) => false,
+        }
+    }
+
+    /// True when a field name is declared with a struct type by value (it has fields).
+    pub fn nests(&self, field: &str) -> bool {
+        self.record_fields
+            .get(field)
+            .is_some_and(|t| self.layout(t).is_some())
+    }
+
+    /// The fields of a struct type given by raw name (typedefs followed).
+    pub fn layout(&self, name: &str) -> Option<&[FieldInfo]> {
+        let mut cur = name;
+        for _ in 0..32 {
+            if let Some(fields) = self.layouts.get(cur) {
+                return Some(fields);
+            }
+            cur = self.typedefs.get(cur)?;
+        }
+        None
+    }
+
     /// Definitions of a qualified function name.
     pub fn defs_of(&self, name: &str) -> impl Iterator<Item = &FnDef> {
         self.by_name
@@ -458,6 +675,55 @@ impl Model {
         }
         Vec::new()
     }
+}
+
+/// The layout key of a struct/class/union specifier: its tag, or an anonymous key.
+fn layout_key(unit: usize, file: &ParsedFile, node: Node<'_>) -> String {
+    match node.child_by_field_name("name") {
+        Some(n) => simple_class_name(file.node_text(n)),
+        None => format!("{{anon}}{unit}:{}", node.start_byte()),
+    }
+}
+
+/// The raw struct type name of a type node: a struct/class/union specifier (tag or
+/// anonymous key) or a type name (a typedef or C++ class name); `None` for primitive types.
+pub(crate) fn type_key(unit: usize, file: &ParsedFile, ty: Node<'_>) -> Option<String> {
+    match ty.kind() {
+        "struct_specifier" | "class_specifier" | "union_specifier" => {
+            Some(layout_key(unit, file, ty))
+        }
+        "type_identifier" | "qualified_identifier" | "template_type" => {
+            Some(simple_class_name(file.node_text(ty)))
+        }
+        _ => None,
+    }
+}
+
+/// True when a declarator chain has a pointer, function or reference part anywhere (`*a[2]`
+/// holds pointers, not structs).
+pub(crate) fn declarator_has_pointer(mut node: Node<'_>) -> bool {
+    for _ in 0..128 {
+        match node.kind() {
+            "pointer_declarator" | "function_declarator" | "reference_declarator" => return true,
+            "init_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator"
+            | "array_declarator" => {}
+            _ => return false,
+        }
+        let next = node.child_by_field_name("declarator").or_else(|| {
+            let mut cursor = node.walk();
+            let found = node
+                .named_children(&mut cursor)
+                .find(|c| c.kind().ends_with("declarator"));
+            found
+        });
+        match next {
+            Some(n) => node = n,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// False for expression nodes, which cannot contain declarations (GNU statement

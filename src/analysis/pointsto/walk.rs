@@ -4,7 +4,7 @@
 
 use super::graph::Gen;
 use super::lower::{addr, deref, is_expression_kind, Loc, Lowerer, ObjKey, Val, VarKey, MAX_DEPTH};
-use super::model::{declarator_info, Wrapper};
+use super::model::{declarator_has_pointer, declarator_info, type_key, Wrapper};
 use super::PointsToError;
 use crate::syntax::functions::Function;
 use crate::syntax::{Cancel, ParsedFile};
@@ -122,6 +122,9 @@ impl Walker<'_, '_> {
 
     /// `T *p = e, q[2] = {..}, &r = x;`
     fn declaration(&mut self, lw: &mut Lowerer<'_>, node: Node<'_>) {
+        let ty = node
+            .child_by_field_name("type")
+            .and_then(|t| type_key(lw.unit, lw.file, t));
         let mut cursor = node.walk();
         let declarators: Vec<Node<'_>> = node
             .children_by_field_name("declarator", &mut cursor)
@@ -140,13 +143,22 @@ impl Walker<'_, '_> {
                 continue;
             };
             let key = self.declared_key(lw, &name);
-            let rhs = if wrapper == Wrapper::Reference {
+            let loc = Loc::Obj(ObjKey::Var(key));
+            let v = match wrapper {
                 // Binding a reference: it points to the referent.
-                addr(lw.loc(value, 0))
-            } else {
-                lw.init_value(value, 0)
+                Wrapper::Reference => Val::Assign(Box::new(loc), Box::new(addr(lw.loc(value, 0)))),
+                Wrapper::Plain | Wrapper::Array if !declarator_has_pointer(target) => {
+                    let layout = ty.clone();
+                    Val::Seq(lw.init_into(
+                        loc,
+                        value,
+                        layout.as_deref(),
+                        wrapper == Wrapper::Array,
+                        0,
+                    ))
+                }
+                _ => Val::Assign(Box::new(loc), Box::new(lw.init_value(value, 0))),
             };
-            let v = Val::Assign(Box::new(Loc::Obj(ObjKey::Var(key))), Box::new(rhs));
             self.gen.value(&v);
         }
     }
