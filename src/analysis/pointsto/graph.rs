@@ -218,12 +218,31 @@ impl Graph {
             .filter(|&o| o != NONE)
     }
 
-    /// Objects whose fields are copied into `o`'s (struct copies `o = p`).
-    pub fn copy_preds(&self, o: u32) -> &[u32] {
-        self.copy_pred
-            .get(o as usize)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+    /// Creates every declared field of each struct variable that received a struct copy
+    /// (in object order, fields sorted by name), so that its entry lists what the copied
+    /// fields point to even where no code accesses them. True when any field was created.
+    pub fn demand_copied_fields(&mut self) -> bool {
+        let before = self.objs.len();
+        for o in 0..before as u32 {
+            if self.copy_pred.get(o as usize).is_none_or(|p| p.is_empty()) {
+                continue;
+            }
+            let Some(ObjKey::Var(v)) = self.objs.get(o as usize) else {
+                continue;
+            };
+            let mut names: Vec<String> = self
+                .filter
+                .vars
+                .get(v)
+                .map(|fs| fs.iter().cloned().collect())
+                .unwrap_or_default();
+            names.sort();
+            for name in names {
+                let fid = self.field_id(&name);
+                self.field_obj(o, fid);
+            }
+        }
+        self.objs.len() > before
     }
 
     /// Field objects of `o` created so far.

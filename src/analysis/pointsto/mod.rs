@@ -275,7 +275,13 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
         gen.graph
     };
     let mut partial = errors.iter().any(|e| e.message.contains("nested deeper"));
-    match graph.solve(&model, cancel) {
+    let mut outcome = graph.solve(&model, cancel);
+    if outcome.is_none() && graph.demand_copied_fields() {
+        // Fields exist only where demanded; a struct variable that received struct copies
+        // lists all its fields, so demand them and finish solving.
+        outcome = graph.solve(&model, cancel);
+    }
+    match outcome {
         Some(Incomplete::Cancelled) => cancelled = true,
         Some(Incomplete::WorkLimit) => {
             partial = true;
@@ -313,9 +319,8 @@ fn entries(graph: &Graph) -> Vec<PointsToEntry> {
         if var.name.is_empty() {
             continue;
         }
-        // A struct variable's set is what its fields (at any depth) may point to, including
-        // fields of the structs copied into it that no code accesses by name (fields exist
-        // only where demanded, see `graph::Pending`).
+        // A struct variable's set is what its fields (at any depth) may point to (the fields
+        // copied into it that no code accesses were demanded after solving).
         let mut objs: BTreeSet<u32> = graph
             .pts_of(node)
             .map(|p| p.iter().collect())
@@ -329,11 +334,6 @@ fn entries(graph: &Graph) -> Vec<PointsToEntry> {
                 }
                 if seen.insert(f) {
                     stack.push(f);
-                }
-            }
-            for &p in graph.copy_preds(o) {
-                if seen.insert(p) {
-                    stack.push(p);
                 }
             }
         }
