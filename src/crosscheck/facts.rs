@@ -20,7 +20,7 @@
 //! * **points_to** (C/C++): the file's points-to sets ([`analyze_file`]) projected on the
 //!   function: pointers that are its locals or parameters, targets visible in it (its locals,
 //!   globals, functions, and heap objects allocated in it, renamed `heap@LINE` with the line
-//!   relative to the function).
+//!   relative to the function; fields as `s.f`, a heap block's as `heap@LINE.f`).
 
 use super::names::tokens;
 use super::prompts::{CodeUnit, FunctionInfo, PromptInputs};
@@ -494,6 +494,19 @@ pub fn prepare(
                                 }
                             }
                         }
+                        TargetKind::Field if t.name.contains('@') => {
+                            // A heap block's field: `malloc@F:L:C.next` -> `heap@N.next`.
+                            if let Some((heap, fields)) = split_heap_field(&t.name) {
+                                if let Some(line) = heap_line(heap) {
+                                    if (first_line..=end_line).contains(&line) {
+                                        targets.insert(format!(
+                                            "heap@{}.{fields}",
+                                            line - first_line + 1
+                                        ));
+                                    }
+                                }
+                            }
+                        }
                         TargetKind::Var | TargetKind::Field => {
                             if t.function.is_none() || t.function.as_deref() == Some(name.as_str())
                             {
@@ -543,6 +556,14 @@ pub fn prepare(
 }
 
 /// The line of a heap object named `alloc@FILE:LINE:COL` (FILE may contain `:`).
+/// `malloc@F:L:C.f.g` -> (`malloc@F:L:C`, `f.g`).
+fn split_heap_field(name: &str) -> Option<(&str, &str)> {
+    let (prefix, last) = name.rsplit_once(':')?;
+    let (col, fields) = last.split_once('.')?;
+    let heap = name.get(..prefix.len() + 1 + col.len())?;
+    Some((heap, fields))
+}
+
 fn heap_line(name: &str) -> Option<usize> {
     let mut parts = name.rsplitn(3, ':');
     let _col = parts.next()?;
@@ -661,6 +682,11 @@ mod tests {
 
     #[test]
     fn heap_lines_are_read_from_the_end() {
+        assert_eq!(
+            split_heap_field("malloc@a.b.c:12:5.next.data"),
+            Some(("malloc@a.b.c:12:5", "next.data"))
+        );
+        assert_eq!(split_heap_field("malloc@a.c:12:5"), None);
         assert_eq!(heap_line("malloc@dir:x/a.c:12:5"), Some(12));
         assert_eq!(heap_line("malloc@a.c:3:1"), Some(3));
         assert_eq!(heap_line("garbage"), None);
