@@ -963,9 +963,10 @@ impl<'a> Lowerer<'a> {
         Val::Assign(Box::new(loc), Box::new(value))
     }
 
-    /// Binary operators: `+`/`-` (and bitwise/arithmetic operators, which may carry a
-    /// pointer through integer casts) yield the union of their operands; comparisons and
-    /// logical operators yield no pointer. Left-nested chains are walked iteratively, so a
+    /// Binary operators: `+`/`-` (pointer arithmetic) and the bitwise `&`, `|`, `^` (which
+    /// carry a pointer through integer casts, as in alignment masks and tagged pointers)
+    /// yield the union of their operands; comparisons, logical operators, multiplication,
+    /// division and shifts yield no pointer. Left-nested chains are walked iteratively, so a
     /// million-term `1+1+...` does not recurse.
     fn binary(&mut self, node: Node<'_>, depth: usize) -> Val {
         let d = depth + 1;
@@ -984,20 +985,7 @@ impl<'a> Lowerer<'a> {
                 .child_by_field_name("operator")
                 .map(|o| self.text(o))
                 .unwrap_or("");
-            if matches!(
-                op,
-                "==" | "!="
-                    | "<"
-                    | ">"
-                    | "<="
-                    | ">="
-                    | "<=>"
-                    | "&&"
-                    | "||"
-                    | "and"
-                    | "or"
-                    | "not_eq"
-            ) {
+            if !matches!(op, "+" | "-" | "&" | "|" | "^" | "bitand" | "bitor" | "xor") {
                 keeping = false;
             }
             if let Some(r) = cur.child_by_field_name("right") {

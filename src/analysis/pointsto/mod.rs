@@ -40,7 +40,9 @@
 //!   flow to formals, the return value to the call's value), indirect calls (`fp(a)`,
 //!   `(*fp)(a)`, `s->op(a)`: parameters of every function the callee may point to are bound,
 //!   discovered during solving), `memcpy`-like copies (`*d ⊇ *s`). Casts are ignored;
-//!   `p++`, `p + i`, `p - i` keep p's targets; comparisons and logical operators carry none.
+//!   `p++`, `p + i`, `p - i` keep p's targets; `&`, `|`, `^` keep their operands' targets
+//!   (pointers through integer casts); comparisons, logical operators, `*`, `/`, `%` and
+//!   shifts carry none.
 //! * **C++ (where simple):** references are pointers that are implicitly dereferenced
 //!   (`int &r = x` makes `r` point to `x`; reference parameters are bound to the actual's
 //!   address at direct calls); `this` is a parameter of methods (bound at `obj.m()`,
