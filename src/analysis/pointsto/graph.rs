@@ -218,31 +218,63 @@ impl Graph {
             .filter(|&o| o != NONE)
     }
 
-    /// Creates every declared field of each struct variable that received a struct copy
-    /// (in object order, fields sorted by name), so that its entry lists what the copied
-    /// fields point to even where no code accesses them. True when any field was created.
-    pub fn demand_copied_fields(&mut self) -> bool {
-        let before = self.objs.len();
-        for o in 0..before as u32 {
-            if self.copy_pred.get(o as usize).is_none_or(|p| p.is_empty()) {
-                continue;
+    /// Per object: what any of its fields (at any depth) may point to, including the fields
+    /// of every struct copied into it (through copy hubs too), whether or not a field object
+    /// was created on it. Field objects exist only where demanded, so a struct variable's
+    /// entry needs this closure; computed once, after solving, as a fixpoint over the copy
+    /// graph (no objects are created).
+    pub fn field_targets(&self) -> Vec<Bits> {
+        let n = self.objs.len();
+        let mut own: Vec<Bits> = vec![Bits::default(); n];
+        // A field object is created after its base, so descending ids see fields first.
+        for o in (0..n).rev() {
+            let mut acc = Bits::default();
+            for &(_, f) in self.fields_of(o as u32) {
+                if let Some(p) = self.content_of(f).and_then(|c| self.pts_of(c)) {
+                    acc.union_with(p);
+                }
+                if let Some(sub) = own.get(f as usize) {
+                    let sub = sub.clone();
+                    acc.union_with(&sub);
+                }
             }
-            let Some(ObjKey::Var(v)) = self.objs.get(o as usize) else {
-                continue;
-            };
-            let mut names: Vec<String> = self
-                .filter
-                .vars
-                .get(v)
-                .map(|fs| fs.iter().cloned().collect())
-                .unwrap_or_default();
-            names.sort();
-            for name in names {
-                let fid = self.field_id(&name);
-                self.field_obj(o, fid);
+            if let Some(slot) = own.get_mut(o) {
+                *slot = acc;
             }
         }
-        self.objs.len() > before
+        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (o, preds) in self.copy_pred.iter().enumerate() {
+            for &p in preds {
+                if let Some(list) = succ.get_mut(p as usize) {
+                    list.push(o as u32);
+                }
+            }
+        }
+        let mut work: VecDeque<u32> = (0..n as u32).collect();
+        let mut queued = vec![true; n];
+        while let Some(p) = work.pop_front() {
+            if let Some(q) = queued.get_mut(p as usize) {
+                *q = false;
+            }
+            let Some(from) = own.get(p as usize).cloned() else {
+                continue;
+            };
+            if from.is_empty() {
+                continue;
+            }
+            for &o in succ.get(p as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                let grew = own
+                    .get_mut(o as usize)
+                    .is_some_and(|slot| slot.union_with(&from));
+                if grew && queued.get(o as usize) == Some(&false) {
+                    if let Some(q) = queued.get_mut(o as usize) {
+                        *q = true;
+                    }
+                    work.push_back(o);
+                }
+            }
+        }
+        own
     }
 
     /// Field objects of `o` created so far.

@@ -71,21 +71,28 @@ impl ObjKey {
 }
 
 /// Which objects have which fields (from declared struct types), for [`ObjKey::field`].
+/// Field-name sets are stored once per struct type, however many variables have that type.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FieldFilter {
-    /// Variables declared with a known struct type -> the type's field names.
-    pub vars: HashMap<VarKey, HashSet<String>>,
-    /// Fields declared with a known struct type -> that type's field names.
-    pub fields: HashMap<String, HashSet<String>>,
+    /// Struct layout key -> its field names.
+    pub types: HashMap<String, HashSet<String>>,
+    /// Variables declared with a known struct type -> the layout key.
+    pub vars: HashMap<VarKey, String>,
+    /// Fields declared with a known struct type -> the layout key.
+    pub fields: HashMap<String, String>,
 }
 
 impl FieldFilter {
     pub fn has_field(&self, base: &ObjKey, f: &str) -> bool {
+        let of_type = |t: Option<&String>| {
+            t.and_then(|t| self.types.get(t))
+                .is_some_and(|fs| fs.contains(f))
+        };
         match base {
             // A heap block's type is unknown; a copy hub carries whatever fields pass.
             ObjKey::Heap(_) | ObjKey::Hub(_) => true,
-            ObjKey::Var(v) => self.vars.get(v).is_some_and(|fs| fs.contains(f)),
-            ObjKey::Field(_, inner) => self.fields.get(inner).is_some_and(|fs| fs.contains(f)),
+            ObjKey::Var(v) => of_type(self.vars.get(v)),
+            ObjKey::Field(_, inner) => of_type(self.fields.get(inner)),
             ObjKey::Func(_) => false,
         }
     }
@@ -542,6 +549,13 @@ impl<'a> Lowerer<'a> {
             }
             return out;
         };
+        // Designator lookups by name in O(1), whatever the struct's size.
+        let index: HashMap<&str, usize> = fields
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
         let mut next = 0usize;
         for c in Self::children(node) {
             if c.kind() == "initializer_pair" {
@@ -568,7 +582,11 @@ impl<'a> Lowerer<'a> {
                         }
                     };
                     let Some(name) = name else { continue };
-                    let info = cur_fields.and_then(|fs| fs.iter().position(|f| f.name == name));
+                    let info = if i == 0 {
+                        index.get(name.as_str()).copied()
+                    } else {
+                        cur_fields.and_then(|fs| fs.iter().position(|f| f.name == name))
+                    };
                     if i == 0 {
                         if let Some(pos) = info {
                             next = pos + 1;

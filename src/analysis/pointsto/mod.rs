@@ -277,13 +277,7 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
         gen.graph
     };
     let mut partial = errors.iter().any(|e| e.message.contains("nested deeper"));
-    let mut outcome = graph.solve(&model, cancel);
-    if outcome.is_none() && graph.demand_copied_fields() {
-        // Fields exist only where demanded; a struct variable that received struct copies
-        // lists all its fields, so demand them and finish solving.
-        outcome = graph.solve(&model, cancel);
-    }
-    match outcome {
+    match graph.solve(&model, cancel) {
         Some(Incomplete::Cancelled) => cancelled = true,
         Some(Incomplete::WorkLimit) => {
             partial = true;
@@ -315,29 +309,21 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
 }
 
 fn entries(graph: &Graph) -> Vec<PointsToEntry> {
+    let fields = graph.field_targets();
     let mut out = Vec::new();
     for (key, &node) in &graph.keys {
         let NodeKey::Var(var) = key else { continue };
         if var.name.is_empty() {
             continue;
         }
-        // A struct variable's set is what its fields (at any depth) may point to (the fields
-        // copied into it that no code accesses were demanded after solving).
+        // A struct variable's set is what its fields (at any depth, copied in or not) may
+        // point to.
         let mut objs: BTreeSet<u32> = graph
             .pts_of(node)
             .map(|p| p.iter().collect())
             .unwrap_or_default();
-        let mut stack: Vec<u32> = graph.owner_of(node).into_iter().collect();
-        let mut seen: BTreeSet<u32> = stack.iter().copied().collect();
-        while let Some(o) = stack.pop() {
-            for &(_, f) in graph.fields_of(o) {
-                if let Some(pts) = graph.content_of(f).and_then(|c| graph.pts_of(c)) {
-                    objs.extend(pts.iter());
-                }
-                if seen.insert(f) {
-                    stack.push(f);
-                }
-            }
+        if let Some(f) = graph.owner_of(node).and_then(|o| fields.get(o as usize)) {
+            objs.extend(f.iter());
         }
         if objs.is_empty() {
             continue;

@@ -236,22 +236,28 @@ impl Model {
     }
 
     fn field_filter(&self) -> FieldFilter {
-        let names = |ty: &str| -> Option<std::collections::HashSet<String>> {
-            self.layout(ty)
-                .map(|fs| fs.iter().map(|f| f.name.clone()).collect())
+        let mut filter = FieldFilter::default();
+        let mut resolve = |ty: &str| -> Option<String> {
+            let key = self.layout_key(ty)?;
+            if !filter.types.contains_key(key) {
+                let names = self.layouts.get(key)?.iter().map(|f| f.name.clone());
+                filter.types.insert(key.to_string(), names.collect());
+            }
+            Some(key.to_string())
         };
-        FieldFilter {
-            vars: self
-                .var_types
-                .iter()
-                .filter_map(|(v, t)| Some((v.clone(), names(t)?)))
-                .collect(),
-            fields: self
-                .record_fields
-                .iter()
-                .filter_map(|(f, t)| Some((f.clone(), names(t)?)))
-                .collect(),
-        }
+        let vars: Vec<(VarKey, String)> = self
+            .var_types
+            .iter()
+            .filter_map(|(v, t)| Some((v.clone(), resolve(t)?)))
+            .collect();
+        let fields: Vec<(String, String)> = self
+            .record_fields
+            .iter()
+            .filter_map(|(f, t)| Some((f.clone(), resolve(t)?)))
+            .collect();
+        filter.vars = vars.into_iter().collect();
+        filter.fields = fields.into_iter().collect();
+        filter
     }
 
     fn add_function(&mut self, unit: usize, file: &ParsedFile, func: &Function<'_>) {
@@ -631,10 +637,17 @@ impl Model {
 
     /// The fields of a struct type given by raw name (typedefs followed).
     pub fn layout(&self, name: &str) -> Option<&[FieldInfo]> {
+        self.layout_key(name)
+            .and_then(|k| self.layouts.get(k))
+            .map(Vec::as_slice)
+    }
+
+    /// The layout key a raw type name resolves to (typedefs followed, at most 32 steps).
+    fn layout_key<'s>(&'s self, name: &'s str) -> Option<&'s str> {
         let mut cur = name;
         for _ in 0..32 {
-            if let Some(fields) = self.layouts.get(cur) {
-                return Some(fields);
+            if self.layouts.contains_key(cur) {
+                return Some(cur);
             }
             cur = self.typedefs.get(cur)?;
         }
