@@ -242,19 +242,48 @@ impl Graph {
                 *slot = acc;
             }
         }
+        // Only objects from which a variable is reached through copies matter: a backward
+        // walk from the variables that received copies.
+        let mut relevant = vec![false; n];
+        let mut stack: Vec<u32> = (0..n as u32)
+            .filter(|&o| {
+                matches!(self.objs.get(o as usize), Some(ObjKey::Var(_)))
+                    && !self.copy_preds(o).is_empty()
+            })
+            .collect();
+        while let Some(o) = stack.pop() {
+            match relevant.get_mut(o as usize) {
+                Some(r) if !*r => *r = true,
+                _ => continue,
+            }
+            stack.extend(self.copy_preds(o).iter().copied());
+        }
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (o, preds) in self.copy_pred.iter().enumerate() {
+            if relevant.get(o) != Some(&true) {
+                continue;
+            }
             for &p in preds {
                 if let Some(list) = succ.get_mut(p as usize) {
                     list.push(o as u32);
                 }
             }
         }
-        let mut work: VecDeque<u32> = (0..n as u32).collect();
-        let mut queued = vec![true; n];
+        let mut work: VecDeque<u32> = (0..n as u32)
+            .filter(|&p| succ.get(p as usize).is_some_and(|l| !l.is_empty()))
+            .collect();
+        let mut queued = vec![false; n];
+        for &p in &work {
+            if let Some(q) = queued.get_mut(p as usize) {
+                *q = true;
+            }
+        }
         while let Some(p) = work.pop_front() {
             if let Some(q) = queued.get_mut(p as usize) {
                 *q = false;
+            }
+            if succ.get(p as usize).is_none_or(|l| l.is_empty()) {
+                continue;
             }
             let Some(from) = own.get(p as usize).cloned() else {
                 continue;
@@ -275,6 +304,14 @@ impl Graph {
             }
         }
         own
+    }
+
+    /// Objects whose fields are copied into `o`'s (struct copies `o = p`).
+    fn copy_preds(&self, o: u32) -> &[u32] {
+        self.copy_pred
+            .get(o as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// Field objects of `o` created so far.
