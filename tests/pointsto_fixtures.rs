@@ -156,6 +156,11 @@ fn arrays_are_one_object() {
 }
 
 #[test]
+fn function_and_data_pointers_keep_apart_by_declared_type() {
+    check("type_filter.c");
+}
+
+#[test]
 fn casts_arithmetic_conditionals_and_commas() {
     check("casts.c");
 }

@@ -57,6 +57,11 @@ impl Eval<'_> {
             Val::Union(items) => items.iter().flat_map(|i| self.val(i)).collect(),
             Val::Seq(items) => items.last().map(|i| self.val(i)).unwrap_or_default(),
             Val::Assign(_, value) => self.val(value),
+            Val::Cast(inner, filter) => self
+                .val(inner)
+                .into_iter()
+                .filter(|o| self.graph.admits(*filter, o))
+                .collect(),
             Val::Gep(inner, field) => self
                 .val(inner)
                 .iter()

@@ -12,6 +12,7 @@
 use super::bits::Bits;
 use super::lower::{address_of_value, CallIr, Callee, FieldFilter, Loc, ObjKey, Val, VarKey};
 use super::model::Model;
+use super::types::{self, TypeClasses, FILTERS, NO_FILTER, OBJ_FUNC, OBJ_UNKNOWN};
 use crate::syntax::Cancel;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
@@ -105,6 +106,14 @@ pub(crate) struct Graph {
     owner: Vec<u32>,
     /// Which objects have which fields.
     filter: FieldFilter,
+    /// Declared-type classes (see [`types`]).
+    classes: TypeClasses,
+    /// Node -> its declared-type filter.
+    place_filter: Vec<u32>,
+    /// Object -> its class.
+    class: Vec<u32>,
+    /// Filter -> the objects it refuses (grown as objects are created).
+    refused: [Bits; FILTERS],
 }
 
 const NONE: u32 = u32::MAX;
@@ -115,7 +124,81 @@ impl Graph {
         self.nodes.push(NodeData::default());
         self.in_worklist.push(false);
         self.owner.push(NONE);
+        self.place_filter.push(NO_FILTER);
         id
+    }
+
+    /// (object class, place filter) of field `f` of `base`: by the base's declared struct
+    /// type when known, else by the field name over all structs.
+    fn member_class(&self, base: &ObjKey, f: &str) -> Option<(u32, u32)> {
+        let layout = match base {
+            ObjKey::Var(v) => self.filter.vars.get(v),
+            ObjKey::Field(_, g) => self.filter.fields.get(g),
+            _ => None,
+        };
+        layout
+            .and_then(|l| self.classes.members.get(&(l.clone(), f.to_string())))
+            .or_else(|| self.classes.fields.get(f))
+            .copied()
+    }
+
+    /// The declared-type filter of a named node.
+    fn filter_of(&self, key: &NodeKey) -> u32 {
+        match key {
+            NodeKey::Var(v) => self.classes.vars.get(v).map_or(NO_FILTER, |c| c.1),
+            NodeKey::Ret(f) => self.classes.returns.get(f).copied().unwrap_or(NO_FILTER),
+            NodeKey::Content(ObjKey::Field(base, f)) => {
+                self.member_class(base, f).map_or(NO_FILTER, |c| c.1)
+            }
+            NodeKey::Content(_) => NO_FILTER,
+        }
+    }
+
+    /// The class of an object.
+    fn class_of(&self, key: &ObjKey) -> u32 {
+        match key {
+            ObjKey::Var(v) => self.classes.vars.get(v).map_or(OBJ_UNKNOWN, |c| c.0),
+            ObjKey::Func(_) => OBJ_FUNC,
+            ObjKey::Field(base, f) => self.member_class(base, f).map_or(OBJ_UNKNOWN, |c| c.0),
+            ObjKey::Heap(_) | ObjKey::Hub(_) => OBJ_UNKNOWN,
+        }
+    }
+
+    /// Gives a (fresh) node a declared-type filter.
+    fn set_filter(&mut self, n: u32, filter: u32) {
+        if let Some(slot) = self.place_filter.get_mut(n as usize) {
+            *slot = filter;
+        }
+    }
+
+    /// Does a place with `filter` take object `o`?
+    pub fn admits(&self, filter: u32, o: &ObjKey) -> bool {
+        !types::rejects(filter, self.class_of(o))
+    }
+
+    /// Does node `n` refuse object `o` by declared types?
+    fn refuses(&self, n: u32, o: u32) -> bool {
+        let f = self
+            .place_filter
+            .get(n as usize)
+            .copied()
+            .unwrap_or(NO_FILTER);
+        f != NO_FILTER
+            && types::rejects(
+                f,
+                self.class.get(o as usize).copied().unwrap_or(OBJ_UNKNOWN),
+            )
+    }
+
+    /// The part of `objs` a node with filter `f` takes (`None`: all of it).
+    fn admitted(&self, f: u32, objs: &Bits) -> Option<Bits> {
+        if f == NO_FILTER {
+            return None;
+        }
+        match self.refused.get(f as usize) {
+            Some(refused) if !refused.is_empty() => Some(objs.difference(refused)),
+            _ => None,
+        }
     }
 
     pub fn node(&mut self, key: NodeKey) -> u32 {
@@ -123,6 +206,8 @@ impl Graph {
             return id;
         }
         let id = self.new_node();
+        let f = self.filter_of(&key);
+        self.set_filter(id, f);
         self.keys.insert(key, id);
         id
     }
@@ -151,6 +236,13 @@ impl Graph {
             ObjKey::Var(v) => self.node(NodeKey::Var(v.clone())),
             other => self.node(NodeKey::Content(other.clone())),
         };
+        let class = self.class_of(&key);
+        self.class.push(class);
+        for (f, refused) in self.refused.iter_mut().enumerate() {
+            if types::rejects(f as u32, class) {
+                refused.insert(id);
+            }
+        }
         self.objs.push(key.clone());
         self.obj_ids.insert(key.clone(), id);
         self.content.push(content);
@@ -407,6 +499,9 @@ impl Graph {
     }
 
     fn add_base(&mut self, n: u32, obj: u32) {
+        if self.refuses(n, obj) {
+            return;
+        }
         if let Some(node) = self.nodes.get_mut(n as usize) {
             if node.pts.insert(obj) {
                 self.push(n);
@@ -431,6 +526,13 @@ impl Graph {
 
     fn union_into(&mut self, b: u32, objs: &Bits) {
         self.work = self.work.saturating_add(objs.words() as u64);
+        let f = self
+            .place_filter
+            .get(b as usize)
+            .copied()
+            .unwrap_or(NO_FILTER);
+        let kept = self.admitted(f, objs);
+        let objs = kept.as_ref().unwrap_or(objs);
         let Some(target) = self.nodes.get_mut(b as usize) else {
             return;
         };
@@ -615,6 +717,7 @@ impl<'m> Gen<'m> {
     pub fn new(model: &'m Model) -> Self {
         let graph = Graph {
             filter: model.filter.clone(),
+            classes: model.classes.clone(),
             ..Graph::default()
         };
         Gen {
@@ -705,6 +808,13 @@ impl<'m> Gen<'m> {
                 let t = self.temp();
                 self.graph.add_load(t, ptr);
                 self.load_src.insert(t, ptr);
+                Some(t)
+            }
+            Val::Cast(inner, filter) => {
+                let n = self.value(inner)?;
+                let t = self.temp();
+                self.graph.set_filter(t, *filter);
+                self.graph.add_edge(n, t);
                 Some(t)
             }
             Val::Gep(inner, field) => {

@@ -119,6 +119,9 @@ pub(crate) enum Val {
     Call(Box<CallIr>),
     /// The address of field `f` of every object the value points to (`&p->f`).
     Gep(Box<Val>, String),
+    /// A value converted to a pointer type with a declared-type filter (see
+    /// [`super::types`]): `(struct S *)v` designates only what an `S` pointer may.
+    Cast(Box<Val>, u32),
 }
 
 #[derive(Debug, Clone)]
@@ -188,6 +191,7 @@ pub(crate) fn address_of_value(v: &Val) -> Val {
         Val::Load(l) => addr(l.clone()),
         Val::Seq(items) => items.last().map(address_of_value).unwrap_or(Val::Nothing),
         Val::Assign(l, _) => addr((**l).clone()),
+        Val::Cast(inner, _) => address_of_value(inner),
         _ => Val::Nothing,
     }
 }
@@ -627,7 +631,7 @@ impl<'a> Lowerer<'a> {
             "qualified_identifier" | "template_function" => self.val_qualified(node),
             "this" => self.val_this(),
             "parenthesized_expression" | "extension_expression" => self.val_paren(node, d),
-            "cast_expression" => self.val_field_of(node, "value", d),
+            "cast_expression" => self.val_cast(node, d),
             "update_expression" => self.val_field_of(node, "argument", d),
             "pointer_expression" => self.val_pointer(node, d),
             "field_expression" => self.val_member(node, depth),
@@ -702,6 +706,22 @@ impl<'a> Lowerer<'a> {
     }
 
     #[inline(never)]
+    /// `(T *)v`: `v`'s targets, filtered by `T` where the value is not a static address.
+    fn val_cast(&mut self, node: Node<'_>, d: usize) -> Val {
+        let inner = self.val_field_of(node, "value", d);
+        if matches!(inner, Val::Nothing | Val::Addr(_)) {
+            return inner;
+        }
+        let filter = node
+            .child_by_field_name("type")
+            .map(|t| self.model.descriptor_filter(self.unit, self.file, t))
+            .unwrap_or(0);
+        if filter == 0 {
+            return inner;
+        }
+        Val::Cast(Box::new(inner), filter)
+    }
+
     fn val_field_of(&mut self, node: Node<'_>, field: &str, d: usize) -> Val {
         match node.child_by_field_name(field) {
             Some(v) => self.val(v, d),

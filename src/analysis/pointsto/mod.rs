@@ -39,10 +39,18 @@
 //!   `*p = q`, and compound `p += i`), returns, direct calls to defined functions (actuals
 //!   flow to formals, the return value to the call's value), indirect calls (`fp(a)`,
 //!   `(*fp)(a)`, `s->op(a)`: parameters of every function the callee may point to are bound,
-//!   discovered during solving), `memcpy`-like copies (`*d ⊇ *s`). Casts are ignored;
+//!   discovered during solving), `memcpy`-like copies (`*d ⊇ *s`). Casts carry their
+//!   operand's targets (a cast to a function-pointer type filters them, see below);
 //!   `p++`, `p + i`, `p - i` keep p's targets; `&`, `|`, `^` keep their operands' targets
 //!   (pointers through integer casts); comparisons, logical operators, `*`, `/`, `%` and
 //!   shifts carry none.
+//! * **Declared types keep function and data pointers apart** ([`types`]): a place declared
+//!   as a function pointer (a variable, parameter, field or return value; typedefs,
+//!   including `#define NAME unsigned int`-style integer macros, followed) takes only
+//!   functions and objects of unknown type (heap blocks, externs, types from unparsed
+//!   headers); a data pointer takes no functions; `void *` and places of unknown type take
+//!   anything. Data pointers are not split by struct type: C converts between struct
+//!   pointer types and overlays structs on byte buffers.
 //! * **C++ (where simple):** references are pointers that are implicitly dereferenced
 //!   (`int &r = x` makes `r` point to `x`; reference parameters are bound to the actual's
 //!   address at direct calls); `this` is a parameter of methods (bound at `obj.m()`,
@@ -78,6 +86,7 @@ mod eval;
 mod graph;
 mod lower;
 mod model;
+mod types;
 mod walk;
 
 pub use crate::analysis::callgraph::SourceUnit;

@@ -3,6 +3,9 @@
 //! are declared as arrays. Built once per analysis by iterative walks (no recursion).
 
 use super::lower::{is_expression_kind, FieldFilter, ObjKey, VarKey};
+use super::types::{
+    ctors_of, expand, merge_pair, object_class, place_filter, shape_of, Ctor, Shape, TypeClasses,
+};
 use crate::syntax::functions::{Function, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,6 +103,15 @@ pub(crate) struct Model {
     pub record_fields: BTreeMap<String, String>,
     /// Field names of record variables and record fields (built after the walk).
     pub filter: FieldFilter,
+    /// Declared-type classes of variables, fields and return values (set filters).
+    pub classes: TypeClasses,
+    /// Every typedef's declared type (pointer and function typedefs included).
+    typedef_shapes: BTreeMap<String, Shape>,
+    /// Declared types collected while walking, classified once typedefs are all known.
+    raw_vars: Vec<(VarKey, Shape)>,
+    /// (layout key, field name, declared type).
+    raw_fields: Vec<(String, String, Shape)>,
+    raw_returns: Vec<(String, Shape)>,
     /// Set when the model walk was cancelled.
     pub cancelled: bool,
 }
@@ -232,7 +244,69 @@ impl Model {
             }
         }
         model.filter = model.field_filter();
+        model.classes = model.type_classes();
         model
+    }
+
+    /// The filter of a pointer of the type a `type_descriptor` names (a cast's type).
+    pub fn descriptor_filter(&self, unit: usize, file: &ParsedFile, desc: Node<'_>) -> u32 {
+        let Some(ty) = desc.child_by_field_name("type") else {
+            return 0;
+        };
+        let shape = shape_of(unit, file, ty, desc.child_by_field_name("declarator"));
+        let key_of = |n: &str| self.layout_key(n).map(str::to_string);
+        let (ctors, base) = expand(&shape, &self.typedef_shapes, &key_of);
+        place_filter(&ctors, &base)
+    }
+
+    /// Classifies the collected declarations (typedefs expanded).
+    fn type_classes(&mut self) -> TypeClasses {
+        let mut out = TypeClasses::default();
+        let vars = std::mem::take(&mut self.raw_vars);
+        let fields = std::mem::take(&mut self.raw_fields);
+        let returns = std::mem::take(&mut self.raw_returns);
+        let key_of = |n: &str| self.layout_key(n).map(str::to_string);
+        let classify = |shape: &Shape| {
+            let (ctors, base) = expand(shape, &self.typedef_shapes, &key_of);
+            (object_class(&ctors, &base), place_filter(&ctors, &base))
+        };
+        for (key, shape) in &vars {
+            let c = classify(shape);
+            match out.vars.get_mut(key) {
+                Some(slot) => merge_pair(slot, c),
+                None => {
+                    out.vars.insert(key.clone(), c);
+                }
+            }
+        }
+        for (layout, name, shape) in &fields {
+            let c = classify(shape);
+            match out.fields.get_mut(name) {
+                Some(slot) => merge_pair(slot, c),
+                None => {
+                    out.fields.insert(name.clone(), c);
+                }
+            }
+            let member = (layout.clone(), name.clone());
+            match out.members.get_mut(&member) {
+                Some(slot) => merge_pair(slot, c),
+                None => {
+                    out.members.insert(member, c);
+                }
+            }
+        }
+        for (name, shape) in &returns {
+            let (ctors, base) = expand(shape, &self.typedef_shapes, &key_of);
+            let f = match ctors.first() {
+                Some(Ctor::Function) => place_filter(ctors.get(1..).unwrap_or_default(), &base),
+                _ => 0,
+            };
+            let slot = out.returns.entry(name.clone()).or_insert(f);
+            if *slot != f {
+                *slot = 0;
+            }
+        }
+        out
     }
 
     fn field_filter(&self) -> FieldFilter {
@@ -289,6 +363,17 @@ impl Model {
                     }
                     let declarator = p.child_by_field_name("declarator");
                     let info = declarator.and_then(|d| declarator_info(file, d));
+                    if let (Some((name, _)), Some(t)) =
+                        (info.as_ref(), p.child_by_field_name("type"))
+                    {
+                        self.raw_vars.push((
+                            VarKey {
+                                function: Some(func.name.clone()),
+                                name: name.clone(),
+                            },
+                            shape_of(unit, file, t, declarator),
+                        ));
+                    }
                     if let (Some((name, _)), Some(d), Some(t)) = (
                         info.as_ref(),
                         declarator,
@@ -317,6 +402,13 @@ impl Model {
                 }
             }
             None => params = func.params.clone(),
+        }
+        if let (Some(t), Some(d)) = (
+            func.node.child_by_field_name("type"),
+            func.node.child_by_field_name("declarator"),
+        ) {
+            self.raw_returns
+                .push((func.name.clone(), shape_of(unit, file, t, Some(d))));
         }
         let def = FnDef {
             params: params.clone(),
@@ -374,18 +466,22 @@ impl Model {
         let mut locals: Vec<(String, VarFlags)> = Vec::new();
         let mut local_protos: Vec<String> = Vec::new();
         let mut record_types: Vec<(String, String)> = Vec::new();
+        let mut local_shapes: Vec<(String, Shape)> = Vec::new();
         while let Some(node) = stack.pop() {
             match node.kind() {
                 "function_definition" | "lambda_expression" if node.id() != body.id() => continue,
                 "declaration" => {
-                    let ty = node
-                        .child_by_field_name("type")
-                        .and_then(|t| type_key(unit, file, t));
+                    let type_node = node.child_by_field_name("type");
+                    let ty = type_node.and_then(|t| type_key(unit, file, t));
                     let mut cursor = node.walk();
                     for d in node.children_by_field_name("declarator", &mut cursor) {
                         match declarator_info(file, d) {
                             Some((name, Wrapper::Function)) => local_protos.push(name),
                             Some((name, w)) => {
+                                if let Some(t) = type_node {
+                                    local_shapes
+                                        .push((name.clone(), shape_of(unit, file, t, Some(d))));
+                                }
                                 if let Some(t) = ty.as_ref().filter(|_| !declarator_has_pointer(d))
                                 {
                                     record_types.push((name.clone(), t.clone()));
@@ -415,6 +511,15 @@ impl Model {
             scope.locals.entry(name).or_default().merge(flags);
         }
         self.prototypes.extend(local_protos);
+        for (name, shape) in local_shapes {
+            self.raw_vars.push((
+                VarKey {
+                    function: Some(func.name.clone()),
+                    name,
+                },
+                shape,
+            ));
+        }
         for (name, ty) in record_types {
             self.var_types
                 .entry(VarKey {
@@ -455,6 +560,15 @@ impl Model {
                                 } else {
                                     name
                                 };
+                                if let Some(t) = node.child_by_field_name("type") {
+                                    self.raw_vars.push((
+                                        VarKey {
+                                            function: None,
+                                            name: name.clone(),
+                                        },
+                                        shape_of(unit, file, t, Some(d)),
+                                    ));
+                                }
                                 if let Some(t) = ty.as_ref().filter(|_| !declarator_has_pointer(d))
                                 {
                                     self.var_types
@@ -479,6 +593,7 @@ impl Model {
                     self.add_layout(unit, file, node)
                 }
                 "type_definition" => self.add_typedef(unit, file, node),
+                "preproc_def" => self.add_type_macro(file, node),
                 kind if !may_declare(kind) => continue,
                 _ => {}
             }
@@ -531,6 +646,7 @@ impl Model {
         };
         let is_union = node.kind() == "union_specifier";
         let mut fields = Vec::new();
+        let mut member_shapes: Vec<(String, Shape)> = Vec::new();
         let mut cursor = body.walk();
         for member in body.named_children(&mut cursor) {
             if member.kind() != "field_declaration" {
@@ -562,6 +678,9 @@ impl Model {
                 if is_union {
                     self.union_fields.insert(name.clone());
                 }
+                if let Some(t) = member.child_by_field_name("type") {
+                    member_shapes.push((name.clone(), shape_of(unit, file, t, Some(d))));
+                }
                 let by_value =
                     matches!(w, Wrapper::Plain | Wrapper::Array) && !declarator_has_pointer(d);
                 if let Some(t) = ty.as_ref().filter(|_| by_value) {
@@ -577,6 +696,9 @@ impl Model {
             }
         }
         let key = layout_key(unit, file, node);
+        for (name, shape) in member_shapes {
+            self.raw_fields.push((key.clone(), name, shape));
+        }
         self.layouts.entry(key).or_insert(fields);
     }
 
@@ -597,8 +719,60 @@ impl Model {
         }
     }
 
+    /// `#define NAME unsigned int` (a macro standing for a scalar type, as portable code
+    /// defines its integer types) is a scalar typedef.
+    fn add_type_macro(&mut self, file: &ParsedFile, node: Node<'_>) {
+        let (Some(name), Some(value)) = (
+            node.child_by_field_name("name"),
+            node.child_by_field_name("value"),
+        ) else {
+            return;
+        };
+        let words: Vec<&str> = file.node_text(value).split_whitespace().collect();
+        let scalar = !words.is_empty()
+            && words.iter().all(|w| {
+                matches!(
+                    *w,
+                    "unsigned"
+                        | "signed"
+                        | "int"
+                        | "char"
+                        | "short"
+                        | "long"
+                        | "float"
+                        | "double"
+                        | "_Bool"
+                        | "bool"
+                        | "__int64"
+                        | "__int128"
+                )
+            });
+        if scalar {
+            self.typedef_shapes
+                .entry(file.node_text(name).trim().to_string())
+                .or_insert(Shape {
+                    ctors: Vec::new(),
+                    base: super::types::Base::Scalar,
+                });
+        }
+    }
+
     /// `typedef struct X Y;`, `typedef struct { .. } Y;`, `typedef X Y;` (not pointer types).
     fn add_typedef(&mut self, unit: usize, file: &ParsedFile, node: Node<'_>) {
+        if let Some(t) = node.child_by_field_name("type") {
+            let mut cursor = node.walk();
+            for d in node.children_by_field_name("declarator", &mut cursor) {
+                if let Some((name, _)) = declarator_info(file, d) {
+                    let shape = shape_of(unit, file, t, Some(d));
+                    if shape.ctors.is_empty()
+                        && shape.base == super::types::Base::Named(name.clone())
+                    {
+                        continue;
+                    }
+                    self.typedef_shapes.entry(name).or_insert(shape);
+                }
+            }
+        }
         let Some(ty) = node
             .child_by_field_name("type")
             .and_then(|t| type_key(unit, file, t))
@@ -714,29 +888,8 @@ pub(crate) fn type_key(unit: usize, file: &ParsedFile, ty: Node<'_>) -> Option<S
 
 /// True when a declarator chain has a pointer, function or reference part anywhere (`*a[2]`
 /// holds pointers, not structs).
-pub(crate) fn declarator_has_pointer(mut node: Node<'_>) -> bool {
-    for _ in 0..128 {
-        match node.kind() {
-            "pointer_declarator" | "function_declarator" | "reference_declarator" => return true,
-            "init_declarator"
-            | "parenthesized_declarator"
-            | "attributed_declarator"
-            | "array_declarator" => {}
-            _ => return false,
-        }
-        let next = node.child_by_field_name("declarator").or_else(|| {
-            let mut cursor = node.walk();
-            let found = node
-                .named_children(&mut cursor)
-                .find(|c| c.kind().ends_with("declarator"));
-            found
-        });
-        match next {
-            Some(n) => node = n,
-            None => return false,
-        }
-    }
-    false
+pub(crate) fn declarator_has_pointer(node: Node<'_>) -> bool {
+    ctors_of(node).iter().any(|c| *c != Ctor::Array)
 }
 
 /// False for expression nodes, which cannot contain declarations (GNU statement

@@ -1,0 +1,343 @@
+//! Declared types as set filters: function pointers and object pointers are kept apart
+//! (C11 6.3.2.3 converts between object pointer types, never between an object pointer and
+//! a function pointer).
+//!
+//! Every memory object gets a *class* from its declaration (a function, a data object, or
+//! unknown: heap blocks, undeclared externs, variables of types from unparsed headers) and
+//! every pointer-valued place a *filter* from its declared type: a function pointer
+//! (`int (*f)(int)`, a callback typedef, a member of such a type) takes only functions and
+//! objects of unknown class; a data pointer (`int *`, `struct S *`, `char **`) takes
+//! everything but functions; `void *` and places of unknown type take anything. Casts
+//! to a function-pointer type filter too (`(cb)v`). Data pointers are not split further
+//! by struct type: C code converts between struct pointer types (`struct sockaddr *` over
+//! a `struct sockaddr_in`) and overlays structs on byte buffers, and a may-point-to set
+//! must keep those targets.
+//!
+//! Without the filter, context-insensitive summaries of generic helpers (a `void *`
+//! passed through a logging or freeing function) put data objects into callback pointers,
+//! every indirect call through them then binds data as arguments of every callback.
+
+use std::collections::{BTreeMap, HashMap};
+use tree_sitter::Node;
+
+use crate::syntax::ParsedFile;
+
+/// A type constructor applied to a declared name, outermost first (`*a[2]`: array of
+/// pointers is `[Array, Pointer]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ctor {
+    Pointer,
+    Array,
+    Function,
+    Reference,
+}
+
+/// The type a declaration starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Base {
+    Void,
+    Scalar,
+    /// A struct/class/union (its layout key).
+    Record(String),
+    /// A type name: a typedef, a class, or something declared in an unparsed header.
+    Named(String),
+    Unknown,
+}
+
+/// A declared type: constructors (outermost first) over a base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub ctors: Vec<Ctor>,
+    pub base: Base,
+}
+
+/// Object classes.
+pub(crate) const OBJ_UNKNOWN: u32 = 0;
+pub(crate) const OBJ_FUNC: u32 = 1;
+pub(crate) const OBJ_DATA: u32 = 2;
+
+/// Place filters.
+pub(crate) const NO_FILTER: u32 = 0;
+pub(crate) const FN_PTR: u32 = 1;
+pub(crate) const DATA_PTR: u32 = 2;
+/// Number of filters (array size for per-filter tables).
+pub(crate) const FILTERS: usize = 3;
+
+/// Does a place with `filter` refuse objects of `class`?
+pub(crate) fn rejects(filter: u32, class: u32) -> bool {
+    match filter {
+        FN_PTR => class == OBJ_DATA,
+        DATA_PTR => class == OBJ_FUNC,
+        _ => false,
+    }
+}
+
+/// The base of a declaration's type node.
+pub(crate) fn base_of(unit: usize, file: &ParsedFile, ty: Node<'_>) -> Base {
+    match ty.kind() {
+        "primitive_type" => match file.node_text(ty).trim() {
+            "void" => Base::Void,
+            // C++ `auto` and friends are not primitive types in the grammar.
+            _ => Base::Scalar,
+        },
+        "sized_type_specifier" | "enum_specifier" => Base::Scalar,
+        "struct_specifier" | "class_specifier" | "union_specifier" => {
+            match super::model::type_key(unit, file, ty) {
+                Some(key) => Base::Record(key),
+                None => Base::Unknown,
+            }
+        }
+        "type_identifier" => Base::Named(file.node_text(ty).trim().to_string()),
+        _ => Base::Unknown,
+    }
+}
+
+/// The constructors of a declarator chain, outermost type constructor first (the
+/// declarator nearest the name is the outermost constructor of the name's type).
+pub(crate) fn ctors_of(mut node: Node<'_>) -> Vec<Ctor> {
+    let mut chain = Vec::new();
+    for _ in 0..128 {
+        match node.kind() {
+            "pointer_declarator" | "abstract_pointer_declarator" => chain.push(Ctor::Pointer),
+            "array_declarator" | "abstract_array_declarator" => chain.push(Ctor::Array),
+            "function_declarator" | "abstract_function_declarator" => chain.push(Ctor::Function),
+            "reference_declarator" | "abstract_reference_declarator" => chain.push(Ctor::Reference),
+            "init_declarator" | "parenthesized_declarator" | "attributed_declarator" => {}
+            _ => break,
+        }
+        let next = node.child_by_field_name("declarator").or_else(|| {
+            let mut cursor = node.walk();
+            let found = node
+                .named_children(&mut cursor)
+                .find(|c| c.kind().ends_with("declarator"));
+            found
+        });
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+pub(crate) fn shape_of(
+    unit: usize,
+    file: &ParsedFile,
+    ty: Node<'_>,
+    declarator: Option<Node<'_>>,
+) -> Shape {
+    Shape {
+        ctors: declarator.map(ctors_of).unwrap_or_default(),
+        base: base_of(unit, file, ty),
+    }
+}
+
+/// A shape with typedefs expanded: constructors outermost first, and a base that is no
+/// longer a name (a name with a struct layout is that record; an unresolved one unknown).
+/// `layout_key` maps a type name to its layout key.
+pub(crate) fn expand(
+    shape: &Shape,
+    typedefs: &BTreeMap<String, Shape>,
+    layout_key: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<Ctor>, Base) {
+    let mut ctors = shape.ctors.clone();
+    let mut base = shape.base.clone();
+    for _ in 0..32 {
+        let Base::Named(name) = &base else { break };
+        if let Some(key) = layout_key(name) {
+            base = Base::Record(key);
+            break;
+        }
+        match typedefs.get(name) {
+            Some(t) => {
+                ctors.extend(t.ctors.iter().copied());
+                base = t.base.clone();
+            }
+            None if STD_SCALARS.contains(&name.as_str()) => {
+                base = Base::Scalar;
+                break;
+            }
+            None => {
+                base = Base::Unknown;
+                break;
+            }
+        }
+    }
+    if matches!(base, Base::Named(_)) {
+        base = Base::Unknown;
+    }
+    (ctors, base)
+}
+
+/// Integer typedefs of the C and POSIX headers (not parsed, so named here).
+const STD_SCALARS: &[&str] = &[
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "off_t",
+    "time_t",
+    "pid_t",
+    "uid_t",
+    "gid_t",
+    "mode_t",
+    "socklen_t",
+    "wchar_t",
+    "bool",
+    "intmax_t",
+    "uintmax_t",
+];
+
+fn skip_arrays(ctors: &[Ctor]) -> &[Ctor] {
+    let n = ctors.iter().take_while(|c| **c == Ctor::Array).count();
+    ctors.get(n..).unwrap_or_default()
+}
+
+/// The class of the object a declaration creates (an array is its elements' storage).
+pub(crate) fn object_class(ctors: &[Ctor], base: &Base) -> u32 {
+    match skip_arrays(ctors).first() {
+        Some(Ctor::Pointer) => OBJ_DATA,
+        Some(Ctor::Function) => OBJ_FUNC,
+        Some(_) => OBJ_UNKNOWN,
+        None => match base {
+            Base::Scalar | Base::Record(_) => OBJ_DATA,
+            _ => OBJ_UNKNOWN,
+        },
+    }
+}
+
+/// The filter of the place a declaration creates (an array of pointers: its elements).
+pub(crate) fn place_filter(ctors: &[Ctor], base: &Base) -> u32 {
+    let ctors = skip_arrays(ctors);
+    if ctors.first() != Some(&Ctor::Pointer) {
+        return NO_FILTER;
+    }
+    match skip_arrays(ctors.get(1..).unwrap_or_default()).first() {
+        Some(Ctor::Pointer) => DATA_PTR,
+        Some(Ctor::Function) => FN_PTR,
+        Some(_) => NO_FILTER,
+        None => match base {
+            Base::Scalar | Base::Record(_) => DATA_PTR,
+            _ => NO_FILTER,
+        },
+    }
+}
+
+/// Per-declaration classes, merged over redeclarations (a disagreement means unknown).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TypeClasses {
+    /// Variable -> (object class, place filter).
+    pub vars: HashMap<super::lower::VarKey, (u32, u32)>,
+    /// (layout key, field name) -> (object class, place filter).
+    pub members: HashMap<(String, String), (u32, u32)>,
+    /// Field name -> (object class, place filter), merged over every struct declaring the
+    /// name (for fields of objects whose type is unknown, such as heap blocks).
+    pub fields: HashMap<String, (u32, u32)>,
+    /// Function -> filter of its return value.
+    pub returns: HashMap<String, u32>,
+}
+
+/// Merges a redeclaration: equal keeps, different forgets.
+pub(crate) fn merge_pair(slot: &mut (u32, u32), new: (u32, u32)) {
+    if slot.0 != new.0 {
+        slot.0 = OBJ_UNKNOWN;
+    }
+    if slot.1 != new.1 {
+        slot.1 = NO_FILTER;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::Language;
+
+    /// (object class, place filter) of the first declarator of the last declaration
+    /// (`S` is a struct with a layout).
+    fn classify(src: &str) -> (u32, u32) {
+        let file = ParsedFile::parse(Language::C, src);
+        let root = file.root();
+        let mut cursor = root.walk();
+        let decls: Vec<Node<'_>> = root
+            .named_children(&mut cursor)
+            .filter(|n| matches!(n.kind(), "declaration" | "type_definition"))
+            .collect();
+        let mut typedefs = BTreeMap::new();
+        let mut last = None;
+        for d in decls {
+            let ty = d.child_by_field_name("type").expect("type");
+            let declarator = d.child_by_field_name("declarator");
+            let shape = shape_of(0, &file, ty, declarator);
+            if d.kind() == "type_definition" {
+                let name = declarator
+                    .and_then(|n| super::super::model::declarator_info(&file, n))
+                    .map(|(n, _)| n)
+                    .expect("typedef name");
+                typedefs.insert(name, shape);
+            } else {
+                last = Some(shape);
+            }
+        }
+        let shape = last.expect("a declaration");
+        let (ctors, base) = expand(&shape, &typedefs, &|n: &str| {
+            (n == "S").then(|| n.to_string())
+        });
+        (object_class(&ctors, &base), place_filter(&ctors, &base))
+    }
+
+    #[test]
+    fn declarations_get_the_class_and_filter_their_type_implies() {
+        assert_eq!(classify("int x;"), (OBJ_DATA, NO_FILTER));
+        assert_eq!(classify("char buf[10];"), (OBJ_DATA, NO_FILTER));
+        assert_eq!(classify("int *p;"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(classify("void *v;"), (OBJ_DATA, NO_FILTER));
+        assert_eq!(classify("struct S *s;"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(classify("struct S s;"), (OBJ_DATA, NO_FILTER));
+        assert_eq!(classify("char **pp;"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(classify("void **pv;"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(classify("int (*f)(int);"), (OBJ_DATA, FN_PTR));
+        assert_eq!(classify("int *a[4];"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(classify("int (*pa)[4];"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(classify("int (*fa[2])(void);"), (OBJ_DATA, FN_PTR));
+        assert_eq!(classify("int (**pf)(void);"), (OBJ_DATA, DATA_PTR));
+        // Typedefs expand: a struct name, a callback type, integer types, a pointer typedef.
+        assert_eq!(classify("typedef struct S T; T *t;"), (OBJ_DATA, DATA_PTR));
+        assert_eq!(
+            classify("typedef int (*cb)(void *); cb f;"),
+            (OBJ_DATA, FN_PTR)
+        );
+        assert_eq!(classify("typedef int fn(void); fn *f;"), (OBJ_DATA, FN_PTR));
+        assert_eq!(
+            classify("typedef unsigned char u8; u8 *z;"),
+            (OBJ_DATA, DATA_PTR)
+        );
+        assert_eq!(
+            classify("typedef char *str; str *ps;"),
+            (OBJ_DATA, DATA_PTR)
+        );
+        assert_eq!(classify("size_t n;"), (OBJ_DATA, NO_FILTER));
+        // A type nobody declared (an unparsed header) is unknown: no class, no filter.
+        assert_eq!(classify("FILE *fp;"), (OBJ_DATA, NO_FILTER));
+        assert_eq!(classify("FILE f;"), (OBJ_UNKNOWN, NO_FILTER));
+    }
+
+    #[test]
+    fn function_and_data_pointers_refuse_each_others_objects() {
+        assert!(rejects(FN_PTR, OBJ_DATA) && !rejects(FN_PTR, OBJ_FUNC));
+        assert!(rejects(DATA_PTR, OBJ_FUNC) && !rejects(DATA_PTR, OBJ_DATA));
+        for f in [NO_FILTER, FN_PTR, DATA_PTR] {
+            assert!(!rejects(f, OBJ_UNKNOWN), "unknown objects pass filter {f}");
+        }
+        assert!(!rejects(NO_FILTER, OBJ_FUNC) && !rejects(NO_FILTER, OBJ_DATA));
+    }
+}
