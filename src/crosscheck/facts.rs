@@ -31,7 +31,7 @@ use super::task::Task;
 use crate::analysis::callgraph::{build_call_graph, CallEdge, SourceUnit};
 use crate::analysis::cfg::build_cfg;
 use crate::analysis::dataflow::analyze_data_flow;
-use crate::analysis::pointsto::{analyze_file, PointsTo, TargetKind};
+use crate::analysis::pointsto::{analyze_file, HeapSite, PointsTo, TargetKind};
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
 use crate::syntax::normalize::{normalize_function, NormNode};
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -487,26 +487,21 @@ pub fn prepare(
                 let mut targets = BTreeSet::new();
                 for t in &e.targets {
                     match t.kind {
-                        TargetKind::Heap => {
-                            if let Some(line) = heap_line(&t.name) {
-                                if (first_line..=end_line).contains(&line) {
-                                    targets.insert(format!("heap@{}", line - first_line + 1));
-                                }
+                        TargetKind::Heap | TargetKind::Field if t.name.contains('@') => {
+                            // `malloc@F:L:C` -> `heap@N`, a block's field `malloc@F:L:C.next`
+                            // -> `heap@N.next` (N counted from the function's first line).
+                            let Some(site) = HeapSite::parse(&t.name) else {
+                                continue;
+                            };
+                            if (first_line..=end_line).contains(&site.line) {
+                                let heap = format!("heap@{}", site.line - first_line + 1);
+                                targets.insert(match site.fields {
+                                    Some(f) => format!("{heap}.{f}"),
+                                    None => heap,
+                                });
                             }
                         }
-                        TargetKind::Field if t.name.contains('@') => {
-                            // A heap block's field: `malloc@F:L:C.next` -> `heap@N.next`.
-                            if let Some((heap, fields)) = split_heap_field(&t.name) {
-                                if let Some(line) = heap_line(heap) {
-                                    if (first_line..=end_line).contains(&line) {
-                                        targets.insert(format!(
-                                            "heap@{}.{fields}",
-                                            line - first_line + 1
-                                        ));
-                                    }
-                                }
-                            }
-                        }
+                        TargetKind::Heap => {}
                         TargetKind::Var | TargetKind::Field => {
                             if t.function.is_none() || t.function.as_deref() == Some(name.as_str())
                             {
@@ -553,21 +548,6 @@ pub fn prepare(
         function: func.name.clone(),
         first_line,
     })
-}
-
-/// The line of a heap object named `alloc@FILE:LINE:COL` (FILE may contain `:`).
-/// `malloc@F:L:C.f.g` -> (`malloc@F:L:C`, `f.g`).
-fn split_heap_field(name: &str) -> Option<(&str, &str)> {
-    let (prefix, last) = name.rsplit_once(':')?;
-    let (col, fields) = last.split_once('.')?;
-    let heap = name.get(..prefix.len() + 1 + col.len())?;
-    Some((heap, fields))
-}
-
-fn heap_line(name: &str) -> Option<usize> {
-    let mut parts = name.rsplitn(3, ':');
-    let _col = parts.next()?;
-    parts.next()?.parse().ok()
 }
 
 /// A stand-in taint oracle built on data dependency: a variable is tainted when it is a
@@ -681,15 +661,18 @@ mod tests {
     }
 
     #[test]
-    fn heap_lines_are_read_from_the_end() {
+    fn heap_names_are_read_from_the_end() {
+        let site = HeapSite::parse("malloc@a.b.c:12:5.next.data").expect("a heap field");
         assert_eq!(
-            split_heap_field("malloc@a.b.c:12:5.next.data"),
-            Some(("malloc@a.b.c:12:5", "next.data"))
+            (site.site, site.line, site.fields),
+            ("malloc@a.b.c:12:5", 12, Some("next.data"))
         );
-        assert_eq!(split_heap_field("malloc@a.c:12:5"), None);
-        assert_eq!(heap_line("malloc@dir:x/a.c:12:5"), Some(12));
-        assert_eq!(heap_line("malloc@a.c:3:1"), Some(3));
-        assert_eq!(heap_line("garbage"), None);
+        let site = HeapSite::parse("malloc@dir:x/a.c:12:5").expect("a heap block");
+        assert_eq!((site.line, site.fields), (12, None));
+        assert_eq!(HeapSite::parse("malloc@a.c:3:1").map(|s| s.line), Some(3));
+        assert_eq!(HeapSite::parse("garbage"), None);
+        assert_eq!(HeapSite::parse("s.next"), None);
+        assert_eq!(HeapSite::parse("malloc@a.c:x:y"), None);
     }
 
     #[test]

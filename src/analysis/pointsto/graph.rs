@@ -317,23 +317,6 @@ impl Graph {
     /// graph (no objects are created).
     pub fn field_targets(&self) -> Vec<Bits> {
         let n = self.objs.len();
-        let mut own: Vec<Bits> = vec![Bits::default(); n];
-        // A field object is created after its base, so descending ids see fields first.
-        for o in (0..n).rev() {
-            let mut acc = Bits::default();
-            for &(_, f) in self.fields_of(o as u32) {
-                if let Some(p) = self.content_of(f).and_then(|c| self.pts_of(c)) {
-                    acc.union_with(p);
-                }
-                if let Some(sub) = own.get(f as usize) {
-                    let sub = sub.clone();
-                    acc.union_with(&sub);
-                }
-            }
-            if let Some(slot) = own.get_mut(o) {
-                *slot = acc;
-            }
-        }
         // Only objects from which a variable is reached through copies matter: a backward
         // walk from the variables that received copies.
         let mut relevant = vec![false; n];
@@ -349,6 +332,47 @@ impl Graph {
                 _ => continue,
             }
             stack.extend(self.copy_preds(o).iter().copied());
+        }
+        // Their own fields' targets, and every variable's, are needed (with the fields'
+        // fields: a field object is created after its base, so an ascending pass closes the
+        // set over fields).
+        let mut needed = relevant.clone();
+        for (o, key) in self.objs.iter().enumerate() {
+            if matches!(key, ObjKey::Var(_)) {
+                if let Some(slot) = needed.get_mut(o) {
+                    *slot = true;
+                }
+            }
+        }
+        for o in 0..n {
+            if needed.get(o) != Some(&true) {
+                continue;
+            }
+            for &(_, f) in self.fields_of(o as u32) {
+                if let Some(slot) = needed.get_mut(f as usize) {
+                    *slot = true;
+                }
+            }
+        }
+        let mut own: Vec<Bits> = vec![Bits::default(); n];
+        // Descending ids see fields before their base.
+        for o in (0..n).rev() {
+            if needed.get(o) != Some(&true) {
+                continue;
+            }
+            let mut acc = Bits::default();
+            for &(_, f) in self.fields_of(o as u32) {
+                if let Some(p) = self.content_of(f).and_then(|c| self.pts_of(c)) {
+                    acc.union_with(p);
+                }
+                if let Some(sub) = own.get(f as usize) {
+                    let sub = sub.clone();
+                    acc.union_with(&sub);
+                }
+            }
+            if let Some(slot) = own.get_mut(o) {
+                *slot = acc;
+            }
         }
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (o, preds) in self.copy_pred.iter().enumerate() {
@@ -463,14 +487,11 @@ impl Graph {
         let id = self.copies.len() as u32;
         let hub = self.obj(ObjKey::Hub(id));
         self.copies.push((src, dst, hub));
+        // Called while generating constraints, before solving: no node has propagated
+        // anything yet, so the copy sees every object when its nodes are first visited.
         for n in [src, dst] {
             if let Some(node) = self.nodes.get_mut(n as usize) {
                 node.copies.push(id);
-                if !node.prop.is_empty() {
-                    // Already-propagated objects pair up when the node is revisited.
-                    node.prop = Bits::default();
-                    self.push(n);
-                }
             }
         }
     }

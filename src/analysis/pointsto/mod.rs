@@ -158,6 +158,39 @@ impl Target {
     }
 }
 
+/// A heap target's name taken apart (`alloc@FILE:LINE:COL`, plus `.f.g` for a field of the
+/// block; FILE may itself contain `:` and `.`, so the name is read from the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeapSite<'a> {
+    /// The allocation site, `alloc@FILE:LINE:COL`.
+    pub site: &'a str,
+    /// 1-based line of the allocating call.
+    pub line: usize,
+    /// The field path (`next.data`) of a field target.
+    pub fields: Option<&'a str>,
+}
+
+impl HeapSite<'_> {
+    /// Parses a heap or heap-field target name; `None` for any other name.
+    pub fn parse(name: &str) -> Option<HeapSite<'_>> {
+        if !name.contains('@') {
+            return None;
+        }
+        let (prefix, last) = name.rsplit_once(':')?;
+        let (col, fields) = match last.split_once('.') {
+            Some((c, f)) => (c, Some(f)),
+            None => (last, None),
+        };
+        col.parse::<usize>().ok()?;
+        let (_, line) = prefix.rsplit_once(':')?;
+        Some(HeapSite {
+            site: name.get(..prefix.len() + 1 + col.len())?,
+            line: line.parse().ok()?,
+            fields,
+        })
+    }
+}
+
 /// The targets of one pointer variable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PointsToEntry {
