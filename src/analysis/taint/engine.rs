@@ -1772,6 +1772,60 @@ fn extract_flows(
     };
     result.flows.sort_by_key(key);
     result.sanitized_flows.sort_by_key(key);
+    drop_nested_sources(&mut result.flows);
+    drop_nested_sources(&mut result.sanitized_flows);
+}
+
+/// Drops a flow whose source is part of an enclosing source expression of another flow to
+/// the same sink (`request.args` inside `request.args.get(...)`, both sources): one flow, the
+/// outer one, is reported. `flows` is sorted by sink, then source line, so candidates are
+/// neighbours.
+fn drop_nested_sources(flows: &mut Vec<TaintFlow>) {
+    let encloses = |outer: &FlowEnd, inner: &FlowEnd| {
+        outer.file == inner.file
+            && outer.line == inner.line
+            && outer.kind == inner.kind
+            && outer
+                .text
+                .strip_prefix(inner.text.as_str())
+                .is_some_and(|rest| rest.starts_with(['.', '(', '[']))
+    };
+    let mut keep = vec![true; flows.len()];
+    let mut start = 0;
+    while start < flows.len() {
+        let same = |a: &TaintFlow, b: &TaintFlow| {
+            a.sink == b.sink && a.source.file == b.source.file && a.source.line == b.source.line
+        };
+        let mut end = start + 1;
+        while flows
+            .get(end)
+            .zip(flows.get(start))
+            .is_some_and(|(a, b)| same(a, b))
+        {
+            end += 1;
+        }
+        for i in start..end {
+            let nested = (start..end).any(|j| {
+                j != i
+                    && flows
+                        .get(j)
+                        .zip(flows.get(i))
+                        .is_some_and(|(o, f)| encloses(&o.source, &f.source))
+            });
+            if nested {
+                if let Some(k) = keep.get_mut(i) {
+                    *k = false;
+                }
+            }
+        }
+        start = end;
+    }
+    let mut i = 0;
+    flows.retain(|_| {
+        let k = keep.get(i).copied().unwrap_or(true);
+        i += 1;
+        k
+    });
 }
 
 fn extract_tainted_variables(
