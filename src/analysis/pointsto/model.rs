@@ -371,7 +371,7 @@ impl Model {
                                 function: Some(func.name.clone()),
                                 name: name.clone(),
                             },
-                            shape_of(unit, file, t, declarator),
+                            shape_of(unit, file, t, declarator).adjusted_for_parameter(),
                         ));
                     }
                     if let (Some((name, _)), Some(d), Some(t)) = (

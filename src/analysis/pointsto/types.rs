@@ -8,7 +8,8 @@
 //! (`int (*f)(int)`, a callback typedef, a member of such a type) takes only functions and
 //! objects of unknown class; a data pointer (`int *`, `struct S *`, `char **`) takes
 //! everything but functions; `void *` and places of unknown type take anything. Casts
-//! to a function-pointer type filter too (`(cb)v`). Data pointers are not split further
+//! to a function-pointer type filter too (`(cb)v`). A parameter declared as an array or a
+//! function is a pointer, as C adjusts it (`int cb(int)` is `int (*cb)(int)`). Data pointers are not split further
 //! by struct type: C code converts between struct pointer types (`struct sockaddr *` over
 //! a `struct sockaddr_in`) and overlays structs on byte buffers, and a may-point-to set
 //! must keep those targets.
@@ -49,6 +50,23 @@ pub(crate) enum Base {
 pub(crate) struct Shape {
     pub ctors: Vec<Ctor>,
     pub base: Base,
+}
+
+impl Shape {
+    /// The type a parameter declared with this type has: an array or function parameter is
+    /// adjusted to a pointer (`int a[]` is `int *a`, `int f(int)` is `int (*f)(int)`).
+    pub fn adjusted_for_parameter(mut self) -> Shape {
+        match self.ctors.first() {
+            Some(Ctor::Array) => {
+                if let Some(first) = self.ctors.first_mut() {
+                    *first = Ctor::Pointer;
+                }
+            }
+            Some(Ctor::Function) => self.ctors.insert(0, Ctor::Pointer),
+            _ => {}
+        }
+        self
+    }
 }
 
 /// Object classes.
@@ -329,6 +347,32 @@ mod tests {
         // A type nobody declared (an unparsed header) is unknown: no class, no filter.
         assert_eq!(classify("FILE *fp;"), (OBJ_DATA, NO_FILTER));
         assert_eq!(classify("FILE f;"), (OBJ_UNKNOWN, NO_FILTER));
+    }
+
+    #[test]
+    fn array_and_function_parameters_are_pointers() {
+        let file = ParsedFile::parse(Language::C, "void g(int a[4], int cb(int), char s);");
+        let mut found = BTreeMap::new();
+        let mut stack = vec![file.root()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "parameter_declaration" {
+                let ty = n.child_by_field_name("type").expect("type");
+                let d = n.child_by_field_name("declarator").expect("named");
+                let name = super::super::model::declarator_info(&file, d)
+                    .expect("name")
+                    .0;
+                let shape = shape_of(0, &file, ty, Some(d)).adjusted_for_parameter();
+                found.insert(name, place_filter(&shape.ctors, &shape.base));
+                continue;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        let want: BTreeMap<String, u32> = [("a", DATA_PTR), ("cb", FN_PTR), ("s", NO_FILTER)]
+            .into_iter()
+            .map(|(n, f)| (n.to_string(), f))
+            .collect();
+        assert_eq!(found, want);
     }
 
     #[test]
