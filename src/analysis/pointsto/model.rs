@@ -4,7 +4,7 @@
 
 use super::lower::{is_expression_kind, FieldFilter, ObjKey, VarKey};
 use super::types::{
-    ctors_of, expand, merge_pair, object_class, place_filter, shape_of, Ctor, Shape, TypeClasses,
+    ctors_of, expand, merge_into, object_class, place_filter, shape_of, Ctor, Shape, TypeClasses,
 };
 use crate::syntax::functions::{Function, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -271,29 +271,12 @@ impl Model {
             (object_class(&ctors, &base), place_filter(&ctors, &base))
         };
         for (key, shape) in &vars {
-            let c = classify(shape);
-            match out.vars.get_mut(key) {
-                Some(slot) => merge_pair(slot, c),
-                None => {
-                    out.vars.insert(key.clone(), c);
-                }
-            }
+            merge_into(&mut out.vars, key, classify(shape));
         }
         for (layout, name, shape) in &fields {
             let c = classify(shape);
-            match out.fields.get_mut(name) {
-                Some(slot) => merge_pair(slot, c),
-                None => {
-                    out.fields.insert(name.clone(), c);
-                }
-            }
-            let member = (layout.clone(), name.clone());
-            match out.members.get_mut(&member) {
-                Some(slot) => merge_pair(slot, c),
-                None => {
-                    out.members.insert(member, c);
-                }
-            }
+            merge_into(&mut out.fields, name, c);
+            merge_into(&mut out.members, &(layout.clone(), name.clone()), c);
         }
         for (name, shape) in &returns {
             let (ctors, base) = expand(shape, &self.typedef_shapes, &key_of);
@@ -301,10 +284,7 @@ impl Model {
                 Some(Ctor::Function) => place_filter(ctors.get(1..).unwrap_or_default(), &base),
                 _ => 0,
             };
-            let slot = out.returns.entry(name.clone()).or_insert(f);
-            if *slot != f {
-                *slot = 0;
-            }
+            merge_into(&mut out.returns, name, f);
         }
         out
     }

@@ -265,13 +265,39 @@ pub(crate) struct TypeClasses {
     pub returns: HashMap<String, u32>,
 }
 
-/// Merges a redeclaration: equal keeps, different forgets.
-pub(crate) fn merge_pair(slot: &mut (u32, u32), new: (u32, u32)) {
-    if slot.0 != new.0 {
-        slot.0 = OBJ_UNKNOWN;
+/// Records a declaration's classification under `key`, merged with earlier declarations of
+/// the same key: equal keeps, different forgets (0 is "unknown" for classes and "no filter"
+/// for filters, element by element).
+pub(crate) fn merge_into<K, V>(map: &mut HashMap<K, V>, key: &K, value: V)
+where
+    K: std::hash::Hash + Eq + Clone,
+    V: Forget,
+{
+    match map.get_mut(key) {
+        Some(slot) => slot.forget_unless(&value),
+        None => {
+            map.insert(key.clone(), value);
+        }
     }
-    if slot.1 != new.1 {
-        slot.1 = NO_FILTER;
+}
+
+/// A classification that a conflicting redeclaration resets to unknown.
+pub(crate) trait Forget {
+    fn forget_unless(&mut self, other: &Self);
+}
+
+impl Forget for u32 {
+    fn forget_unless(&mut self, other: &u32) {
+        if self != other {
+            *self = 0;
+        }
+    }
+}
+
+impl Forget for (u32, u32) {
+    fn forget_unless(&mut self, other: &(u32, u32)) {
+        self.0.forget_unless(&other.0);
+        self.1.forget_unless(&other.1);
     }
 }
 

@@ -1790,42 +1790,33 @@ fn drop_nested_sources(flows: &mut Vec<TaintFlow>) {
                 .strip_prefix(inner.text.as_str())
                 .is_some_and(|rest| rest.starts_with(['.', '(', '[']))
     };
+    let same = |a: &TaintFlow, b: &TaintFlow| {
+        a.sink == b.sink && a.source.file == b.source.file && a.source.line == b.source.line
+    };
     let mut keep = vec![true; flows.len()];
     let mut start = 0;
     while start < flows.len() {
-        let same = |a: &TaintFlow, b: &TaintFlow| {
-            a.sink == b.sink && a.source.file == b.source.file && a.source.line == b.source.line
-        };
-        let mut end = start + 1;
-        while flows
-            .get(end)
-            .zip(flows.get(start))
-            .is_some_and(|(a, b)| same(a, b))
-        {
-            end += 1;
-        }
-        for i in start..end {
-            let nested = (start..end).any(|j| {
-                j != i
-                    && flows
-                        .get(j)
-                        .zip(flows.get(i))
-                        .is_some_and(|(o, f)| encloses(&o.source, &f.source))
-            });
-            if nested {
-                if let Some(k) = keep.get_mut(i) {
+        let group = flows
+            .get(start..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|f| flows.get(start).is_some_and(|first| same(first, f)))
+            .count();
+        let members = flows.get(start..start + group).unwrap_or_default();
+        for (i, f) in members.iter().enumerate() {
+            if members.iter().any(|o| encloses(&o.source, &f.source)) {
+                if let Some(k) = keep.get_mut(start + i) {
                     *k = false;
                 }
             }
         }
-        start = end;
+        start += group.max(1);
     }
-    let mut i = 0;
-    flows.retain(|_| {
-        let k = keep.get(i).copied().unwrap_or(true);
-        i += 1;
-        k
-    });
+    let kept = std::mem::take(flows)
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(f, k)| k.then_some(f));
+    flows.extend(kept);
 }
 
 fn extract_tainted_variables(
