@@ -122,32 +122,48 @@ pub fn collect_functions(file: &ParsedFile) -> Vec<Function<'_>> {
         path: String::new(),
         class: None,
     };
-    // Explicit stack of (node, scope) pairs; children pushed in reverse to keep document order.
-    let mut stack: Vec<(Node<'_>, Scope)> = vec![(root, top)];
-    while let Some((node, scope)) = stack.pop() {
-        let mut child_scope = scope.clone();
-        if let Some(class_name) = class_like_name(file, node) {
+    // Scopes live in an arena; the explicit stack holds (node, scope index) pairs, children
+    // pushed in reverse to keep document order. Only nodes that open a scope allocate.
+    let mut scopes: Vec<Scope> = vec![top];
+    let mut stack: Vec<(Node<'_>, usize)> = vec![(root, 0)];
+    let mut children: Vec<Node<'_>> = Vec::new();
+    while let Some((node, si)) = stack.pop() {
+        let Some(scope) = scopes.get(si) else {
+            continue;
+        };
+        let opened = if let Some(class_name) = class_like_name(file, node) {
             let path = join(sep, &scope.path, &class_name);
-            child_scope = Scope {
+            Some(Scope {
                 path: path.clone(),
                 class: Some(path),
-            };
+            })
         } else if let Some(ns) = namespace_name(file, node) {
-            child_scope = Scope {
+            Some(Scope {
                 path: join(sep, &scope.path, &ns),
                 class: scope.class.clone(),
-            };
-        } else if let Some(f) = function_at(file, node, &scope) {
-            child_scope = Scope {
+            })
+        } else if let Some(f) = function_at(file, node, scope) {
+            let inner = Scope {
                 path: f.name.clone(),
                 class: scope.class.clone(),
             };
             out.push(f);
-        }
+            Some(inner)
+        } else {
+            None
+        };
+        let child_scope = match opened {
+            Some(s) => {
+                scopes.push(s);
+                scopes.len() - 1
+            }
+            None => si,
+        };
         let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-        for child in children.into_iter().rev() {
-            stack.push((child, child_scope.clone()));
+        children.clear();
+        children.extend(node.named_children(&mut cursor));
+        for &child in children.iter().rev() {
+            stack.push((child, child_scope));
         }
     }
     out
@@ -225,8 +241,8 @@ fn namespace_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Option<Function<'t>> {
     let lang = file.language;
     let sep = separator(lang);
-    let line = file.line_of(node.start_byte());
-    let lambda_name = || format!("<lambda@{line}>");
+    let line = || file.line_of(node.start_byte());
+    let lambda_name = || format!("<lambda@{}>", line());
     let in_class = scope.class.is_some() && scope.class.as_deref() == Some(scope.path.as_str());
     let method_or_fn = |k| if in_class { k } else { FunctionKind::Function };
     let (simple, kind, params_node, body): (
@@ -465,7 +481,7 @@ fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Optio
         params,
         node,
         body,
-        start_line: line,
+        start_line: line(),
         end_line: file.line_of(node.end_byte().saturating_sub(1).max(node.start_byte())),
     })
 }

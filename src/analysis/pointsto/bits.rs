@@ -1,141 +1,241 @@
-//! Sparse bit sets of object ids: points-to sets as sorted `(block, word)` pairs, so that
-//! unions and differences work 64 objects at a time and a set costs memory in proportion to
-//! the blocks it touches. No indexing that could panic.
+//! Bit sets of object ids for points-to sets, 64 objects per word. A set starts sparse
+//! (sorted `(block, word)` pairs, memory in proportion to the blocks it touches) and turns
+//! dense (one word per block up to its highest) once it touches at least a quarter of the
+//! blocks below its highest, at most twice the sparse memory. Unions into a dense set cost
+//! one word operation per word moved, however large the set. No indexing that could panic.
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Bits {
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Repr {
     /// Sorted by block number; no zero words.
-    blocks: Vec<(u32, u64)>,
+    Sparse(Vec<(u32, u64)>),
+    /// Word `i` is block `i`; `nonzero` counts the words that are not zero.
+    Dense { words: Vec<u64>, nonzero: usize },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Bits {
+    repr: Repr,
+}
+
+impl Default for Bits {
+    fn default() -> Self {
+        Bits {
+            repr: Repr::Sparse(Vec::new()),
+        }
+    }
 }
 
 fn split(o: u32) -> (u32, u64) {
     (o >> 6, 1u64 << (o & 63))
 }
 
+/// Looks up the words of a set by ascending block number (a cursor over a sparse set, direct
+/// access into a dense one).
+struct Cursor<'a> {
+    bits: &'a Bits,
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn word(&mut self, b: u32) -> u64 {
+        match &self.bits.repr {
+            Repr::Dense { words, .. } => words.get(b as usize).copied().unwrap_or(0),
+            Repr::Sparse(blocks) => {
+                while blocks.get(self.at).is_some_and(|&(k, _)| k < b) {
+                    self.at += 1;
+                }
+                match blocks.get(self.at) {
+                    Some(&(k, w)) if k == b => w,
+                    _ => 0,
+                }
+            }
+        }
+    }
+}
+
 impl Bits {
     pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
+        match &self.repr {
+            Repr::Sparse(blocks) => blocks.is_empty(),
+            Repr::Dense { nonzero, .. } => *nonzero == 0,
+        }
     }
 
-    /// Number of machine words (the unit of work of a union).
+    /// Number of non-zero machine words (the unit of work of a union).
     pub fn words(&self) -> usize {
-        self.blocks.len()
+        match &self.repr {
+            Repr::Sparse(blocks) => blocks.len(),
+            Repr::Dense { nonzero, .. } => *nonzero,
+        }
     }
 
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.blocks
-            .iter()
-            .map(|&(_, w)| w.count_ones() as usize)
-            .sum()
+        self.blocks().map(|(_, w)| w.count_ones() as usize).sum()
+    }
+
+    #[cfg(test)]
+    fn is_dense(&self) -> bool {
+        matches!(self.repr, Repr::Dense { .. })
+    }
+
+    /// The non-zero words in ascending block order.
+    fn blocks(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let (sparse, dense) = match &self.repr {
+            Repr::Sparse(blocks) => (blocks.as_slice(), &[][..]),
+            Repr::Dense { words, .. } => (&[][..], words.as_slice()),
+        };
+        sparse.iter().copied().chain(
+            dense
+                .iter()
+                .enumerate()
+                .filter(|&(_, &w)| w != 0)
+                .map(|(i, &w)| (i as u32, w)),
+        )
+    }
+
+    fn cursor(&self) -> Cursor<'_> {
+        Cursor { bits: self, at: 0 }
     }
 
     /// Adds `o`; true when it was not there.
     pub fn insert(&mut self, o: u32) -> bool {
         let (b, bit) = split(o);
-        match self.blocks.binary_search_by_key(&b, |&(k, _)| k) {
-            Ok(i) => match self.blocks.get_mut(i) {
-                Some((_, w)) if *w & bit == 0 => {
-                    *w |= bit;
+        let added = match &mut self.repr {
+            Repr::Dense { words, nonzero } => return dense_or(words, nonzero, b, bit),
+            Repr::Sparse(blocks) => match blocks.binary_search_by_key(&b, |&(k, _)| k) {
+                Ok(i) => match blocks.get_mut(i) {
+                    Some((_, w)) if *w & bit == 0 => {
+                        *w |= bit;
+                        return true;
+                    }
+                    _ => return false,
+                },
+                Err(i) => {
+                    blocks.insert(i, (b, bit));
                     true
                 }
-                _ => false,
             },
-            Err(i) => {
-                self.blocks.insert(i, (b, bit));
-                true
-            }
-        }
+        };
+        self.maybe_densify();
+        added
     }
 
     /// `self |= other`; true when `self` grew.
     pub fn union_with(&mut self, other: &Bits) -> bool {
-        if other.blocks.is_empty() {
-            return false;
-        }
-        if self.blocks.is_empty() {
-            self.blocks = other.blocks.clone();
-            return true;
-        }
+        self.union_except(other, None)
+    }
+
+    /// `self |= other \ except` (`except` absent: nothing excluded); true when `self` grew.
+    pub fn union_except(&mut self, other: &Bits, except: Option<&Bits>) -> bool {
+        let no_mask = Bits::default();
+        let mut mask = except.unwrap_or(&no_mask).cursor();
+        let blocks = match &mut self.repr {
+            Repr::Dense { words, nonzero } => {
+                let mut changed = false;
+                for (b, w) in other.blocks() {
+                    let w = w & !mask.word(b);
+                    if w != 0 {
+                        changed |= dense_or(words, nonzero, b, w);
+                    }
+                }
+                return changed;
+            }
+            Repr::Sparse(blocks) => blocks,
+        };
+        // First pass: words of blocks `self` has are or-ed in place; the others are counted.
         let mut changed = false;
-        let mut missing = false;
+        let mut missing = 0usize;
         let mut i = 0;
-        for &(b, w) in &other.blocks {
-            while self.blocks.get(i).is_some_and(|&(k, _)| k < b) {
+        for (b, w) in other.blocks() {
+            let w = w & !mask.word(b);
+            if w == 0 {
+                continue;
+            }
+            while blocks.get(i).is_some_and(|&(k, _)| k < b) {
                 i += 1;
             }
-            match self.blocks.get_mut(i) {
+            match blocks.get_mut(i) {
                 Some((k, mine)) if *k == b => {
                     if w & !*mine != 0 {
                         *mine |= w;
                         changed = true;
                     }
                 }
-                _ => missing = true,
+                _ => missing += 1,
             }
         }
-        if !missing {
+        if missing == 0 {
             return changed;
         }
-        // Some blocks are new: merge the two sorted lists.
-        let mut merged = Vec::with_capacity(self.blocks.len() + other.blocks.len());
-        let (mut a, mut b) = (
-            self.blocks.iter().peekable(),
-            other.blocks.iter().peekable(),
-        );
-        loop {
-            match (a.peek(), b.peek()) {
-                (Some(&&(ka, wa)), Some(&&(kb, wb))) => {
-                    if ka < kb {
-                        merged.push((ka, wa));
-                        a.next();
-                    } else if kb < ka {
-                        merged.push((kb, wb));
-                        b.next();
-                    } else {
-                        merged.push((ka, wa | wb));
-                        a.next();
-                        b.next();
-                    }
+        // Second pass: merge the missing blocks in (sorted).
+        let mut merged = Vec::with_capacity(blocks.len() + missing);
+        let mut mask = except.unwrap_or(&no_mask).cursor();
+        let mut mine = blocks.iter().copied().peekable();
+        for (b, w) in other.blocks() {
+            let w = w & !mask.word(b);
+            if w == 0 {
+                continue;
+            }
+            while let Some(&(k, x)) = mine.peek() {
+                if k > b {
+                    break;
                 }
-                (Some(&&x), None) => {
-                    merged.push(x);
-                    a.next();
-                }
-                (None, Some(&&y)) => {
-                    merged.push(y);
-                    b.next();
-                }
-                (None, None) => break,
+                merged.push((k, x));
+                mine.next();
+            }
+            if merged.last().is_none_or(|&(k, _)| k != b) {
+                merged.push((b, w));
             }
         }
-        self.blocks = merged;
+        merged.extend(mine);
+        *blocks = merged;
+        self.maybe_densify();
         true
+    }
+
+    /// Switches a sparse set that touches at least a quarter of the blocks below its highest
+    /// to the dense form.
+    fn maybe_densify(&mut self) {
+        let Repr::Sparse(blocks) = &self.repr else {
+            return;
+        };
+        let Some(&(top, _)) = blocks.last() else {
+            return;
+        };
+        if blocks.len() < 16 || (top as usize + 1) > 4 * blocks.len() {
+            return;
+        }
+        let mut words = vec![0u64; top as usize + 1];
+        for &(b, w) in blocks {
+            if let Some(slot) = words.get_mut(b as usize) {
+                *slot = w;
+            }
+        }
+        let nonzero = blocks.len();
+        self.repr = Repr::Dense { words, nonzero };
     }
 
     /// `self \ other`.
     pub fn difference(&self, other: &Bits) -> Bits {
-        let mut out = Vec::new();
-        let mut j = 0;
-        for &(b, w) in &self.blocks {
-            while other.blocks.get(j).is_some_and(|&(k, _)| k < b) {
-                j += 1;
-            }
-            let theirs = match other.blocks.get(j) {
-                Some(&(k, x)) if k == b => x,
-                _ => 0,
-            };
-            let rest = w & !theirs;
-            if rest != 0 {
-                out.push((b, rest));
-            }
-        }
-        Bits { blocks: out }
+        let mut theirs = other.cursor();
+        let blocks: Vec<(u32, u64)> = self
+            .blocks()
+            .filter_map(|(b, w)| {
+                let rest = w & !theirs.word(b);
+                (rest != 0).then_some((b, rest))
+            })
+            .collect();
+        let mut out = Bits {
+            repr: Repr::Sparse(blocks),
+        };
+        out.maybe_densify();
+        out
     }
 
     /// The ids in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.blocks.iter().flat_map(|&(b, w)| {
+        self.blocks().flat_map(|(b, w)| {
             let base = b << 6;
             let mut rest = w;
             std::iter::from_fn(move || {
@@ -147,6 +247,24 @@ impl Bits {
                 Some(base | bit)
             })
         })
+    }
+}
+
+/// Ors `w` into block `b` of a dense set (grown as needed); true when a bit was added.
+fn dense_or(words: &mut Vec<u64>, nonzero: &mut usize, b: u32, w: u64) -> bool {
+    let i = b as usize;
+    if i >= words.len() {
+        words.resize(i + 1, 0);
+    }
+    match words.get_mut(i) {
+        Some(slot) if w & !*slot != 0 => {
+            if *slot == 0 {
+                *nonzero += 1;
+            }
+            *slot |= w;
+            true
+        }
+        _ => false,
     }
 }
 
@@ -193,6 +311,69 @@ mod tests {
                 sa.union(&sb).copied().collect::<Vec<_>>()
             );
             assert!(!ba.union_with(&bb));
+            // Union except a mask, into a set of a different spread.
+            let c: Vec<u32> = (0..25).map(|_| next() * 3).collect();
+            let m: Vec<u32> = (0..60).map(|_| next()).collect();
+            let (sc, sm): (BTreeSet<u32>, BTreeSet<u32>) =
+                (c.iter().copied().collect(), m.iter().copied().collect());
+            let mut bc = of(&c);
+            let expected: BTreeSet<u32> = sc
+                .union(&sb.difference(&sm).copied().collect())
+                .copied()
+                .collect();
+            let grew = bc.union_except(&bb, Some(&of(&m)));
+            assert_eq!(grew, expected.len() > sc.len());
+            assert_eq!(
+                bc.iter().collect::<Vec<_>>(),
+                expected.into_iter().collect::<Vec<_>>()
+            );
+            assert!(!bc.union_except(&bb, Some(&of(&m))));
+        }
+    }
+
+    #[test]
+    fn dense_and_sparse_sets_agree() {
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % m) as u32
+        };
+        for round in 0..40 {
+            // Dense-sized sets (hundreds of objects over a few thousand ids) and small ones.
+            let big: Vec<u32> = (0..600).map(|_| next(3000)).collect();
+            let small: Vec<u32> = (0..10).map(|_| next(4000)).collect();
+            let mask: Vec<u32> = (0..round * 30).map(|_| next(3500)).collect();
+            let (sb, ss, sm): (BTreeSet<u32>, BTreeSet<u32>, BTreeSet<u32>) = (
+                big.iter().copied().collect(),
+                small.iter().copied().collect(),
+                mask.iter().copied().collect(),
+            );
+            let (b, sm_bits, m) = (of(&big), of(&small), of(&mask));
+            assert!(b.is_dense() && !sm_bits.is_dense());
+            assert_eq!(b.len(), sb.len());
+            // Sparse into dense, dense into sparse, with and without a (dense or sparse) mask.
+            let mut into_dense = b.clone();
+            into_dense.union_except(&sm_bits, Some(&m));
+            let want: BTreeSet<u32> = sb.union(&(&ss - &sm)).copied().collect();
+            assert_eq!(into_dense.iter().collect::<BTreeSet<_>>(), want);
+            let mut into_sparse = sm_bits.clone();
+            assert!(into_sparse.union_with(&b));
+            assert!(into_sparse.is_dense());
+            assert_eq!(into_sparse.iter().collect::<BTreeSet<_>>(), &sb | &ss);
+            assert_eq!(
+                into_sparse.words(),
+                (&sb | &ss)
+                    .iter()
+                    .map(|o| o >> 6)
+                    .collect::<BTreeSet<_>>()
+                    .len()
+            );
+            let diff = into_sparse.difference(&b);
+            assert_eq!(diff.iter().collect::<BTreeSet<_>>(), &ss - &sb);
+            assert_eq!(b.difference(&m).iter().collect::<BTreeSet<_>>(), &sb - &sm);
+            assert!(!into_sparse.union_with(&b) && !into_sparse.insert(big[0]));
         }
     }
 

@@ -68,9 +68,23 @@ pub(crate) enum Incomplete {
     WorkLimit,
 }
 
-/// Upper bound on propagation work (bit-set words moved, objects paired by struct copies)
-/// before the solver gives up and reports a partial result.
+/// Propagation work (bit-set words moved, objects paired by struct copies) allowed per byte
+/// of source: solving is bounded in proportion to the input, as parsing is, so the analysis
+/// stays within a constant factor of parse time on inputs whose points-to sets explode.
+pub const WORK_PER_BYTE: u64 = 6;
+/// The least work allowed, whatever the input's size (small programs always converge well
+/// within it).
+pub const MIN_WORK: u64 = 10_000_000;
+/// The most work allowed, whatever the input's size.
 pub const MAX_WORK: u64 = 200_000_000;
+
+/// The work bound for `source_bytes` of input: [`WORK_PER_BYTE`] per byte, at least
+/// [`MIN_WORK`], at most [`MAX_WORK`]. Past it the solver stops and reports a partial result.
+pub fn work_budget(source_bytes: usize) -> u64 {
+    (source_bytes as u64)
+        .saturating_mul(WORK_PER_BYTE)
+        .clamp(MIN_WORK, MAX_WORK)
+}
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Graph {
@@ -114,6 +128,8 @@ pub(crate) struct Graph {
     class: Vec<u32>,
     /// Filter -> the objects it refuses (grown as objects are created).
     refused: [Bits; FILTERS],
+    /// Reused buffer for a visited node's successors.
+    succ_buf: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -188,17 +204,6 @@ impl Graph {
                 f,
                 self.class.get(o as usize).copied().unwrap_or(OBJ_UNKNOWN),
             )
-    }
-
-    /// The part of `objs` a node with filter `f` takes (`None`: all of it).
-    fn admitted(&self, f: u32, objs: &Bits) -> Option<Bits> {
-        if f == NO_FILTER {
-            return None;
-        }
-        match self.refused.get(f as usize) {
-            Some(refused) if !refused.is_empty() => Some(objs.difference(refused)),
-            _ => None,
-        }
     }
 
     pub fn node(&mut self, key: NodeKey) -> u32 {
@@ -541,8 +546,12 @@ impl Graph {
         if !node.succ.insert(b) || node.prop.is_empty() {
             return;
         }
-        let moved = node.prop.clone();
+        // Lend `a`'s propagated set out for the union (a != b), instead of copying it.
+        let moved = std::mem::take(&mut node.prop);
         self.union_into(b, &moved);
+        if let Some(node) = self.nodes.get_mut(a as usize) {
+            node.prop = moved;
+        }
     }
 
     fn union_into(&mut self, b: u32, objs: &Bits) {
@@ -552,12 +561,15 @@ impl Graph {
             .get(b as usize)
             .copied()
             .unwrap_or(NO_FILTER);
-        let kept = self.admitted(f, objs);
-        let objs = kept.as_ref().unwrap_or(objs);
+        // Objects the place's declared type refuses are left out as the union runs.
+        let refused = (f != NO_FILTER)
+            .then(|| self.refused.get(f as usize))
+            .flatten()
+            .filter(|r| !r.is_empty());
         let Some(target) = self.nodes.get_mut(b as usize) else {
             return;
         };
-        if target.pts.union_with(objs) {
+        if target.pts.union_except(objs, refused) {
             self.push(b);
         }
     }
@@ -623,15 +635,15 @@ impl Graph {
         }
     }
 
-    /// Runs the worklist to a fixpoint (or until cancelled / over the work bound).
-    pub fn solve(&mut self, model: &Model, cancel: &Cancel) -> Option<Incomplete> {
+    /// Runs the worklist to a fixpoint (or until cancelled / over `budget` units of work).
+    pub fn solve(&mut self, model: &Model, cancel: &Cancel, budget: u64) -> Option<Incomplete> {
         let mut steps = 0u64;
         while let Some(n) = self.worklist.pop_front() {
             steps += 1;
             if steps.is_multiple_of(1024) && cancel.is_cancelled() {
                 return Some(Incomplete::Cancelled);
             }
-            if self.work > MAX_WORK {
+            if self.work > budget {
                 return Some(Incomplete::WorkLimit);
             }
             if let Some(flag) = self.in_worklist.get_mut(n as usize) {
@@ -644,14 +656,19 @@ impl Graph {
             if delta_bits.is_empty() {
                 continue;
             }
-            node.prop = node.pts.clone();
+            node.prop.clone_from(&node.pts);
             let delta: Vec<u32> = delta_bits.iter().collect();
-            let loads = node.loads.clone();
-            let stores = node.stores.clone();
-            let icalls = node.icalls.clone();
-            let geps = node.geps.clone();
-            let copies = node.copies.clone();
-            let succ: Vec<u32> = node.succ.iter().copied().collect();
+            // The node's constraint lists are only added to while generating constraints,
+            // never while solving: lend them out for this visit and put them back after.
+            let loads = std::mem::take(&mut node.loads);
+            let stores = std::mem::take(&mut node.stores);
+            let icalls = std::mem::take(&mut node.icalls);
+            let geps = std::mem::take(&mut node.geps);
+            let copies = std::mem::take(&mut node.copies);
+            // Successors as they are now (edges added during this visit get the whole set).
+            let mut succ = std::mem::take(&mut self.succ_buf);
+            succ.clear();
+            succ.extend(node.succ.iter().copied());
             for &(dst, fid) in &geps {
                 self.work = self.work.saturating_add(delta.len() as u64);
                 for &o in &delta {
@@ -714,8 +731,16 @@ impl Graph {
                     );
                 }
             }
-            for s in succ {
+            for &s in &succ {
                 self.union_into(s, &delta_bits);
+            }
+            self.succ_buf = succ;
+            if let Some(node) = self.nodes.get_mut(n as usize) {
+                node.loads = loads;
+                node.stores = stores;
+                node.icalls = icalls;
+                node.geps = geps;
+                node.copies = copies;
             }
         }
         None

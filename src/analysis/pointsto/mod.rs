@@ -74,8 +74,12 @@
 //!   `memset`/`strchr`/`strrchr`/`strstr`/`strpbrk`/`memchr`/`strtok`/`fgets` (return
 //!   their first argument).
 //!
-//! Solving is a worklist over the constraint graph with difference propagation over sparse
-//! bit sets (64 objects per word), bounded by [`MAX_WORK`] words moved, polling [`Cancel`].
+//! Solving is a worklist over the constraint graph with difference propagation over bit sets
+//! (64 objects per word; sparse, dense once large), polling [`Cancel`]. Its work (words
+//! moved) is bounded in proportion to the input: [`WORK_PER_BYTE`] per byte of C/C++ source,
+//! at least [`MIN_WORK`], at most [`MAX_WORK`] ([`work_budget`]). Small programs converge far
+//! below the bound; where sets explode (the SQLite amalgamation: most pointers reach most
+//! objects), the solver stops there and the result is marked partial with an error.
 //! Hash maps are used for lookups only, never iterated; worklists and outputs are ordered,
 //! so output is deterministic. Expression lowering recurses at most
 //! [`MAX_DEPTH`] levels; deeper parts are skipped with an error; statement walks are
@@ -90,7 +94,7 @@ mod types;
 mod walk;
 
 pub use crate::analysis::callgraph::SourceUnit;
-pub use graph::MAX_WORK;
+pub use graph::{work_budget, MAX_WORK, MIN_WORK, WORK_PER_BYTE};
 pub use lower::MAX_DEPTH;
 
 use crate::syntax::functions::{collect_functions, Function};
@@ -319,7 +323,14 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
         gen.graph
     };
     let mut partial = errors.iter().any(|e| e.message.contains("nested deeper"));
-    match graph.solve(&model, cancel) {
+    let bytes = units
+        .iter()
+        .filter(|u| supported(u.file.language))
+        .map(|u| u.file.text.len())
+        .sum();
+    let budget = work_budget(bytes);
+    let solved = graph.solve(&model, cancel, budget);
+    match solved {
         Some(Incomplete::Cancelled) => cancelled = true,
         Some(Incomplete::WorkLimit) => {
             partial = true;
@@ -327,7 +338,7 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
                 file: String::new(),
                 line: 0,
                 message: format!(
-                    "points-to solving stopped after {MAX_WORK} propagation steps; sets may be incomplete"
+                    "points-to solving stopped after {budget} propagation steps (the bound for {bytes} bytes of source); sets may be incomplete"
                 ),
             });
         }
@@ -352,7 +363,27 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
 
 fn entries(graph: &Graph) -> Vec<PointsToEntry> {
     let fields = graph.field_targets();
+    // Every object's target, ranked once in target order (equal targets share a rank), so an
+    // entry sorts and de-duplicates integers rather than comparing names.
+    let mut ranked: Vec<(Target, u32)> = graph
+        .objs
+        .iter()
+        .enumerate()
+        .map(|(o, key)| (Target::from_obj(key), o as u32))
+        .collect();
+    ranked.sort();
+    let mut rank = vec![0u32; ranked.len()];
+    let mut by_rank: Vec<Target> = Vec::new();
+    for (target, o) in ranked {
+        if by_rank.last() != Some(&target) {
+            by_rank.push(target);
+        }
+        if let Some(slot) = rank.get_mut(o as usize) {
+            *slot = by_rank.len().saturating_sub(1) as u32;
+        }
+    }
     let mut out = Vec::new();
+    let mut ranks: Vec<u32> = Vec::new();
     for (key, &node) in &graph.keys {
         let NodeKey::Var(var) = key else { continue };
         if var.name.is_empty() {
@@ -360,25 +391,29 @@ fn entries(graph: &Graph) -> Vec<PointsToEntry> {
         }
         // A struct variable's set is what its fields (at any depth, copied in or not) may
         // point to.
-        let mut objs: BTreeSet<u32> = graph
-            .pts_of(node)
-            .map(|p| p.iter().collect())
-            .unwrap_or_default();
-        if let Some(f) = graph.owner_of(node).and_then(|o| fields.get(o as usize)) {
-            objs.extend(f.iter());
-        }
-        if objs.is_empty() {
+        ranks.clear();
+        let own = graph.pts_of(node).into_iter().flat_map(|p| p.iter());
+        let in_fields = graph
+            .owner_of(node)
+            .and_then(|o| fields.get(o as usize))
+            .into_iter()
+            .flat_map(|f| f.iter());
+        ranks.extend(
+            own.chain(in_fields)
+                .filter_map(|o| rank.get(o as usize).copied()),
+        );
+        if ranks.is_empty() {
             continue;
         }
-        let targets: BTreeSet<Target> = objs
-            .iter()
-            .filter_map(|&o| graph.objs.get(o as usize))
-            .map(Target::from_obj)
-            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
         out.push(PointsToEntry {
             function: var.function.clone(),
             var: var.name.clone(),
-            targets: targets.into_iter().collect(),
+            targets: ranks
+                .iter()
+                .filter_map(|&r| by_rank.get(r as usize).cloned())
+                .collect(),
         });
     }
     out
