@@ -151,6 +151,11 @@ fn function_pointers_in_struct_initialisers() {
 }
 
 #[test]
+fn designated_initialisers_nest_and_come_in_any_order() {
+    check("designators.c");
+}
+
+#[test]
 fn arrays_are_one_object() {
     check("arrays.c");
 }

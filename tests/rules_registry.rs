@@ -194,3 +194,31 @@ fn user_defined_sink_kinds_are_reported_under_taint_other() {
     assert_eq!(r.flows[0].rule, "taint-other");
     assert_eq!(r.flows[0].sink.kind, "audit_log");
 }
+
+#[test]
+fn flows_into_one_sink_are_one_finding_naming_every_source() {
+    let src = "import os, sys\n\ndef main():\n    a = input()\n    b = sys.argv[1]\n    os.system(a + b)\n";
+    let file = ParsedFile::parse(Language::Python, src);
+    let units = [SourceUnit {
+        path: "two.py".into(),
+        file: &file,
+    }];
+    let taint = analyze_taint(&units, None, None, &TaintSpecs::builtin(), &Cancel::never());
+    let into_sink = taint.flows.iter().filter(|f| f.sink.line == 6).count();
+    assert_eq!(into_sink, 2, "{:#?}", taint.flows);
+    let found = findings::flow_findings("two.py", Some(&file), &taint.flows);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!((f.rule.as_str(), f.line), ("taint-command", 6));
+    assert!(
+        f.message.contains("(line 4) and ") && f.message.contains("(line 5) reach `"),
+        "{}",
+        f.message
+    );
+    let roles: Vec<(&str, usize)> = f
+        .evidence
+        .iter()
+        .map(|e| (e.role.as_str(), e.line))
+        .collect();
+    assert_eq!(roles, vec![("source", 4), ("source", 5), ("sink", 6)]);
+}

@@ -2,8 +2,9 @@
 //! rule of the registry ([`crate::analysis::rules`]) and carries its evidence.
 //!
 //! Three producers:
-//! * **Taint flows** ([`flow_findings`]): one finding per unsanitised flow, at the sink line of
-//!   the file holding the sink; evidence = source, intermediate lines, sink.
+//! * **Taint flows** ([`flow_findings`]): one finding per sink of unsanitised flows (flows of
+//!   one rule into the same sink expression are merged), at the sink line of the file holding
+//!   the sink; evidence = each source and its intermediate lines, then the sink.
 //! * **Unreachable code** ([`unreachable_findings`]): one finding per run of statements the
 //!   CFG builder dropped (consecutive in the function with no reachable statement between).
 //! * **Syntactic rules** ([`pattern_findings`]), in one iterative walk of the tree:
@@ -63,31 +64,39 @@ fn line_text(file: Option<&ParsedFile>, line: usize) -> String {
     l.chars().take(80).collect()
 }
 
-/// Findings for the flows whose sink is in `path`. `file` (the parse of `path`) supplies the
-/// text of intermediate lines in the same file.
+/// Findings for the flows whose sink is in `path`, one per sink: flows of one rule into the
+/// same sink (line and text) are one finding that names every source, so a call with two
+/// tainted arguments is one problem in the editor, not two. `file` (the parse of `path`)
+/// supplies the text of intermediate lines in the same file.
 pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow]) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut sinks: BTreeMap<(&str, usize, &str), Vec<&TaintFlow>> = BTreeMap::new();
     for f in flows.iter().filter(|f| f.sink.file == path && !f.sanitized) {
-        let name = rule(&f.rule)
+        sinks
+            .entry((f.rule.as_str(), f.sink.line, f.sink.text.as_str()))
+            .or_default()
+            .push(f);
+    }
+    let mut out = Vec::new();
+    for ((rule_id, line, sink_text), group) in sinks {
+        let name = rule(rule_id)
             .map(|r| r.name)
             .unwrap_or("Tainted data reaches a sink");
-        let where_from = if f.source.file == path {
-            format!("line {}", f.source.line)
-        } else {
-            format!("{}:{}", f.source.file, f.source.line)
-        };
-        let message = format!(
-            "{name}: {} data from `{}` ({where_from}) reaches `{}`",
-            f.source.kind, f.source.text, f.sink.text
-        );
-        let mut evidence = vec![Evidence {
-            file: f.source.file.clone(),
-            line: f.source.line,
-            role: "source".into(),
-            text: f.source.text.clone(),
-        }];
-        for s in &f.path {
-            evidence.push(Evidence {
+        let mut origins: Vec<String> = Vec::new();
+        let mut evidence: Vec<Evidence> = Vec::new();
+        for f in &group {
+            let where_from = if f.source.file == path {
+                format!("line {}", f.source.line)
+            } else {
+                format!("{}:{}", f.source.file, f.source.line)
+            };
+            let origin = format!(
+                "{} data from `{}` ({where_from})",
+                f.source.kind, f.source.text
+            );
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+            let steps = f.path.iter().map(|s| Evidence {
                 file: s.file.clone(),
                 line: s.line,
                 role: "step".into(),
@@ -97,22 +106,47 @@ pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow])
                     String::new()
                 },
             });
+            let source = Evidence {
+                file: f.source.file.clone(),
+                line: f.source.line,
+                role: "source".into(),
+                text: f.source.text.clone(),
+            };
+            for e in std::iter::once(source).chain(steps) {
+                if !evidence.contains(&e) {
+                    evidence.push(e);
+                }
+            }
         }
         evidence.push(Evidence {
-            file: f.sink.file.clone(),
-            line: f.sink.line,
+            file: path.to_string(),
+            line,
             role: "sink".into(),
-            text: f.sink.text.clone(),
+            text: sink_text.to_string(),
         });
+        let verb = if origins.len() == 1 {
+            "reaches"
+        } else {
+            "reach"
+        };
         out.push(Finding {
-            rule: f.rule.clone(),
-            line: f.sink.line,
-            severity: severity_of(&f.rule),
-            message,
+            rule: rule_id.to_string(),
+            line,
+            severity: severity_of(rule_id),
+            message: format!("{name}: {} {verb} `{sink_text}`", join_and(&origins)),
             evidence,
         });
     }
     out
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_and(items: &[String]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// One finding per run of unreachable statements of one function.

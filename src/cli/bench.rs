@@ -52,6 +52,10 @@ pub struct BenchResult {
     pub points_to_seconds: Option<f64>,
     /// Seconds for taint analysis alone (call graph and points-to computed beforehand).
     pub taint_seconds: Option<f64>,
+    /// Why points-to stopped short of its fixpoint (work bound, depth limit), if it did: the
+    /// time above is for a partial result then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub points_to_incomplete: Vec<String>,
     /// (points_to_seconds + taint_seconds) / parse_seconds.
     pub taint_points_to_ratio: Option<f64>,
     /// Peak resident set size of this process (VmHWM), in MiB; Linux only.
@@ -121,6 +125,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
     // included, are not timed).
     let mut points_to_seconds = None;
     let mut taint_seconds = None;
+    let mut points_to_incomplete = Vec::new();
     if args.phase != Phase::Parse {
         let parsed: Vec<(String, ParsedFile)> = sources
             .iter()
@@ -153,6 +158,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
             let start = Instant::now();
             let pt = (!c_units.is_empty()).then(|| analyze_points_to(&c_units, &cancel));
             best_pt = best_pt.min(start.elapsed().as_secs_f64());
+            if let Some(pt) = pt.as_ref().filter(|pt| pt.partial) {
+                points_to_incomplete = pt.errors.iter().map(|e| e.message.clone()).collect();
+            }
             let start = Instant::now();
             let taint = analyze_taint(&units, Some(&call_graph), pt.as_ref(), &specs, &cancel);
             std::hint::black_box(&taint);
@@ -179,6 +187,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
         },
         points_to_seconds,
         taint_seconds,
+        points_to_incomplete,
         taint_points_to_ratio: match (parse_seconds, points_to_seconds, taint_seconds) {
             (Some(p), Some(a), Some(b)) if p > 0.0 => Some((a + b) / p),
             _ => None,
@@ -197,7 +206,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
                  parse + analyses:          {} s, {} lines/s\n\
                  ratio full/parse: {}\n\
                  points-to alone: {} s, taint alone: {} s, ratio (points-to + taint)/parse: {}\n\
-                 peak RSS: {} MiB",
+                 {}peak RSS: {} MiB",
                 result.files,
                 result.refused,
                 result.lines,
@@ -211,6 +220,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<i32> {
                 f(result.points_to_seconds, 3),
                 f(result.taint_seconds, 3),
                 f(result.taint_points_to_ratio, 2),
+                result
+                    .points_to_incomplete
+                    .iter()
+                    .map(|m| format!("points-to partial: {m}\n"))
+                    .collect::<String>(),
                 f(result.peak_rss_mib, 1),
             )
         }

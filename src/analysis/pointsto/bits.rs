@@ -4,7 +4,7 @@
 //! blocks below its highest, at most twice the sparse memory. Unions into a dense set cost
 //! one word operation per word moved, however large the set. No indexing that could panic.
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Repr {
     /// Sorted by block number; no zero words.
     Sparse(Vec<(u32, u64)>),
@@ -12,7 +12,8 @@ enum Repr {
     Dense { words: Vec<u64>, nonzero: usize },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// No `PartialEq`: one set has two representations; compare `iter()`s.
+#[derive(Debug, Clone)]
 pub(crate) struct Bits {
     repr: Repr,
 }

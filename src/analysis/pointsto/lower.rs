@@ -9,7 +9,7 @@
 //! functions used as values decay to their own address. Recursion is bounded by [`MAX_DEPTH`]; deeper
 //! sub-expressions lower to "nothing" and the first such place is recorded.
 
-use super::model::{simple_class_name, Model, VarFlags};
+use super::model::{simple_class_name, FieldInfo, Model, VarFlags};
 use crate::syntax::position::ColumnEncoding;
 use crate::syntax::{Language, ParsedFile};
 use std::collections::{HashMap, HashSet};
@@ -553,13 +553,17 @@ impl<'a> Lowerer<'a> {
             }
             return out;
         };
-        // Designator lookups by name in O(1), whatever the struct's size.
-        let index: HashMap<&str, usize> = fields
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, f)| (f.name.as_str(), i))
-            .collect();
+        // Designator lookups by name in O(1), whatever the struct's size: this struct's
+        // fields, and those of nested structs (`.a.b = v`) once they are first named.
+        let by_name = |fs: &'a [FieldInfo]| -> HashMap<&'a str, usize> {
+            fs.iter()
+                .enumerate()
+                .rev()
+                .map(|(i, f)| (f.name.as_str(), i))
+                .collect()
+        };
+        let index = by_name(fields);
+        let mut nested: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
         let mut next = 0usize;
         for c in Self::children(node) {
             if c.kind() == "initializer_pair" {
@@ -589,7 +593,14 @@ impl<'a> Lowerer<'a> {
                     let info = if i == 0 {
                         index.get(name.as_str()).copied()
                     } else {
-                        cur_fields.and_then(|fs| fs.iter().position(|f| f.name == name))
+                        match (cur_layout, cur_fields) {
+                            (Some(l), Some(fs)) => nested
+                                .entry(l)
+                                .or_insert_with(|| by_name(fs))
+                                .get(name.as_str())
+                                .copied(),
+                            _ => None,
+                        }
                     };
                     if i == 0 {
                         if let Some(pos) = info {

@@ -254,8 +254,8 @@ impl Model {
             return 0;
         };
         let shape = shape_of(unit, file, ty, desc.child_by_field_name("declarator"));
-        let key_of = |n: &str| self.layout_key(n).map(str::to_string);
-        let (ctors, base) = expand(&shape, &self.typedef_shapes, &key_of);
+        let has_layout = |n: &str| self.layout_key(n).is_some();
+        let (ctors, base) = expand(&shape, &self.typedef_shapes, &has_layout);
         place_filter(&ctors, &base)
     }
 
@@ -265,9 +265,9 @@ impl Model {
         let vars = std::mem::take(&mut self.raw_vars);
         let fields = std::mem::take(&mut self.raw_fields);
         let returns = std::mem::take(&mut self.raw_returns);
-        let key_of = |n: &str| self.layout_key(n).map(str::to_string);
+        let has_layout = |n: &str| self.layout_key(n).is_some();
         let classify = |shape: &Shape| {
-            let (ctors, base) = expand(shape, &self.typedef_shapes, &key_of);
+            let (ctors, base) = expand(shape, &self.typedef_shapes, &has_layout);
             (object_class(&ctors, &base), place_filter(&ctors, &base))
         };
         for (key, shape) in &vars {
@@ -279,7 +279,7 @@ impl Model {
             merge_into(&mut out.members, &(layout.clone(), name.clone()), c);
         }
         for (name, shape) in &returns {
-            let (ctors, base) = expand(shape, &self.typedef_shapes, &key_of);
+            let (ctors, base) = expand(shape, &self.typedef_shapes, &has_layout);
             let f = match ctors.first() {
                 Some(Ctor::Function) => place_filter(ctors.get(1..).unwrap_or_default(), &base),
                 _ => 0,

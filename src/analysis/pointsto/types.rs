@@ -38,8 +38,8 @@ pub(crate) enum Ctor {
 pub(crate) enum Base {
     Void,
     Scalar,
-    /// A struct/class/union (its layout key).
-    Record(String),
+    /// A struct/class/union with a known layout.
+    Record,
     /// A type name: a typedef, a class, or something declared in an unparsed header.
     Named(String),
     Unknown,
@@ -101,7 +101,7 @@ pub(crate) fn base_of(unit: usize, file: &ParsedFile, ty: Node<'_>) -> Base {
         "sized_type_specifier" | "enum_specifier" => Base::Scalar,
         "struct_specifier" | "class_specifier" | "union_specifier" => {
             match super::model::type_key(unit, file, ty) {
-                Some(key) => Base::Record(key),
+                Some(_) => Base::Record,
                 None => Base::Unknown,
             }
         }
@@ -153,18 +153,18 @@ pub(crate) fn shape_of(
 
 /// A shape with typedefs expanded: constructors outermost first, and a base that is no
 /// longer a name (a name with a struct layout is that record; an unresolved one unknown).
-/// `layout_key` maps a type name to its layout key.
+/// `has_layout` tells whether a type name names a struct layout.
 pub(crate) fn expand(
     shape: &Shape,
     typedefs: &BTreeMap<String, Shape>,
-    layout_key: &dyn Fn(&str) -> Option<String>,
+    has_layout: &dyn Fn(&str) -> bool,
 ) -> (Vec<Ctor>, Base) {
     let mut ctors = shape.ctors.clone();
     let mut base = shape.base.clone();
     for _ in 0..32 {
         let Base::Named(name) = &base else { break };
-        if let Some(key) = layout_key(name) {
-            base = Base::Record(key);
+        if has_layout(name) {
+            base = Base::Record;
             break;
         }
         match typedefs.get(name) {
@@ -228,7 +228,7 @@ pub(crate) fn object_class(ctors: &[Ctor], base: &Base) -> u32 {
         Some(Ctor::Function) => OBJ_FUNC,
         Some(_) => OBJ_UNKNOWN,
         None => match base {
-            Base::Scalar | Base::Record(_) => OBJ_DATA,
+            Base::Scalar | Base::Record => OBJ_DATA,
             _ => OBJ_UNKNOWN,
         },
     }
@@ -245,7 +245,7 @@ pub(crate) fn place_filter(ctors: &[Ctor], base: &Base) -> u32 {
         Some(Ctor::Function) => FN_PTR,
         Some(_) => NO_FILTER,
         None => match base {
-            Base::Scalar | Base::Record(_) => DATA_PTR,
+            Base::Scalar | Base::Record => DATA_PTR,
             _ => NO_FILTER,
         },
     }
@@ -333,9 +333,7 @@ mod tests {
             }
         }
         let shape = last.expect("a declaration");
-        let (ctors, base) = expand(&shape, &typedefs, &|n: &str| {
-            (n == "S").then(|| n.to_string())
-        });
+        let (ctors, base) = expand(&shape, &typedefs, &|n: &str| n == "S");
         (object_class(&ctors, &base), place_filter(&ctors, &base))
     }
 
