@@ -222,3 +222,24 @@ fn flows_into_one_sink_are_one_finding_naming_every_source() {
         .collect();
     assert_eq!(roles, vec![("source", 4), ("source", 5), ("sink", 6)]);
 }
+
+#[test]
+fn a_merged_finding_names_three_sources_and_counts_the_rest() {
+    let src = "import os\n\ndef main():\n    a = input()\n    b = input()\n    c = input()\n    d = input()\n    e = input()\n    os.system(a + b + c + d + e)\n";
+    let file = ParsedFile::parse(Language::Python, src);
+    let units = [SourceUnit {
+        path: "five.py".into(),
+        file: &file,
+    }];
+    let taint = analyze_taint(&units, None, None, &TaintSpecs::builtin(), &Cancel::never());
+    let found = findings::flow_findings("five.py", Some(&file), &taint.flows);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert!(
+        f.message.contains("(line 6) and 2 more sources reach `"),
+        "{}",
+        f.message
+    );
+    let sources = f.evidence.iter().filter(|e| e.role == "source").count();
+    assert_eq!(sources, 5);
+}

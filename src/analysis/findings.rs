@@ -22,7 +22,7 @@ use super::rules::{rule, Severity};
 use super::taint::TaintFlow;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 /// One piece of evidence: a line and what it shows.
@@ -83,6 +83,7 @@ pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow])
             .unwrap_or("Tainted data reaches a sink");
         let mut origins: Vec<String> = Vec::new();
         let mut evidence: Vec<Evidence> = Vec::new();
+        let mut seen: BTreeSet<Evidence> = BTreeSet::new();
         for f in &group {
             let where_from = if f.source.file == path {
                 format!("line {}", f.source.line)
@@ -113,7 +114,7 @@ pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow])
                 text: f.source.text.clone(),
             };
             for e in std::iter::once(source).chain(steps) {
-                if !evidence.contains(&e) {
+                if seen.insert(e.clone()) {
                     evidence.push(e);
                 }
             }
@@ -129,16 +130,24 @@ pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow])
         } else {
             "reach"
         };
+        // The message names a few sources; the evidence lists them all.
+        let mut named: Vec<String> = origins.iter().take(MESSAGE_SOURCES).cloned().collect();
+        if origins.len() > MESSAGE_SOURCES {
+            named.push(format!("{} more sources", origins.len() - MESSAGE_SOURCES));
+        }
         out.push(Finding {
             rule: rule_id.to_string(),
             line,
             severity: severity_of(rule_id),
-            message: format!("{name}: {} {verb} `{sink_text}`", join_and(&origins)),
+            message: format!("{name}: {} {verb} `{sink_text}`", join_and(&named)),
             evidence,
         });
     }
     out
 }
+
+/// How many sources a merged taint finding's message names.
+const MESSAGE_SOURCES: usize = 3;
 
 /// `a`, `a and b`, `a, b and c`.
 fn join_and(items: &[String]) -> String {

@@ -1,8 +1,11 @@
 //! Bit sets of object ids for points-to sets, 64 objects per word. A set starts sparse
 //! (sorted `(block, word)` pairs, memory in proportion to the blocks it touches) and turns
 //! dense (one word per block up to its highest) once it touches at least a quarter of the
-//! blocks below its highest, at most twice the sparse memory. Unions into a dense set cost
-//! one word operation per word moved, however large the set. No indexing that could panic.
+//! blocks below its highest; a dense set that would grow past that ratio (a late, high id)
+//! goes back to sparse. So a dense set costs about twice the sparse memory at most, and a
+//! scan of it (differences, unions from it) at most four words per non-zero word, the unit
+//! the solver counts work in. Unions into a dense set cost one word operation per word moved,
+//! however large the set. No indexing that could panic.
 
 #[derive(Debug, Clone)]
 enum Repr {
@@ -102,6 +105,7 @@ impl Bits {
     /// Adds `o`; true when it was not there.
     pub fn insert(&mut self, o: u32) -> bool {
         let (b, bit) = split(o);
+        self.fit(b, 1);
         let added = match &mut self.repr {
             Repr::Dense { words, nonzero } => return dense_or(words, nonzero, b, bit),
             Repr::Sparse(blocks) => match blocks.binary_search_by_key(&b, |&(k, _)| k) {
@@ -131,6 +135,9 @@ impl Bits {
     pub fn union_except(&mut self, other: &Bits, except: Option<&Bits>) -> bool {
         let no_mask = Bits::default();
         let mut mask = except.unwrap_or(&no_mask).cursor();
+        if let Some(top) = other.last_block() {
+            self.fit(top, other.words());
+        }
         let blocks = match &mut self.repr {
             Repr::Dense { words, nonzero } => {
                 let mut changed = false;
@@ -193,6 +200,28 @@ impl Bits {
         *blocks = merged;
         self.maybe_densify();
         true
+    }
+
+    /// The highest non-zero block.
+    fn last_block(&self) -> Option<u32> {
+        match &self.repr {
+            Repr::Sparse(blocks) => blocks.last().map(|&(k, _)| k),
+            Repr::Dense { words, .. } => words.iter().rposition(|&w| w != 0).map(|i| i as u32),
+        }
+    }
+
+    /// Before a dense set takes up to `adding` words reaching block `top`: if its word array
+    /// would have to grow past four words per word it holds (a high id, such as an object
+    /// created late), it goes back to the sparse form, so no set is ever dense over a range it
+    /// barely touches.
+    fn fit(&mut self, top: u32, adding: usize) {
+        let Repr::Dense { words, nonzero } = &self.repr else {
+            return;
+        };
+        let len = top as usize + 1;
+        if len > words.len() && len > 4 * (*nonzero + adding) {
+            self.repr = Repr::Sparse(self.blocks().collect());
+        }
     }
 
     /// Switches a sparse set that touches at least a quarter of the blocks below its highest
@@ -376,6 +405,27 @@ mod tests {
             assert_eq!(b.difference(&m).iter().collect::<BTreeSet<_>>(), &sb - &sm);
             assert!(!into_sparse.union_with(&b) && !into_sparse.insert(big[0]));
         }
+    }
+
+    #[test]
+    fn a_dense_set_reaching_a_far_id_goes_back_to_sparse() {
+        let dense_part: Vec<u32> = (0..2_000).step_by(7).collect();
+        let mut b = of(&dense_part);
+        assert!(b.is_dense());
+        // A high id (an object created late) would make the word array mostly zeros.
+        assert!(b.insert(5_000_000));
+        assert!(!b.is_dense());
+        assert!(b.insert(u32::MAX));
+        let mut c = of(&dense_part);
+        assert!(c.union_with(&of(&[4_000_000, 4_000_001])));
+        assert!(!c.is_dense());
+        let mut want: Vec<u32> = dense_part.clone();
+        want.extend([5_000_000, u32::MAX]);
+        assert_eq!(b.iter().collect::<Vec<_>>(), want);
+        assert_eq!(b.words(), 2_000 / 64 + 1 + 2);
+        // A near id keeps it dense.
+        let mut d = of(&dense_part);
+        assert!(d.insert(2_100) && d.is_dense());
     }
 
     #[test]
