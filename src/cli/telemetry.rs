@@ -45,7 +45,7 @@ pub enum TelemetryCommand {
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormatArg::Jsonl)]
         format: ExportFormatArg,
-        /// Only records (and labels) from this time on: YYYY-MM-DD[THH:MM[:SS]] (UTC) or Unix
+        /// Only records (and labels) from this time on: `YYYY-MM-DD[THH:MM[:SS]]` (UTC) or Unix
         /// seconds.
         #[arg(long, value_name = "DATE|UNIX")]
         since: Option<String>,
@@ -93,7 +93,7 @@ pub enum TelemetryCommand {
     /// Show where the store is and what it holds.
     Info,
     /// Upload records not uploaded before (source text always removed) to the HTTPS URL in
-    /// the user config ([telemetry] upload_url) or CROSSCHECK_TELEMETRY_UPLOAD_URL. Opt-in:
+    /// the user config (`[telemetry] upload_url`) or CROSSCHECK_TELEMETRY_UPLOAD_URL. Opt-in:
     /// there is no default endpoint.
     Upload {
         /// Only records from this time on.

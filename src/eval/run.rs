@@ -4,7 +4,7 @@
 //!
 //! | task | analyzer | LLM | hybrid (the product's rule) |
 //! |---|---|---|---|
-//! | cfg, call_graph, ast | the reference (our analyzer) | Layer-1 pass/fail of its answer | the analyzer's graph, `confirmed` when the LLM's answer passes stably ([`decide_tier`] via the engine): its figure is the confirmed-check rate |
+//! | cfg, call_graph, ast | the reference (our analyzer) | Layer-1 pass/fail of its answer | the analyzer's graph, `confirmed` when the LLM's answer passes stably ([`decide_tier`](crate::crosscheck::tier::decide_tier) via the engine): its figure is the confirmed-check rate |
 //! | data_dependency, taint | yes/no per asked pair or variable | the LLM's yes/no (unknown = no) | a fact is reported as `confirmed` only when the analyzer finds it **and** the LLM agrees; LLM-only claims are never findings |
 //! | points_to | the reference | per-function Jaccard of its sets | as for cfg |
 //! | equivalent_mutant, equivalence | normalisation proof (`equivalent`, else no verdict; executing programs is the CLI's sandbox, not this layer) | yes/no | the proof when there is one, else the LLM's stable verdict (as `crosscheck equiv` decides) |

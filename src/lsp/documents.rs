@@ -3,7 +3,7 @@
 //! Edits are applied synchronously by the `didOpen`/`didChange`/`didClose` handlers, in
 //! arrival order, before those handlers await anything (see `server.rs`). Each
 //! `contentChanges` entry is applied to the text produced by the previous one, as the protocol
-//! requires: ranges are converted to byte offsets with [`encoding`](super::encoding) against
+//! requires: ranges are converted to byte offsets with [`super::encoding`] against
 //! the current text, and the tree-sitter tree is edited and reparsed incrementally.
 //!
 //! Excluded files and files in unsupported languages are kept as plain text (so later edits

@@ -21,7 +21,7 @@
 //! * [`workspace`]: folders, files on disk, the call graph and workspace findings.
 //! * [`settings_schema`]: the editor settings schema (`crosscheck schema lsp-settings`).
 //! * [`client`]: a minimal LSP client (in-process tests and the latency benchmark).
-//! * [`bench`]: the didChange -> publishDiagnostics latency benchmark.
+//! * [`bench`](mod@bench): the didChange -> publishDiagnostics latency benchmark.
 
 pub mod bench;
 pub mod checker;

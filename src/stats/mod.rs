@@ -65,7 +65,7 @@
 //! * Run-to-run instability ([`instability`]; research notes §2): over items rated by every
 //!   run, the share whose verdict is not unanimous, and the mean share of runs that disagree
 //!   with the item's majority verdict (`1 - max_k count_k / runs`).
-//! * Jaccard similarity of sets ([`jaccard`]): `|A ∩ B| / |A ∪ B|`, undefined for two empty
+//! * Jaccard similarity of sets ([`jaccard()`]): `|A ∩ B| / |A ∪ B|`, undefined for two empty
 //!   sets; summarised as the mean over items and the pooled (micro) ratio.
 
 pub mod agreement;

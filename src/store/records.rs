@@ -1,5 +1,5 @@
 //! Cross-check records and human labels: encoding, queries, and the
-//! [`RecordSink`](crate::crosscheck::record::RecordSink) implementation.
+//! [`crate::crosscheck::record::RecordSink`] implementation.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;

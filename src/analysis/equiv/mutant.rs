@@ -84,7 +84,7 @@ fn same(a: &str, b: &str) -> bool {
 
 /// Applies a unified diff with old-file line numbers to `text`. Context and removed lines must
 /// match (trailing whitespace aside); a hunk whose stated position does not match is looked
-/// for within [`FUZZ_WINDOW`] lines, nearest first. Errors name the hunk that does not apply.
+/// for within `FUZZ_WINDOW` lines, nearest first. Errors name the hunk that does not apply.
 pub fn apply_unified_diff(text: &str, diff: &str) -> Result<Applied, String> {
     if text.contains('\0') || diff.contains('\0') {
         return Err("binary content".into());

@@ -21,7 +21,7 @@
 //!   value has the fields of that struct's layout; a heap block (type unknown) has any field;
 //!   a pointer variable, a scalar field or a function reached through a cast has none and
 //!   stands for itself (field-insensitive there). Fields nest at most
-//!   [`MAX_FIELD_DEPTH`](lower::MAX_FIELD_DEPTH) deep. Members of a union (or of an anonymous
+//!   [`MAX_FIELD_DEPTH`] deep. Members of a union (or of an anonymous
 //!   union) overlap and designate the object itself. A struct variable's entry lists what
 //!   any of its fields may point to. Struct copies (`s = t`, `s = *p`, `*p = s`, struct
 //!   arguments by value, `memcpy`) copy field by field when one side is statically a struct
@@ -44,7 +44,7 @@
 //!   `p++`, `p + i`, `p - i` keep p's targets; `&`, `|`, `^` keep their operands' targets
 //!   (pointers through integer casts); comparisons, logical operators, `*`, `/`, `%` and
 //!   shifts carry none.
-//! * **Declared types keep function and data pointers apart** ([`types`]): a place declared
+//! * **Declared types keep function and data pointers apart** (`types.rs`): a place declared
 //!   as a function pointer (a variable, parameter, field or return value; typedefs,
 //!   including `#define NAME unsigned int`-style integer macros, followed) takes only
 //!   functions and objects of unknown type (heap blocks, externs, types from unparsed
@@ -95,7 +95,7 @@ mod walk;
 
 pub use crate::analysis::callgraph::SourceUnit;
 pub use graph::{work_budget, MAX_WORK, MIN_WORK, WORK_PER_BYTE};
-pub use lower::MAX_DEPTH;
+pub use lower::{MAX_DEPTH, MAX_FIELD_DEPTH};
 
 use crate::syntax::functions::{collect_functions, Function};
 use crate::syntax::{Cancel, ParsedFile};

@@ -91,7 +91,10 @@ pub(crate) struct Model {
     pub class_fields: BTreeMap<String, BTreeMap<String, bool>>,
     /// Struct/class/union layouts by tag (simple name) or anonymous key (`{anon}UNIT:BYTE`).
     pub layouts: BTreeMap<String, Vec<FieldInfo>>,
-    /// `typedef T Name;` -> T's raw name (tag, typedef name or anonymous layout key).
+    /// `typedef T Name;` -> T's raw name (tag, typedef name, anonymous layout key or C++
+    /// qualified name), for plain aliases only: the chain [`Model::layout`] follows to a struct
+    /// layout. Not derivable from `typedef_shapes`, which classifies declared types (pointer,
+    /// function, scalar, record) without naming the layout.
     pub typedefs: BTreeMap<String, String>,
     /// Names of members declared inside a union: they overlap, so accesses through them are
     /// field-insensitive.
@@ -105,7 +108,8 @@ pub(crate) struct Model {
     pub filter: FieldFilter,
     /// Declared-type classes of variables, fields and return values (set filters).
     pub classes: TypeClasses,
-    /// Every typedef's declared type (pointer and function typedefs included).
+    /// Every typedef's declared type (pointer and function typedefs included), for the
+    /// declared-type filters ([`super::types`]); layouts are found through `typedefs`.
     typedef_shapes: BTreeMap<String, Shape>,
     /// Declared types collected while walking, classified once typedefs are all known.
     raw_vars: Vec<(VarKey, Shape)>,
