@@ -43,15 +43,17 @@ use super::inputs::{collect_inputs, parse_language, InputArgs};
 use super::OutputFormat;
 use crate::analysis::flaky::{analyze_file, Category, FlakyOptions, FlakyTest};
 use crate::crosscheck::answers::parse_flaky_category;
-use crate::crosscheck::cache::{cache_key, AnswerCache, CacheKeyParts, CachedAnswer};
+use crate::crosscheck::cache::{AnswerCache, CachedAnswer};
+use crate::crosscheck::consistency::plurality;
 use crate::crosscheck::engine::CheckSettings;
 use crate::crosscheck::facts::function_text;
 use crate::crosscheck::prompts::{load_override_dir, CodeUnit, FunctionInfo, PromptInputs};
 use crate::crosscheck::prompts::{PromptLibrary, RenderedPrompt};
 use crate::crosscheck::record::{CacheBackend, Tier};
+use crate::crosscheck::sampling::{Drawn, Sampler};
 use crate::crosscheck::task::Task;
 use crate::crosscheck::tier::{decide_tier, Evidence, LlmStance, Origin};
-use crate::llm::{ChatRequest, HttpClient, LlmClient, LlmError, LlmSettings};
+use crate::llm::{HttpClient, LlmClient, LlmSettings};
 use crate::syntax::functions::collect_functions;
 use crate::syntax::parse::DEFAULT_MAX_FILE_BYTES;
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -428,87 +430,34 @@ async fn ask_llm(
             Err(e) => return failed(format!("prompt: {e}"), 1),
         };
     let input_hash = inputs.input_hash();
-    let prompt_hash = prompt.text_hash();
-    let n = settings.samples_for(task).max(1);
-    let fresh = fresh || settings.fresh;
+    let sampler = Sampler::new(
+        client,
+        settings,
+        cache,
+        &prompt,
+        task,
+        &input_hash,
+        fresh,
+        format!("{} {}", task.name(), test.name),
+    );
     let mut answers: Vec<Option<Category>> = Vec::new();
     let mut all_cached = true;
-    for i in 0..n {
-        let temperature = (n > 1).then_some(settings.sample_temperature.max(0.01));
-        let seed = settings.seed.wrapping_add(i as u64);
-        let key = cache_key(&CacheKeyParts {
-            task: task.name(),
-            template_id: &prompt.template_id,
-            template_version: prompt.template_version,
-            template_fingerprint: &prompt.fingerprint,
-            model: &model,
-            temperature,
-            seed: Some(seed),
-            max_tokens: settings.max_tokens,
-            schema_name: &prompt.schema_name,
-            sample: i,
-            input_hash: &input_hash,
-            prompt_hash: &prompt_hash,
-        });
-        let cached = if fresh { None } else { cache.get(&key) };
-        let text = match cached {
-            Some(c) => c.text,
-            None => {
+    for i in 0..sampler.samples() {
+        let text = match sampler.draw(i).await {
+            Ok(Drawn::Cached(c)) => c.text,
+            Ok(Drawn::Answered(resp)) => {
                 all_cached = false;
-                let mut req = ChatRequest::new(prompt.system.clone(), prompt.user.clone())
-                    .with_schema(
-                        &prompt.schema_name,
-                        prompt.schema.clone(),
-                        settings.strict_schema,
-                    )
-                    .with_seed(seed)
-                    .with_tag(format!("{} {}", task.name(), test.name));
-                if let Some(t) = temperature {
-                    req = req.with_temperature(t);
+                if parse_flaky_category(&resp.text).is_some() {
+                    sampler.remember(i, &CachedAnswer::from_response(&resp));
                 }
-                if let Some(m) = settings.max_tokens {
-                    req = req.with_max_tokens(m);
-                }
-                let result = match settings.call_timeout {
-                    Some(d) => match tokio::time::timeout(d, client.complete(req)).await {
-                        Ok(r) => r,
-                        Err(_) => Err(LlmError::Timeout { after: d }),
-                    },
-                    None => client.complete(req).await,
-                };
-                match result {
-                    Ok(resp) => {
-                        let readable = parse_flaky_category(&resp.text).is_some();
-                        if readable && !fresh {
-                            cache.put(
-                                &key,
-                                &CachedAnswer {
-                                    text: resp.text.clone(),
-                                    model: resp.model.clone(),
-                                    prompt_tokens: resp.prompt_tokens,
-                                    completion_tokens: resp.completion_tokens,
-                                    latency_ms: resp.latency_ms,
-                                },
-                            );
-                        }
-                        resp.text
-                    }
-                    Err(e) => return failed(e.to_string(), i),
-                }
+                resp.text
             }
+            Err(e) => return failed(e.to_string(), i),
         };
         answers.push(parse_flaky_category(&text).and_then(Category::from_name));
     }
     // Majority over the samples; unstable when the majority is below 1 - max_instability.
-    let mut counts: BTreeMap<Option<Category>, usize> = BTreeMap::new();
-    for a in &answers {
-        *counts.entry(*a).or_insert(0) += 1;
-    }
-    let (majority, votes) = counts
-        .iter()
-        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-        .map(|(c, v)| (*c, *v))
-        .unwrap_or((None, 0));
+    let (majority, votes) = plurality(&answers).unwrap_or((None, 0));
     let share = votes as f64 / answers.len().max(1) as f64;
     let stance = if share < 1.0 - settings.max_instability {
         LlmStance::Unstable

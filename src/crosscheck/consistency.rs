@@ -39,6 +39,19 @@ pub fn majority<K: Ord + Clone>(keys: &[K], failed: usize) -> (Option<K>, f64) {
     }
 }
 
+/// The most frequent vote and its count, `None` for no votes. Unlike [`majority`], a tie
+/// still has a winner: the smallest of the tied votes (`flaky` and `eval` label this way).
+pub fn plurality<T: Ord + Clone>(votes: &[T]) -> Option<(T, usize)> {
+    let mut counts: BTreeMap<&T, usize> = BTreeMap::new();
+    for v in votes {
+        *counts.entry(v).or_insert(0) += 1;
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+        .map(|(v, c)| (v.clone(), c))
+}
+
 /// Per-question majority over samples (each sample: question id → verdict; a missing id is
 /// unknown) and the mean per-question instability. `failed` samples answer nothing.
 pub fn item_majority(
@@ -124,6 +137,14 @@ pub fn jury<K: Ord + Clone>(verdicts: &[Option<K>], rule: JuryRule) -> Option<K>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurality_counts_and_breaks_ties_towards_the_smallest_vote() {
+        assert_eq!(plurality::<u8>(&[]), None);
+        assert_eq!(plurality(&[3, 1, 3]), Some((3, 2)));
+        assert_eq!(plurality(&[Some("b"), None, Some("a")]), Some((None, 1)));
+        assert_eq!(plurality(&["b", "a", "b", "a"]), Some(("a", 2)));
+    }
     use Verdict::*;
 
     #[test]

@@ -34,19 +34,20 @@
 use super::answers::{
     parse_ast, parse_call_graph, parse_cfg, parse_points_to, parse_question_answers, NormaliseError,
 };
-use super::cache::{cache_key, AnswerCache, CacheKeyParts, CachedAnswer};
+use super::cache::{AnswerCache, CachedAnswer};
 use super::consistency::{item_majority, jury, majority, JuryRule};
 use super::facts::{Question, Reference};
 use super::hash::sha256_fields;
 use super::prompts::{PromptError, PromptLibrary, RenderedPrompt};
 use super::record::{CrossCheckRecord, RecordSink, SampleRecord, Tier};
+use super::sampling::{Drawn, Sampler};
 use super::scores::ast::{score_ast_with, Thresholds as AstThresholds};
 use super::scores::callgraph::{score_call_graph, CallJudgement, CgThresholds};
 use super::scores::cfg::{canonical_pair, score_cfg, CfgGraph, CfgThresholds, EdgeJudgement};
 use super::scores::sets::{score_points_to, score_verdicts, PointsToMap, SetThresholds};
 use super::task::{Shots, Strategy, Task};
 use super::tier::{decide_tier, tier_all, Claim, Evidence, LlmStance, Origin};
-use crate::llm::{ChatRequest, LlmClient, LlmError, Verdict};
+use crate::llm::{LlmClient, LlmError, Verdict};
 use crate::syntax::normalize::NormNode;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -886,92 +887,52 @@ impl Engine<'_> {
         input_hash: &str,
     ) -> (ModelOutcome, Option<LlmError>) {
         let task = question.inputs.task;
-        let n = self.settings.samples_for(task);
-        let model = client.model_id();
-        let prompt_hash = prompt.text_hash();
+        let sampler = Sampler::new(
+            client,
+            self.settings,
+            self.cache,
+            prompt,
+            task,
+            input_hash,
+            false,
+            format!("{} {}:{}", task.name(), question.file, question.function),
+        );
+        let n = sampler.samples();
+        let model = sampler.model().to_string();
         let mut samples: Vec<Sample> = Vec::new();
         let mut errors = Vec::new();
         let mut call_error = None;
         for i in 0..n {
-            let temperature = (n > 1).then_some(self.settings.sample_temperature.max(0.01));
-            let seed = self.settings.seed.wrapping_add(i as u64);
-            let key = cache_key(&CacheKeyParts {
-                task: task.name(),
-                template_id: &prompt.template_id,
-                template_version: prompt.template_version,
-                template_fingerprint: &prompt.fingerprint,
-                model: &model,
-                temperature,
-                seed: Some(seed),
-                max_tokens: self.settings.max_tokens,
-                schema_name: &prompt.schema_name,
-                sample: i,
-                input_hash,
-                prompt_hash: &prompt_hash,
-            });
-            let cached = if self.settings.fresh {
-                None
-            } else {
-                self.cache.get(&key)
-            };
-            tracing::debug!(task = task.name(), model = %model, sample = i, hit = cached.is_some(), "llm cache lookup");
-            let (text, latency_ms, prompt_tokens, completion_tokens, from_cache) = match cached {
-                Some(c) => (c.text, 0, 0, 0, true),
-                None => {
-                    let mut req = ChatRequest::new(prompt.system.clone(), prompt.user.clone())
-                        .with_schema(
-                            &prompt.schema_name,
-                            prompt.schema.clone(),
-                            self.settings.strict_schema,
-                        )
-                        .with_seed(seed)
-                        .with_tag(format!(
-                            "{} {}:{}",
-                            task.name(),
-                            question.file,
-                            question.function
-                        ));
-                    if let Some(t) = temperature {
-                        req = req.with_temperature(t);
-                    }
-                    if let Some(m) = self.settings.max_tokens {
-                        req = req.with_max_tokens(m);
-                    }
-                    let result = match self.settings.call_timeout {
-                        Some(d) => match tokio::time::timeout(d, client.complete(req)).await {
-                            Ok(r) => r,
-                            Err(_) => Err(LlmError::Timeout { after: d }),
-                        },
-                        None => client.complete(req).await,
-                    };
-                    match result {
-                        Ok(resp) if resp.truncated => {
-                            errors.push(format!(
-                                "sample {i}: the answer was cut off at the token limit (raise max_tokens)"
-                            ));
-                            samples.push(Sample {
-                                answer: None,
-                                error: Some("truncated".into()),
-                                latency_ms: resp.latency_ms,
-                                prompt_tokens: resp.prompt_tokens,
-                                completion_tokens: resp.completion_tokens,
-                                from_cache: false,
-                            });
-                            continue;
-                        }
-                        Ok(resp) => (
-                            resp.text,
-                            resp.latency_ms,
-                            resp.prompt_tokens,
-                            resp.completion_tokens,
-                            false,
-                        ),
-                        Err(e) => {
-                            errors.push(format!("sample {i}: {e}"));
-                            call_error = Some(e);
-                            break;
-                        }
-                    }
+            let (text, latency_ms, prompt_tokens, completion_tokens, from_cache) = match sampler
+                .draw(i)
+                .await
+            {
+                Ok(Drawn::Cached(c)) => (c.text, 0, 0, 0, true),
+                Ok(Drawn::Answered(resp)) if resp.truncated => {
+                    errors.push(format!(
+                        "sample {i}: the answer was cut off at the token limit (raise max_tokens)"
+                    ));
+                    samples.push(Sample {
+                        answer: None,
+                        error: Some("truncated".into()),
+                        latency_ms: resp.latency_ms,
+                        prompt_tokens: resp.prompt_tokens,
+                        completion_tokens: resp.completion_tokens,
+                        from_cache: false,
+                    });
+                    continue;
+                }
+                Ok(Drawn::Answered(resp)) => (
+                    resp.text,
+                    resp.latency_ms,
+                    resp.prompt_tokens,
+                    resp.completion_tokens,
+                    false,
+                ),
+                Err(e) => {
+                    errors.push(format!("sample {i}: {e}"));
+                    call_error = Some(e);
+                    break;
                 }
             };
             let repaired = crate::llm::answer::extract_json(&text)
@@ -984,9 +945,9 @@ impl Engine<'_> {
             };
             match normalised {
                 Ok(answer) => {
-                    if !from_cache && !self.settings.fresh {
-                        self.cache.put(
-                            &key,
+                    if !from_cache {
+                        sampler.remember(
+                            i,
                             &CachedAnswer {
                                 text,
                                 model: model.clone(),

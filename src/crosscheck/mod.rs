@@ -14,11 +14,12 @@
 //!   [`scores::cfg`], [`scores::callgraph`], [`scores::sets`]), on top of [`names`] (identifier
 //!   normalisation for call graphs).
 //! * [`tier`]: the one pure function that decides tiers, and its application to findings.
-//! * [`consistency`]: majority verdicts, instability, juries.
+//! * [`consistency`]: majority verdicts and pluralities, instability, juries.
 //! * [`cache`] (with [`hash`]): the content-addressed answer cache in front of a
 //!   [`record::CacheBackend`]; [`memory`]: in-memory backend and record sink.
 //! * [`engine`]: one cross-check end to end (prompt, samples, cache, normalise, score, tiers,
 //!   records).
+//! * [`sampling`]: one LLM sample as every front end draws it (cache key, request, timeout).
 //! * [`record`]: tiers, records, labels and the storage traits the store implements.
 //!
 //! Scoring, normalising, tiering and question preparation are pure, synchronous and
@@ -37,6 +38,7 @@ pub mod memory;
 pub mod names;
 pub mod prompts;
 pub mod record;
+pub mod sampling;
 pub mod scores;
 pub mod taint_oracle;
 pub mod task;

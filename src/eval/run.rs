@@ -28,14 +28,16 @@ use super::{EvalItem, Gold, EQUIVALENT, NOT_EQUIVALENT};
 use crate::analysis::equiv::normal::prove_program_equivalent;
 use crate::analysis::flaky::{analyze_source, Category, FlakyOptions};
 use crate::crosscheck::answers::{parse_flaky_category, parse_single_verdict};
-use crate::crosscheck::cache::{cache_key, AnswerCache, CacheKeyParts, CachedAnswer};
+use crate::crosscheck::cache::{AnswerCache, CachedAnswer};
+use crate::crosscheck::consistency::plurality;
 use crate::crosscheck::engine::{CheckError, CheckSettings, Engine};
 use crate::crosscheck::facts::{prepare, FileFacts, PrepareOptions, Question, Reference};
 use crate::crosscheck::prompts::{CodeUnit, FunctionInfo, PromptInputs, PromptLibrary};
 use crate::crosscheck::record::{CacheBackend, Tier};
+use crate::crosscheck::sampling::{Drawn, Sampler};
 use crate::crosscheck::taint_oracle::AnalyzerTaint;
 use crate::crosscheck::task::{Shots, Strategy, Task};
-use crate::llm::{Budget, BudgetedClient, ChatRequest, LlmClient, LlmError, Verdict};
+use crate::llm::{Budget, BudgetedClient, LlmClient, LlmError, Verdict};
 use crate::syntax::functions::{collect_functions, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use rand::seq::SliceRandom;
@@ -939,7 +941,6 @@ impl Runner<'_> {
         };
         let task = inputs.task;
         let settings = self.settings;
-        let model = client.model_id();
         let prompt = match self
             .prompts
             .render(inputs, settings.strategy_for(task), settings.shots)
@@ -953,82 +954,35 @@ impl Runner<'_> {
             }
         };
         let input_hash = inputs.input_hash();
-        let prompt_hash = prompt.text_hash();
-        let n = settings.samples_for(task).max(1);
+        let sampler = Sampler::new(
+            client.as_ref(),
+            settings,
+            self.cache,
+            &prompt,
+            task,
+            &input_hash,
+            false,
+            format!("eval {}", task.name()),
+        );
+        let n = sampler.samples();
         let mut ans = LabelAnswer::default();
-        let mut votes: BTreeMap<Option<String>, usize> = BTreeMap::new();
+        let mut votes: Vec<Option<String>> = Vec::new();
         for i in 0..n {
-            let temperature = (n > 1).then_some(settings.sample_temperature.max(0.01));
-            let seed = settings.seed.wrapping_add(i as u64);
-            let key = cache_key(&CacheKeyParts {
-                task: task.name(),
-                template_id: &prompt.template_id,
-                template_version: prompt.template_version,
-                template_fingerprint: &prompt.fingerprint,
-                model: &model,
-                temperature,
-                seed: Some(seed),
-                max_tokens: settings.max_tokens,
-                schema_name: &prompt.schema_name,
-                sample: i,
-                input_hash: &input_hash,
-                prompt_hash: &prompt_hash,
-            });
-            let cached = if settings.fresh {
-                None
-            } else {
-                self.cache.get(&key)
-            };
-            let text = match cached {
-                Some(c) => c.text,
-                None => {
-                    let mut req = ChatRequest::new(prompt.system.clone(), prompt.user.clone())
-                        .with_schema(
-                            &prompt.schema_name,
-                            prompt.schema.clone(),
-                            settings.strict_schema,
-                        )
-                        .with_seed(seed)
-                        .with_tag(format!("eval {}", task.name()));
-                    if let Some(t) = temperature {
-                        req = req.with_temperature(t);
-                    }
-                    if let Some(m) = settings.max_tokens {
-                        req = req.with_max_tokens(m);
-                    }
-                    let result = match settings.call_timeout {
-                        Some(d) => match tokio::time::timeout(d, client.complete(req)).await {
-                            Ok(r) => r,
-                            Err(_) => Err(LlmError::Timeout { after: d }),
-                        },
-                        None => client.complete(req).await,
-                    };
+            let text = match sampler.draw(i).await? {
+                Drawn::Cached(c) => c.text,
+                Drawn::Answered(resp) => {
                     ans.requests += 1;
-                    let resp = result?;
                     ans.prompt_tokens += resp.prompt_tokens;
                     ans.completion_tokens += resp.completion_tokens;
-                    if parse(&resp.text).is_some() && !settings.fresh {
-                        self.cache.put(
-                            &key,
-                            &CachedAnswer {
-                                text: resp.text.clone(),
-                                model: resp.model.clone(),
-                                prompt_tokens: resp.prompt_tokens,
-                                completion_tokens: resp.completion_tokens,
-                                latency_ms: resp.latency_ms,
-                            },
-                        );
+                    if parse(&resp.text).is_some() {
+                        sampler.remember(i, &CachedAnswer::from_response(&resp));
                     }
                     resp.text
                 }
             };
-            *votes.entry(parse(&text)).or_insert(0) += 1;
+            votes.push(parse(&text));
         }
-        let (label, count) = votes
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-            .map(|(l, c)| (l.clone(), *c))
-            .unwrap_or((None, 0));
+        let (label, count) = plurality(&votes).unwrap_or((None, 0));
         if label.is_none() {
             ans.error = Some("no answer could be read".into());
         }
