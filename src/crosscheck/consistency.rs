@@ -5,6 +5,8 @@
 //!   share of samples that do not give it (`(n − max_count) / n`; samples that failed count as
 //!   disagreeing). With a tie there is no majority and the instability is still
 //!   `(n − max_count) / n`.
+//! * [`plurality`]: the most frequent label and its count, ties going to the smallest label
+//!   (the vote of `flaky` and `eval`, which report stability separately).
 //! * [`item_majority`]: per-question majority of yes/no/unknown verdicts (unknown counts as
 //!   no, so the vote is yes vs not-yes; a tie gives unknown), and the mean over questions of
 //!   the share of samples disagreeing with the question's majority.
@@ -138,6 +140,8 @@ pub fn jury<K: Ord + Clone>(verdicts: &[Option<K>], rule: JuryRule) -> Option<K>
 mod tests {
     use super::*;
 
+    use Verdict::*;
+
     #[test]
     fn plurality_counts_and_breaks_ties_towards_the_smallest_vote() {
         assert_eq!(plurality::<u8>(&[]), None);
@@ -145,7 +149,6 @@ mod tests {
         assert_eq!(plurality(&[Some("b"), None, Some("a")]), Some((None, 1)));
         assert_eq!(plurality(&["b", "a", "b", "a"]), Some(("a", 2)));
     }
-    use Verdict::*;
 
     #[test]
     fn majority_and_instability() {

@@ -903,38 +903,36 @@ impl Engine<'_> {
         let mut errors = Vec::new();
         let mut call_error = None;
         for i in 0..n {
-            let (text, latency_ms, prompt_tokens, completion_tokens, from_cache) = match sampler
-                .draw(i)
-                .await
-            {
-                Ok(Drawn::Cached(c)) => (c.text, 0, 0, 0, true),
-                Ok(Drawn::Answered(resp)) if resp.truncated => {
-                    errors.push(format!(
+            let (text, latency_ms, prompt_tokens, completion_tokens, from_cache) =
+                match sampler.draw(i).await {
+                    Ok(Drawn::Cached(c)) => (c.text, 0, 0, 0, true),
+                    Ok(Drawn::Answered(resp)) if resp.truncated => {
+                        errors.push(format!(
                         "sample {i}: the answer was cut off at the token limit (raise max_tokens)"
                     ));
-                    samples.push(Sample {
-                        answer: None,
-                        error: Some("truncated".into()),
-                        latency_ms: resp.latency_ms,
-                        prompt_tokens: resp.prompt_tokens,
-                        completion_tokens: resp.completion_tokens,
-                        from_cache: false,
-                    });
-                    continue;
-                }
-                Ok(Drawn::Answered(resp)) => (
-                    resp.text,
-                    resp.latency_ms,
-                    resp.prompt_tokens,
-                    resp.completion_tokens,
-                    false,
-                ),
-                Err(e) => {
-                    errors.push(format!("sample {i}: {e}"));
-                    call_error = Some(e);
-                    break;
-                }
-            };
+                        samples.push(Sample {
+                            answer: None,
+                            error: Some("truncated".into()),
+                            latency_ms: resp.latency_ms,
+                            prompt_tokens: resp.prompt_tokens,
+                            completion_tokens: resp.completion_tokens,
+                            from_cache: false,
+                        });
+                        continue;
+                    }
+                    Ok(Drawn::Answered(resp)) => (
+                        resp.text,
+                        resp.latency_ms,
+                        resp.prompt_tokens,
+                        resp.completion_tokens,
+                        false,
+                    ),
+                    Err(e) => {
+                        errors.push(format!("sample {i}: {e}"));
+                        call_error = Some(e);
+                        break;
+                    }
+                };
             let repaired = crate::llm::answer::extract_json(&text)
                 .map(|a| a.repaired)
                 .unwrap_or(false);

@@ -1,11 +1,15 @@
-//! One LLM sample, drawn the way every front end draws it (`check`/`ask`/the language server
-//! through [`super::engine`], `flaky`, `eval`): sample `i` of a rendered prompt has a
-//! content-addressed cache key (template, model, temperature, seed, token limit, schema,
-//! sample index, input and prompt hashes); unless fresh answers are asked for, a cached answer
-//! is served; otherwise the request carries the schema, seed `settings.seed + i`, a
-//! temperature when several samples are drawn, the token limit and the per-call timeout.
-//! Callers decide which answers are worth caching (a readable one) and [`Sampler::remember`]
-//! them, so an unreadable answer is asked again next time.
+//! One LLM sample, drawn the same way by the cross-check engine (`check`, `ask`, the
+//! evaluation's engine tasks), `flaky` and `eval`'s label questions. (`equiv`'s own sampling
+//! in `exec` and the language server's function check build their requests themselves.)
+//!
+//! Sample `i` of a rendered prompt has a content-addressed cache key: task, template id,
+//! version and fingerprint, model, temperature, seed, token limit, schema name, sample index,
+//! input hash and prompt hash. Unless fresh answers are asked for, a cached answer is served.
+//! Otherwise the request carries the schema (strict or not), seed `settings.seed + i`, a
+//! temperature (at least 0.01) only when several samples are drawn, the token limit and the
+//! caller's tag, and the call runs within the per-call timeout. Callers decide which fresh
+//! answers are worth caching (readable ones) and [`Sampler::remember`] them, so an unreadable
+//! answer is asked again next time.
 
 use super::cache::{cache_key, AnswerCache, CacheKeyParts, CachedAnswer};
 use super::engine::CheckSettings;
@@ -134,7 +138,8 @@ impl<'a> Sampler<'a> {
         Ok(Drawn::Answered(resp))
     }
 
-    /// Caches a fresh answer to sample `i` (not when fresh answers were asked for).
+    /// Stores an answer to sample `i` in the cache. Callers pass answers the model just gave
+    /// (a [`Drawn::Answered`]); nothing is stored when the cache is bypassed (`fresh`).
     pub fn remember(&self, i: usize, answer: &CachedAnswer) {
         if !self.fresh {
             self.cache.put(&self.key(i), answer);
