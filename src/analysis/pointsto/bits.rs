@@ -102,6 +102,12 @@ impl Bits {
         Cursor { bits: self, at: 0 }
     }
 
+    /// True when `o` is in the set.
+    pub fn contains(&self, o: u32) -> bool {
+        let (b, bit) = split(o);
+        self.cursor().word(b) & bit != 0
+    }
+
     /// Adds `o`; true when it was not there.
     pub fn insert(&mut self, o: u32) -> bool {
         let (b, bit) = split(o);

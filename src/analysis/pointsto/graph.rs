@@ -124,8 +124,6 @@ pub(crate) struct Graph {
     classes: TypeClasses,
     /// Node -> its declared-type filter.
     place_filter: Vec<u32>,
-    /// Object -> its class.
-    class: Vec<u32>,
     /// Filter -> the objects it refuses (grown as objects are created).
     refused: [Bits; FILTERS],
     /// Reused buffer for a visited node's successors.
@@ -192,18 +190,18 @@ impl Graph {
         !types::rejects(filter, self.class_of(o))
     }
 
-    /// Does node `n` refuse object `o` by declared types?
-    fn refuses(&self, n: u32, o: u32) -> bool {
-        let f = self
-            .place_filter
-            .get(n as usize)
-            .copied()
-            .unwrap_or(NO_FILTER);
-        f != NO_FILTER
-            && types::rejects(
-                f,
-                self.class.get(o as usize).copied().unwrap_or(OBJ_UNKNOWN),
-            )
+    /// The objects node `n`'s declared type refuses (`None`: it takes anything). Takes the
+    /// two fields it reads, so a node's set can be borrowed mutably beside the result.
+    fn refused_by<'g>(
+        place_filter: &[u32],
+        refused: &'g [Bits; FILTERS],
+        n: u32,
+    ) -> Option<&'g Bits> {
+        let f = place_filter.get(n as usize).copied().unwrap_or(NO_FILTER);
+        (f != NO_FILTER)
+            .then(|| refused.get(f as usize))
+            .flatten()
+            .filter(|r| !r.is_empty())
     }
 
     pub fn node(&mut self, key: NodeKey) -> u32 {
@@ -242,7 +240,6 @@ impl Graph {
             other => self.node(NodeKey::Content(other.clone())),
         };
         let class = self.class_of(&key);
-        self.class.push(class);
         for (f, refused) in self.refused.iter_mut().enumerate() {
             if types::rejects(f as u32, class) {
                 refused.insert(id);
@@ -525,7 +522,7 @@ impl Graph {
     }
 
     fn add_base(&mut self, n: u32, obj: u32) {
-        if self.refuses(n, obj) {
+        if Self::refused_by(&self.place_filter, &self.refused, n).is_some_and(|r| r.contains(obj)) {
             return;
         }
         if let Some(node) = self.nodes.get_mut(n as usize) {
@@ -556,16 +553,8 @@ impl Graph {
 
     fn union_into(&mut self, b: u32, objs: &Bits) {
         self.work = self.work.saturating_add(objs.words() as u64);
-        let f = self
-            .place_filter
-            .get(b as usize)
-            .copied()
-            .unwrap_or(NO_FILTER);
         // Objects the place's declared type refuses are left out as the union runs.
-        let refused = (f != NO_FILTER)
-            .then(|| self.refused.get(f as usize))
-            .flatten()
-            .filter(|r| !r.is_empty());
+        let refused = Self::refused_by(&self.place_filter, &self.refused, b);
         let Some(target) = self.nodes.get_mut(b as usize) else {
             return;
         };

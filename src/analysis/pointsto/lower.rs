@@ -10,6 +10,7 @@
 //! sub-expressions lower to "nothing" and the first such place is recorded.
 
 use super::model::{simple_class_name, FieldInfo, Model, VarFlags};
+use super::types::NO_FILTER;
 use crate::syntax::position::ColumnEncoding;
 use crate::syntax::{Language, ParsedFile};
 use std::collections::{HashMap, HashSet};
@@ -716,8 +717,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    #[inline(never)]
     /// `(T *)v`: `v`'s targets, filtered by `T` where the value is not a static address.
+    #[inline(never)]
     fn val_cast(&mut self, node: Node<'_>, d: usize) -> Val {
         let inner = self.val_field_of(node, "value", d);
         if matches!(inner, Val::Nothing | Val::Addr(_)) {
@@ -726,13 +727,14 @@ impl<'a> Lowerer<'a> {
         let filter = node
             .child_by_field_name("type")
             .map(|t| self.model.descriptor_filter(self.unit, self.file, t))
-            .unwrap_or(0);
-        if filter == 0 {
+            .unwrap_or(NO_FILTER);
+        if filter == NO_FILTER {
             return inner;
         }
         Val::Cast(Box::new(inner), filter)
     }
 
+    #[inline(never)]
     fn val_field_of(&mut self, node: Node<'_>, field: &str, d: usize) -> Val {
         match node.child_by_field_name(field) {
             Some(v) => self.val(v, d),

@@ -329,8 +329,7 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
         .map(|u| u.file.text.len())
         .sum();
     let budget = work_budget(bytes);
-    let solved = graph.solve(&model, cancel, budget);
-    match solved {
+    match graph.solve(&model, cancel, budget) {
         Some(Incomplete::Cancelled) => cancelled = true,
         Some(Incomplete::WorkLimit) => {
             partial = true;

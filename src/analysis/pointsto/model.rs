@@ -5,6 +5,7 @@
 use super::lower::{is_expression_kind, FieldFilter, ObjKey, VarKey};
 use super::types::{
     ctors_of, expand, merge_into, object_class, place_filter, shape_of, Ctor, Shape, TypeClasses,
+    NO_FILTER,
 };
 use crate::syntax::functions::{Function, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -255,7 +256,7 @@ impl Model {
     /// The filter of a pointer of the type a `type_descriptor` names (a cast's type).
     pub fn descriptor_filter(&self, unit: usize, file: &ParsedFile, desc: Node<'_>) -> u32 {
         let Some(ty) = desc.child_by_field_name("type") else {
-            return 0;
+            return NO_FILTER;
         };
         let shape = shape_of(unit, file, ty, desc.child_by_field_name("declarator"));
         let has_layout = |n: &str| self.layout_key(n).is_some();
@@ -286,7 +287,7 @@ impl Model {
             let (ctors, base) = expand(shape, &self.typedef_shapes, &has_layout);
             let f = match ctors.first() {
                 Some(Ctor::Function) => place_filter(ctors.get(1..).unwrap_or_default(), &base),
-                _ => 0,
+                _ => NO_FILTER,
             };
             merge_into(&mut out.returns, name, f);
         }

@@ -1793,25 +1793,14 @@ fn drop_nested_sources(flows: &mut Vec<TaintFlow>) {
     let same = |a: &TaintFlow, b: &TaintFlow| {
         a.sink == b.sink && a.source.file == b.source.file && a.source.line == b.source.line
     };
-    let mut keep = vec![true; flows.len()];
-    let mut start = 0;
-    while start < flows.len() {
-        let group = flows
-            .get(start..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|f| flows.get(start).is_some_and(|first| same(first, f)))
-            .count();
-        let members = flows.get(start..start + group).unwrap_or_default();
-        for (i, f) in members.iter().enumerate() {
-            if members.iter().any(|o| encloses(&o.source, &f.source)) {
-                if let Some(k) = keep.get_mut(start + i) {
-                    *k = false;
-                }
-            }
-        }
-        start += group.max(1);
-    }
+    let keep: Vec<bool> = flows
+        .chunk_by(|a, b| same(a, b))
+        .flat_map(|group| {
+            group
+                .iter()
+                .map(move |f| !group.iter().any(|o| encloses(&o.source, &f.source)))
+        })
+        .collect();
     let kept = std::mem::take(flows)
         .into_iter()
         .zip(keep)
