@@ -62,7 +62,25 @@ fn sarif(args: &[&str]) -> (Value, i32) {
     sarif_in(&root(), args)
 }
 
+/// The host's target triple, as `rustc -vV` reports it.
+fn host_triple() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = std::process::Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .expect("run rustc -vV");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|| panic!("rustc -vV names no host: {text}"))
+}
+
 /// The directory of the `serde-sarif` package as cargo resolved it for this crate.
+///
+/// `--filter-platform` with the host triple: without it `cargo metadata` wants every package of
+/// the resolve, Windows-only ones included, which `cargo build` never downloaded on a fresh
+/// machine, and `--offline` then fails (issue 22).
 fn serde_sarif_dir() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
@@ -71,8 +89,10 @@ fn serde_sarif_dir() -> PathBuf {
             "--format-version",
             "1",
             "--offline",
-            "--manifest-path",
+            "--filter-platform",
         ])
+        .arg(host_triple())
+        .arg("--manifest-path")
         .arg(root().join("Cargo.toml"))
         .output()
         .expect("run cargo metadata");
