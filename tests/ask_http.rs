@@ -34,6 +34,10 @@ fn run_ask(config: &str, extra: &[&str]) -> Run {
         .arg(&file)
         .env("CROSSCHECK_CONFIG", &cfg)
         .env("HOME", dir.path())
+        // Each run has its own store, so no run is answered from another's cached answer
+        // (whatever store the environment names).
+        .env("CROSSCHECK_DATA_DIR", dir.path().join("data"))
+        .env_remove("XDG_DATA_HOME")
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("CROSSCHECK_LOG")
         .stdin(Stdio::null())

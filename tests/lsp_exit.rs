@@ -42,21 +42,37 @@ fn frames(mut bytes: &[u8]) -> Vec<Value> {
 }
 
 fn run_session(messages: &[Value]) -> (i32, Vec<Value>) {
+    let chunks: Vec<Vec<u8>> = messages.iter().map(frame).collect();
+    let (code, out, _) = run_raw_session(&chunks, &[]);
+    (code, out)
+}
+
+/// Writes raw byte chunks (well-formed frames or not) one after another; returns the exit
+/// code, the frames on stdout and stderr.
+fn run_raw_session(chunks: &[Vec<u8>], env: &[(&str, &str)]) -> (i32, Vec<Value>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
-        .arg("lsp")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crosscheck"));
+    cmd.arg("lsp")
         .env("CROSSCHECK_CONFIG", dir.path().join("none.toml"))
         .env("CROSSCHECK_DATA_DIR", dir.path().join("data"))
         .env_remove("CROSSCHECK_LLM_BASE_URL")
         .env_remove("CROSSCHECK_LLM_MODEL")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn crosscheck lsp");
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn crosscheck lsp");
     let mut stdin = child.stdin.take().unwrap();
-    for m in messages {
-        stdin.write_all(&frame(m)).unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = stderr.read_to_end(&mut v);
+        v
+    });
+    for c in chunks {
+        stdin.write_all(c).unwrap();
         stdin.flush().unwrap();
         // Give the server time to answer requests in order.
         std::thread::sleep(Duration::from_millis(100));
@@ -76,7 +92,8 @@ fn run_session(messages: &[Value]) -> (i32, Vec<Value>) {
     drop(stdin);
     let mut out = Vec::new();
     child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
-    (status.code().unwrap_or(-1), frames(&out))
+    let err = err_reader.join().unwrap();
+    (status.code().unwrap_or(-1), frames(&out), err)
 }
 
 fn init() -> Value {
@@ -117,4 +134,52 @@ fn exit_without_shutdown_exits_with_code_one() {
         json!({"jsonrpc": "2.0", "method": "exit", "params": null}),
     ]);
     assert_eq!(code, 1);
+}
+
+#[test]
+fn a_desynchronising_frame_costs_one_error_and_shutdown_exit_still_work() {
+    let open = br#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/s.py","languageId":"python","version":1,"text":"def f(x):\n    return '\ud800'\n"}}}"#;
+    let mut bad = b"Content-Length: abc\r\n\r\n".to_vec();
+    bad.extend(init().to_string().as_bytes());
+    let chunks = vec![
+        frame(&init()),
+        frame(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})),
+        bad,
+        frame(&json!({"jsonrpc": "2.0", "id": 7, "method": "$/someExtension", "params": {}})),
+        {
+            let mut f = format!("Content-Length: {}\r\n\r\n", open.len()).into_bytes();
+            f.extend_from_slice(open);
+            f
+        },
+        frame(&json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null})),
+        frame(&json!({"jsonrpc": "2.0", "method": "exit", "params": null})),
+    ];
+    let (code, out, err) = run_raw_session(&chunks, &[("CROSSCHECK_LOG", "info")]);
+    assert_eq!(
+        code, 0,
+        "shutdown and exit were read after the bad frame: {out:?}"
+    );
+    let parse_errors: Vec<_> = out
+        .iter()
+        .filter(|m| m["error"]["code"] == -32700)
+        .collect();
+    assert_eq!(parse_errors.len(), 1, "{out:?}");
+    assert!(parse_errors[0]["id"].is_null());
+    let dollar = out
+        .iter()
+        .find(|m| m["id"] == 7)
+        .expect("$/ request answered");
+    assert_eq!(dollar["error"]["code"], -32601, "{dollar}");
+    assert!(
+        out.iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == "file:///tmp/s.py"),
+        "a didOpen with a lone surrogate is accepted: {out:?}"
+    );
+    assert!(!err.is_empty(), "info logs were written to stderr");
+    assert!(
+        !err.contains(&0x1b),
+        "no ANSI escape codes when stderr is not a terminal: {}",
+        String::from_utf8_lossy(&err)
+    );
 }

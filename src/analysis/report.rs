@@ -118,6 +118,9 @@ impl CfgReport {
 /// Analyses every function of one parsed file.
 pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileReport {
     let mut errors = file.errors.clone();
+    // Errors already listed (a set: a linear `contains` per function made files with many
+    // partial functions quadratic).
+    let mut listed: std::collections::HashSet<SourceError> = errors.iter().cloned().collect();
     let mut functions = Vec::new();
     let mut found = findings::pattern_findings(path, file, cancel);
     for func in collect_functions(file) {
@@ -132,7 +135,7 @@ pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileRep
         found.extend(findings::unreachable_findings(path, &cfg, &unreachable));
         let flow = analyze_cfg(file, &func, &cfg, cancel);
         for e in cfg.errors.iter().chain(flow.errors.iter()) {
-            if !errors.contains(e) {
+            if listed.insert(e.clone()) {
                 errors.push(e.clone());
             }
         }

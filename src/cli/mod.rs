@@ -15,7 +15,7 @@ pub mod stats;
 pub mod telemetry;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -106,11 +106,22 @@ fn init_tracing(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("CROSSCHECK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    // Logs always go to stderr: stdout carries data (and the protocol in `lsp` mode).
+    // Logs always go to stderr: stdout carries data (and the protocol in `lsp` mode). Colour
+    // only when stderr is a terminal and NO_COLOR is unset: editors log the server's stderr as
+    // text, where escape codes are noise (Neovim files them at ERROR).
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(stderr_wants_colour(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        ))
         .try_init();
+}
+
+/// Colour codes in logs: only on a terminal, and never when `NO_COLOR` is set.
+fn stderr_wants_colour(is_terminal: bool, no_color: bool) -> bool {
+    is_terminal && !no_color
 }
 
 /// Runs a parsed command line; returns the process exit code.

@@ -37,18 +37,6 @@ pub struct Document {
     content: Content,
 }
 
-/// A copy of a parse (cheap: the tree is reference counted, the text is copied).
-pub fn clone_parsed(p: &ParsedFile) -> ParsedFile {
-    ParsedFile {
-        language: p.language,
-        text: p.text.clone(),
-        tree: p.tree.clone(),
-        lines: p.lines.clone(),
-        errors: p.errors.clone(),
-        cancelled: p.cancelled,
-    }
-}
-
 /// The language of a document: from the file extension, else from the client's language id.
 pub fn detect_language(uri: &str, language_id: &str) -> Option<Language> {
     let path_part = uri.split(['?', '#']).next().unwrap_or(uri);
@@ -130,7 +118,7 @@ impl Document {
                 let file = match Arc::get_mut(parsed) {
                     Some(f) => f,
                     None => {
-                        *parsed = Arc::new(clone_parsed(parsed));
+                        *parsed = Arc::new(ParsedFile::clone(parsed));
                         match Arc::get_mut(parsed) {
                             Some(f) => f,
                             None => return,

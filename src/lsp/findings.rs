@@ -54,6 +54,8 @@ pub mod rules {
     /// A deterministic result is partial (code that does not parse, a depth limit, a
     /// cancelled analysis).
     pub const ANALYSIS_PARTIAL: &str = "analysis-partial";
+    /// A document the server does not analyse because it is over the size limit.
+    pub const FILE_NOT_ANALYSED: &str = "file-not-analysed";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -179,9 +181,23 @@ pub fn from_file_report(report: &FileReport) -> Vec<Finding> {
         f.function = function_at_line(report, f.line);
         out.push(f);
     }
+    // One diagnostic per line for syntax errors: tree-sitter often reports an ERROR and a
+    // MISSING node for one mistake (a missing `;` in Java), which would be two diagnostics on
+    // one range. Their messages are joined.
+    let mut syntax_lines: BTreeMap<usize, usize> = BTreeMap::new();
     for e in &report.errors {
         let is_syntax =
             e.message.starts_with("syntax error") || e.message.contains("syntax errors");
+        if is_syntax && e.line > 0 {
+            if let Some(&at) = syntax_lines.get(&e.line) {
+                let f: &mut Finding = &mut out[at];
+                if !f.message.contains(&e.message) {
+                    f.message = format!("{}; {}", f.message, e.message);
+                }
+                continue;
+            }
+            syntax_lines.insert(e.line, out.len());
+        }
         let (rule, severity) = if is_syntax && e.line > 0 {
             (rules::SYNTAX_ERROR, Severity::Error)
         } else {
@@ -197,6 +213,10 @@ pub fn from_file_report(report: &FileReport) -> Vec<Finding> {
         out.push(f);
     }
     for func in report.functions.iter().filter(|f| f.partial) {
+        if syntax_lines.contains_key(&func.start_line) {
+            // The syntax error on that line already says the function is not whole.
+            continue;
+        }
         let mut f = Finding::new(
             rules::ANALYSIS_PARTIAL,
             Severity::Info,

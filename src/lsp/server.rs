@@ -62,6 +62,42 @@ pub mod commands {
     ];
 }
 
+/// The diagnostic of a document over `files.max_file_bytes`.
+fn too_large_diagnostic(bytes: usize, limit: usize) -> Diagnostic {
+    Diagnostic {
+        range: Range::new(Position::new(0, 0), Position::new(0, 0)),
+        severity: Some(DiagnosticSeverity::INFORMATION),
+        code: Some(NumberOrString::String(
+            super::findings::rules::FILE_NOT_ANALYSED.to_string(),
+        )),
+        code_description: None,
+        source: Some("crosscheck".to_string()),
+        message: format!(
+            "not analysed: this file is {bytes} bytes, over the limit of {limit} bytes \
+             (setting `crosscheck.files.max_file_bytes`, or `max_file_bytes` under `[lsp.files]` in \
+             the user config)"
+        ),
+        related_information: None,
+        tags: None,
+        data: Some(serde_json::json!({
+            "tier": "analyzer-only",
+            "rule": super::findings::rules::FILE_NOT_ANALYSED,
+            "partial": true,
+            "bytes": bytes,
+            "limit": limit,
+        })),
+    }
+}
+
+/// How many documents are analysed at once: the cores, at least two (so a small document is
+/// never queued behind a large one).
+fn analysis_workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .max(2)
+}
+
 /// Custom request returning the server's internal counters (tests, benchmark, debugging).
 pub const STATUS_REQUEST: &str = "crosscheck/status";
 
@@ -339,6 +375,10 @@ pub struct State {
     /// Workspace-loop wake-ups requested, and the last one whose results are applied.
     pub(crate) wakes: AtomicU64,
     pub(crate) wakes_done: AtomicU64,
+    /// Held while diagnostics are published (see [`State::publish`]).
+    pub(crate) publishing: tokio::sync::Mutex<()>,
+    /// Workspace folders being read and parsed (indexing) right now.
+    pub(crate) indexing: Arc<AtomicU64>,
     /// Flaky-test hints per document, computed once per parse.
     pub(crate) flaky_hints: crate::lsp::flaky::HintCache,
 }
@@ -426,6 +466,8 @@ impl State {
             engine_queued,
             wakes: AtomicU64::new(0),
             wakes_done: AtomicU64::new(0),
+            indexing: Arc::new(AtomicU64::new(0)),
+            publishing: tokio::sync::Mutex::new(()),
             flaky_hints: Default::default(),
         }
     }
@@ -447,9 +489,11 @@ impl State {
         self.workspace_wake.notify_one();
     }
 
-    /// True when no analysis, workspace analysis or LLM check is queued or running.
+    /// True when no analysis, workspace indexing, workspace analysis or LLM check is queued or
+    /// running.
     pub(crate) fn is_idle(&self) -> bool {
         self.engine_queued.load(Ordering::SeqCst) == 0
+            && self.indexing.load(Ordering::SeqCst) == 0
             && self.wakes_done.load(Ordering::SeqCst) >= self.wakes.load(Ordering::SeqCst)
             && self.scheduler.stats().pending == 0
     }
@@ -492,30 +536,33 @@ impl State {
             return Vec::new();
         }
         let ip = Arc::clone(&lock(&self.interproc));
+        // The defined callees of each caller in this file, grouped in one pass over the edges
+        // (per function it was quadratic in the size of the workspace). An external callee is
+        // named by the call text, which is part of the function's text already.
+        let mut by_caller: BTreeMap<(&str, &str), BTreeSet<String>> = BTreeMap::new();
+        for e in ip.edges.iter() {
+            if e.callee.file.is_none() || e.caller.file.as_deref() != Some(a.path.as_str()) {
+                continue;
+            }
+            let Some(sig) = e.caller.signature.as_deref() else {
+                continue;
+            };
+            by_caller
+                .entry((e.caller.name.as_str(), sig))
+                .or_default()
+                .insert(format!(
+                    "{}{}",
+                    e.callee.name,
+                    e.callee.signature.as_deref().unwrap_or("")
+                ));
+        }
         a.functions
             .iter()
             .map(|f| {
-                let mut callees: Vec<String> = ip
-                    .edges
-                    .iter()
-                    .filter(|e| {
-                        // Defined callees only: an external callee is named by the call text,
-                        // which is part of the function's text already.
-                        e.callee.file.is_some()
-                            && e.caller.file.as_deref() == Some(a.path.as_str())
-                            && e.caller.name == f.name
-                            && e.caller.signature.as_deref() == Some(f.signature.as_str())
-                    })
-                    .map(|e| {
-                        format!(
-                            "{}{}",
-                            e.callee.name,
-                            e.callee.signature.as_deref().unwrap_or("")
-                        )
-                    })
-                    .collect();
-                callees.sort();
-                callees.dedup();
+                let callees: Vec<String> = by_caller
+                    .get(&(f.name.as_str(), f.signature.as_str()))
+                    .map(|c| c.iter().cloned().collect())
+                    .unwrap_or_default();
                 FunctionJob {
                     doc: a.uri.clone(),
                     version: a.version,
@@ -550,7 +597,7 @@ impl State {
 
     /// Analyses the current version of a document on a blocking thread; stores the result
     /// unless the document changed meanwhile. Returns true when a fresh result was stored.
-    async fn analyze_doc(self: &Arc<Self>, uri: &str) -> bool {
+    async fn analyze_doc(self: &Arc<Self>, uri: &str, cancel: &Cancel) -> bool {
         let snapshot = {
             let docs = lock(&self.docs);
             docs.get(uri).map(|d| (d.version, d.parsed()))
@@ -565,21 +612,30 @@ impl State {
             return true;
         };
         let path = workspace::unit_path(uri);
-        let cancel = self.cancel.clone();
+        let flag = cancel.clone();
         let uri_owned = uri.to_string();
         let joined = tokio::task::spawn_blocking(move || {
-            engine::analyze(&uri_owned, &path, version, &parsed, &cancel)
+            engine::analyze(&uri_owned, &path, version, &parsed, &flag)
         })
         .await;
         let Ok(analysis) = joined else {
             return false;
         };
-        if lock(&self.docs).version(uri) != Some(version) {
+        // A cancelled analysis is partial: a newer version (or shutdown) replaces it.
+        if cancel.is_cancelled() || lock(&self.docs).version(uri) != Some(version) {
             return false;
         }
         let elapsed = analysis.elapsed_ms;
         let functions = analysis.functions.len();
-        lock(&self.analyses).insert(uri.to_string(), Arc::new(analysis));
+        {
+            // Analyses of one document run concurrently only while an older one winds down;
+            // never let the older result replace a newer one.
+            let mut analyses = lock(&self.analyses);
+            if analyses.get(uri).is_some_and(|a| a.version > version) {
+                return false;
+            }
+            analyses.insert(uri.to_string(), Arc::new(analysis));
+        }
         self.log_trace(format!("analysed {uri} v{version}"), || {
             format!("{functions} functions in {elapsed:.1} ms")
         })
@@ -588,7 +644,10 @@ impl State {
     }
 
     /// Publishes the document's diagnostics from stored results (if they are current).
+    /// Publications are serialised, so a document's diagnostics reach the client in the order
+    /// of the states they were computed from.
     async fn publish(&self, uri: &str) {
+        let _order = self.publishing.lock().await;
         let Some((version, text, lines, partial_doc)) = ({
             let docs = lock(&self.docs);
             docs.get(uri).map(|d| {
@@ -605,6 +664,22 @@ impl State {
         let Ok(parsed_uri) = uri.parse::<Uri>() else {
             return;
         };
+        if partial_doc {
+            // Not analysed: say so when the reason is the size limit, so the user does not
+            // take an empty list for a clean file.
+            let (_, settings, _) = self.settings_for_uri(uri);
+            let diags = if text.len() > settings.max_file_bytes {
+                vec![too_large_diagnostic(text.len(), settings.max_file_bytes)]
+            } else {
+                Vec::new()
+            };
+            lock(&self.published).insert(uri.to_string(), diags.clone());
+            self.publications.fetch_add(1, Ordering::Relaxed);
+            self.client
+                .publish_diagnostics(parsed_uri, diags, Some(version))
+                .await;
+            return;
+        }
         let analysis = lock(&self.analyses).get(uri).cloned();
         let diags = match analysis {
             Some(a) if a.version == version => {
@@ -641,9 +716,7 @@ impl State {
                     self,
                 )
             }
-            Some(_) => return,
-            None if partial_doc => Vec::new(),
-            None => return,
+            Some(_) | None => return,
         };
         lock(&self.published).insert(uri.to_string(), diags.clone());
         self.publications.fetch_add(1, Ordering::Relaxed);
@@ -654,6 +727,9 @@ impl State {
 
     /// The analysis loop (see the module docs).
     async fn engine_loop(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<EngineMsg>) {
+        let pool = Arc::new(tokio::sync::Semaphore::new(analysis_workers()));
+        // The running analysis of each document, by the flag that cancels it.
+        let running: Arc<Mutex<BTreeMap<String, Cancel>>> = Arc::default();
         while let Some(first) = rx.recv().await {
             let mut batch = vec![first];
             while let Ok(m) = rx.try_recv() {
@@ -684,29 +760,59 @@ impl State {
                 continue;
             }
             for u in &closed {
+                if let Some(c) = lock(&running).remove(u) {
+                    c.cancel();
+                }
                 let open = lock(&self.docs).get(u).is_some();
                 if !open {
                     if let Ok(uri) = u.parse::<Uri>() {
+                        let _order = self.publishing.lock().await;
                         lock(&self.published).remove(u);
                         self.client.publish_diagnostics(uri, Vec::new(), None).await;
                     }
                 }
             }
-            let mut changed_any = false;
+            // Each document is analysed in its own task on a bounded pool: a large document
+            // never holds up a small one, and a new version cancels the old one's work.
             for u in &analyze {
-                if self.analyze_doc(u).await {
-                    changed_any = true;
-                    self.publish(u).await;
+                let cancel = self.cancel.child();
+                if let Some(old) = lock(&running).insert(u.clone(), cancel.clone()) {
+                    old.cancel();
                 }
+                self.engine_queued.fetch_add(1, Ordering::SeqCst);
+                let (state, pool, running, u) = (
+                    Arc::clone(&self),
+                    Arc::clone(&pool),
+                    Arc::clone(&running),
+                    u.clone(),
+                );
+                tokio::spawn(async move {
+                    let permit = pool.acquire_owned().await;
+                    if permit.is_ok()
+                        && !cancel.is_cancelled()
+                        && state.analyze_doc(&u, &cancel).await
+                    {
+                        state.publish(&u).await;
+                        state.wake_workspace();
+                    }
+                    {
+                        let mut r = lock(&running);
+                        if r.get(&u).is_some_and(|c| c.same_as(&cancel)) {
+                            r.remove(&u);
+                        }
+                    }
+                    state.engine_queued.fetch_sub(1, Ordering::SeqCst);
+                });
             }
             for u in republish.difference(&analyze) {
+                if lock(&running).contains_key(u) {
+                    // Its running analysis publishes when it is done.
+                    continue;
+                }
                 self.publish(u).await;
             }
             for e in problems {
                 self.llm_problem(e).await;
-            }
-            if changed_any {
-                self.wake_workspace();
             }
             self.engine_queued.fetch_sub(taken, Ordering::SeqCst);
         }

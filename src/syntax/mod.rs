@@ -3,6 +3,7 @@
 
 pub mod cancel;
 pub mod functions;
+pub mod imports;
 pub mod language;
 pub mod normalize;
 pub mod parse;

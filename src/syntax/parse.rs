@@ -4,6 +4,7 @@ use super::cancel::Cancel;
 use super::language::Language;
 use super::position::{ColumnEncoding, LineCol, LineIndex};
 use serde::Serialize;
+use std::collections::BTreeSet;
 use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
 /// Default ceiling on a file's size; larger files are refused with a per-file error.
@@ -12,7 +13,7 @@ pub const DEFAULT_MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_REPORTED_ERRORS: usize = 100;
 
 /// A problem with one file: unreadable, binary, not UTF-8, too large, or syntax errors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct SourceError {
     /// 1-based line, 0 when the error concerns the whole file.
     pub line: usize,
@@ -83,6 +84,22 @@ pub struct ParsedFile {
     pub errors: Vec<SourceError>,
     /// True when parsing stopped early (cancelled); the tree is then absent-or-partial.
     pub cancelled: bool,
+    /// Per-file facts computed at most once per parse (see [`ParsedFile::imported_names`]).
+    imports: std::sync::OnceLock<BTreeSet<String>>,
+}
+
+impl Clone for ParsedFile {
+    fn clone(&self) -> Self {
+        ParsedFile {
+            language: self.language,
+            text: self.text.clone(),
+            tree: self.tree.clone(),
+            lines: self.lines.clone(),
+            errors: self.errors.clone(),
+            cancelled: self.cancelled,
+            imports: self.imports.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for ParsedFile {
@@ -156,6 +173,7 @@ impl ParsedFile {
             lines,
             errors: Vec::new(),
             cancelled,
+            imports: std::sync::OnceLock::new(),
         };
         file.errors = file.collect_errors();
         if cancelled {
@@ -205,6 +223,17 @@ impl ParsedFile {
             Some(&self.tree)
         };
         let tree = run_parser(&mut parser, &text, old, &Cancel::never());
+        // Error recovery depends on the old tree: an incremental reparse that ends with errors
+        // can differ from a fresh parse of the same text (a different ERROR region, a node
+        // kept from before the edit). A tree with errors is therefore rebuilt from scratch, so
+        // the result of any sequence of edits is the fresh parse of its text whenever either
+        // could differ.
+        let tree = match tree {
+            Some(t) if t.root_node().has_error() => {
+                run_parser(&mut parser, &text, None, &Cancel::never()).or(Some(t))
+            }
+            other => other,
+        };
         *self = Self::from_tree(self.language, text, tree);
     }
 
@@ -213,6 +242,13 @@ impl ParsedFile {
             .lines
             .to_line_col(&self.text, offset, ColumnEncoding::Utf8);
         Point::new(lc.line as usize, lc.col as usize)
+    }
+
+    /// Names bound by the file's top-level imports (Python and Java), computed on first use
+    /// and kept for the life of this parse.
+    pub fn imported_names(&self) -> &BTreeSet<String> {
+        self.imports
+            .get_or_init(|| super::imports::imported_names(self))
     }
 
     pub fn root(&self) -> Node<'_> {
@@ -347,5 +383,62 @@ mod tests {
         let f = ParsedFile::parse_with_cancel(Language::Python, big, &cancel);
         assert!(f.cancelled);
         assert!(f.errors.iter().any(|e| e.message.contains("cancelled")));
+    }
+
+    /// Random edit scripts (inserts, deletions, replacements with bracket and keyword pieces)
+    /// over small programs: after every edit the tree and its error regions equal a fresh parse
+    /// of the same text. Error recovery is where incremental and fresh parses part ways.
+    #[test]
+    fn random_edit_sequences_always_equal_a_fresh_parse() {
+        let programs = [
+            (
+                Language::Java,
+                "class A {\n  int f(int x) {\n    switch (x) {\n      case 1: return 2;\n      case 2: { int y = x; return y; }\n      default: return 3;\n    }\n  }\n  void g() { for (int i = 0; i < 3; i++) { f(i); } }\n}\n",
+                &[
+                    "switch (x) {", "case 2:", "}", "{", ";", "break;", "default:", "int y = 1", ")",
+                    "\n", "(", "case 3: return 4;", "x", "->", "yield 1;",
+                ][..],
+            ),
+            (
+                Language::Python,
+                "def f(a):\n    if a:\n        return 1\n    for i in a:\n        pass\n    return a\n",
+                &["def g(", ":", "\n    ", "(", ")", "else:", "x = [", "]", "'", "\n"][..],
+            ),
+            (
+                Language::C,
+                "int f(int a) {\n  switch (a) {\n  case 1: return 2;\n  }\n  return a;\n}\n",
+                &["{", "}", "case 3:", ";", "#if X\n", "#endif\n", "(", "int *p = ", "\n"][..],
+            ),
+        ];
+        for (lang, base, pieces) in programs {
+            for seed in 1..=8u64 {
+                let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                let mut next = |n: usize| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % n.max(1) as u64) as usize
+                };
+                let mut f = ParsedFile::parse(lang, base);
+                for step in 0..300 {
+                    let len = f.text.len();
+                    let a = next(len + 1);
+                    let b = (a + if next(3) == 0 { next(8) } else { 0 }).min(len);
+                    let piece = if next(4) == 0 {
+                        ""
+                    } else {
+                        pieces[next(pieces.len())]
+                    };
+                    f.edit(a, b, piece);
+                    let fresh = ParsedFile::parse(lang, f.text.clone());
+                    assert_eq!(
+                        (f.root().to_sexp(), &f.errors),
+                        (fresh.root().to_sexp(), &fresh.errors),
+                        "{lang:?} seed {seed} step {step}, text:\n{}",
+                        f.text
+                    );
+                }
+            }
+        }
     }
 }

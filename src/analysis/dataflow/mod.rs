@@ -145,6 +145,16 @@ impl DataFlow {
 /// Work budget (edge visits) for the transitive closure.
 const CLOSURE_BUDGET: usize = 1 << 26;
 
+/// Definition-use pairs materialised for a function at most: 256 Ki plus 16 per variable
+/// occurrence (a use in ordinary code has one to three reaching definitions), so memory and
+/// time stay linear in the function's length.
+pub const PAIRS_FLOOR: usize = 1 << 18;
+pub const PAIRS_PER_OCCURRENCE: usize = 16;
+
+fn pair_bound(occurrences: usize) -> usize {
+    PAIRS_FLOOR.saturating_add(occurrences.saturating_mul(PAIRS_PER_OCCURRENCE))
+}
+
 pub fn analyze_data_flow(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> DataFlow {
     let cfg = build_cfg(file, func, cancel);
     analyze_cfg(file, func, &cfg, cancel)
@@ -197,8 +207,9 @@ pub fn analyze_cfg(file: &ParsedFile, func: &Function<'_>, cfg: &Cfg, cancel: &C
             }
         }
     }
-    let imported = imported_names(file);
-    let facts = filter_non_variables(facts, &imported);
+    // Computed once per parse and shared by every function of the file (per function it made
+    // the analysis of a file quadratic in its number of functions).
+    let facts = filter_non_variables(facts, file.imported_names());
     let mut df = analyze_facts(cfg, &facts, cancel);
     if !extra_errors.is_empty() {
         df.partial = true;
@@ -242,7 +253,33 @@ pub fn analyze_facts(cfg: &Cfg, facts: &[NodeFacts], cancel: &Cancel) -> DataFlo
         l.sort_unstable();
         l.dedup();
     }
-    let sol = reaching::solve(&succ, &pred, cfg.entry.index(), facts, cancel);
+    let mut sol = reaching::solve(&succ, &pred, cfg.entry.index(), facts, cancel);
+    // The def-use relation itself can be quadratic in the function's length (every
+    // definition of `b` under an `if` reaches every later use of `b`). Past a bound
+    // proportional to the function's size, each use keeps only its nearest reaching
+    // definitions, and the result says so.
+    let occurrences: usize = facts.iter().map(|f| f.defs.len() + f.uses.len()).sum();
+    let bound = pair_bound(occurrences);
+    let pairs: usize = sol.uses.iter().flatten().map(Vec::len).sum();
+    if pairs > bound {
+        let uses = sol.uses.iter().map(Vec::len).sum::<usize>().max(1);
+        let keep = (bound / uses).max(1);
+        for list in sol.uses.iter_mut().flatten() {
+            if list.len() > keep {
+                // Ids are in program order: the last ones are the nearest definitions.
+                list.drain(..list.len() - keep);
+            }
+        }
+        df.partial = true;
+        df.errors.push(SourceError {
+            line: 0,
+            message: format!(
+                "function too large for exact def-use chains: {pairs} definition-use pairs \
+                 exceed the bound of {bound} for {occurrences} variable occurrences; each use \
+                 keeps its {keep} nearest reaching definitions"
+            ),
+        });
+    }
     if sol.flow_insensitive {
         df.partial = true;
         df.errors.push(SourceError {
@@ -471,51 +508,6 @@ pub fn parameter_facts(
         d.sources.clear();
     }
     facts
-}
-
-/// Names bound by top-level imports (modules and classes), for the qualifier filter.
-fn imported_names(file: &ParsedFile) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    // Only Python and Java bind qualifiers by import; skip the top-level scan elsewhere (it is
-    // per function, and a C amalgamation has tens of thousands of top-level items).
-    if !matches!(file.language, Language::Python | Language::Java) {
-        return out;
-    }
-    let root = file.root();
-    let mut cursor = root.walk();
-    for item in root.named_children(&mut cursor) {
-        match (file.language, item.kind()) {
-            (Language::Python, "import_statement" | "import_from_statement") => {
-                let mut c = item.walk();
-                for name in item.children_by_field_name("name", &mut c) {
-                    let bound = match name.kind() {
-                        "aliased_import" => name.child_by_field_name("alias"),
-                        "dotted_name" if item.kind() == "import_statement" => name.named_child(0),
-                        "dotted_name" => {
-                            name.named_child(name.named_child_count().saturating_sub(1))
-                        }
-                        _ => None,
-                    };
-                    if let Some(b) = bound {
-                        out.insert(file.node_text(b).to_string());
-                    }
-                }
-            }
-            (Language::Java, "import_declaration") => {
-                let t = file.node_text(item);
-                let t = t
-                    .trim_start_matches("import")
-                    .trim()
-                    .trim_end_matches(';')
-                    .trim();
-                if let Some(last) = t.rsplit('.').next() {
-                    out.insert(last.to_string());
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 /// ALL-CAPS names (`EOF`, `MAX_N`): constants, not variables, when never assigned.

@@ -4,6 +4,7 @@
 use crate::lsp::server::{lock, State};
 use crate::lsp::workspace::{file_path, list_files, read_source};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tower_lsp_server::ls_types::{DidChangeWorkspaceFoldersParams, MessageType, NumberOrString};
 
@@ -36,14 +37,32 @@ pub async fn handle(state: &Arc<State>, params: DidChangeWorkspaceFoldersParams)
     }
     state.reconfigure().await;
     if !added.is_empty() {
-        tokio::spawn(index_folders(Arc::clone(state), added));
+        spawn_indexing(state, added);
     }
     state.wake_workspace();
 }
 
+/// Starts indexing folders in the background. The server is not idle (`crosscheck/status`)
+/// from this call until the indexing has finished, whichever way it ends.
+pub fn spawn_indexing(state: &Arc<State>, roots: Vec<PathBuf>) {
+    struct Busy(Arc<AtomicU64>);
+    impl Drop for Busy {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    state.indexing.fetch_add(1, Ordering::SeqCst);
+    let busy = Busy(Arc::clone(&state.indexing));
+    let state = Arc::clone(state);
+    tokio::spawn(async move {
+        let _busy = busy;
+        index_folders(state, roots).await;
+    });
+}
+
 /// Reads and parses the analysable files of the given folders (on blocking threads),
 /// reporting `$/progress` when the client supports it, then wakes the workspace loop.
-pub async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
+async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
     let started = std::time::Instant::now();
     let caps = *lock(&state.caps);
     let token = NumberOrString::String(format!("crosscheck/index/{}", state.next_id()));

@@ -50,7 +50,7 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
     let flaky_md = crate::lsp::flaky::at_line(&state.flaky_hints.get(&uri, &parsed), f.start_line)
         .map(crate::lsp::flaky::hover_markdown)
         .unwrap_or_default();
-    let markdown = format!("{docs_md}{}{flaky_md}", render(state, &uri, version, &f));
+    let markdown = sections(&[&docs_md, &render(state, &uri, version, &f), &flaky_md]);
     let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, f.start_line);
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -157,6 +157,17 @@ fn flow_path(path: &str, f: &crate::lsp::findings::Finding) -> String {
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Markdown sections joined by one blank line each (a paragraph break: without it a client
+/// runs the last line of one section into the first of the next).
+fn sections(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| p.trim_matches('\n'))
+        .filter(|p| !p.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> String {
@@ -314,4 +325,15 @@ fn short_name(path: &str) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sections_are_separated_by_exactly_one_blank_line() {
+        assert_eq!(
+            super::sections(&["**Rule**: text", "\n**`f()`** (x)\n\n", "", "- item\n"]),
+            "**Rule**: text\n\n**`f()`** (x)\n\n- item"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! `initialized` (pending warnings, the one-time "no LLM" message, file watchers, workspace
 //! indexing with `$/progress`).
 
-use super::did_change_workspace_folders::index_folders;
+use super::did_change_workspace_folders::spawn_indexing;
 use crate::lsp::config::{self, Source};
 use crate::lsp::encoding;
 use crate::lsp::server::{commands, lock, ClientCaps, State};
@@ -128,7 +128,12 @@ pub async fn initialized(state: &Arc<State>) {
     for (typ, msg) in pending {
         state.log(typ, msg).await;
     }
-    if !state.scheduler.is_available() && !state.llm_notice_sent.swap(true, Ordering::SeqCst) {
+    // A user who turned the LLM off (`llm.enabled = false`) is not told it is not configured.
+    let (_, settings, _) = state.settings_for_uri("");
+    if settings.llm_enabled
+        && !state.scheduler.is_available()
+        && !state.llm_notice_sent.swap(true, Ordering::SeqCst)
+    {
         state
             .client
             .show_message(
@@ -161,6 +166,6 @@ pub async fn initialized(state: &Arc<State>) {
     }
     let roots: Vec<PathBuf> = lock(&state.workspace).folders.keys().cloned().collect();
     if !roots.is_empty() {
-        tokio::spawn(index_folders(Arc::clone(state), roots));
+        spawn_indexing(state, roots);
     }
 }

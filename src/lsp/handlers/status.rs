@@ -10,6 +10,7 @@ pub fn handle(state: &Arc<State>) -> Value {
     let ip = Arc::clone(&lock(&state.interproc));
     json!({
         "idle": state.is_idle(),
+        "indexing": state.indexing.load(Ordering::SeqCst) > 0,
         "workspace_pending": state.wakes_done.load(Ordering::SeqCst) < state.wakes.load(Ordering::SeqCst),
         "encoding": match state.encoding() {
             ColumnEncoding::Utf8 => "utf-8",
