@@ -264,6 +264,16 @@ async fn mark_correct_stores_a_label_through_the_record_sink() {
     assert_eq!(labels[0].subject, fp.as_str().unwrap());
     assert!(!labels[0].correct);
     assert_eq!(labels[0].timestamp, 1_700_000_000);
+    // The user is told, not only the client's code.
+    let shown: Vec<String> = c
+        .messages("window/showMessage")
+        .iter()
+        .map(|m| m["params"]["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        shown.iter().any(|m| m.contains("finding marked as incorrect")),
+        "{shown:?}"
+    );
 }
 
 #[tokio::test]
@@ -711,4 +721,103 @@ async fn an_unreachable_llm_is_announced_once_and_deterministic_results_keep_com
     let h = hover_text(&c, "file:///w/u.py", 1, 4).await;
     assert!(h.contains("the check failed"), "{h}");
     assert!(h.contains("2 loops"), "deterministic part still there: {h}");
+}
+
+/// One function of `lines` lines whose def-use relation grows with the square of its length.
+fn huge_function(lines: usize) -> String {
+    let mut s = String::from("def big(a, b):\n");
+    for i in 0..lines {
+        let v = i % 50;
+        s.push_str(&match i % 4 {
+            0 => format!("    x{v} = a + {i}\n"),
+            1 => format!("    if x{v} > b:\n"),
+            2 => format!("        b = x{v} + b\n"),
+            _ => format!("    a = g(a, b, x{v})\n"),
+        });
+    }
+    s.push_str("    return a\n");
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_file_is_published_while_a_huge_function_is_still_analysed() {
+    let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
+    let big = huge_function(12_000);
+    open(&c, "file:///w/big.py", "python", 1, &big).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t = Instant::now();
+    open(&c, "file:///w/small.py", "python", 1, BROKEN_PY).await;
+    let small = diagnostics(&c, "file:///w/small.py", 1).await;
+    let small_after = t.elapsed();
+    assert!(!small.is_empty());
+    // The large one is still being analysed: the small one did not wait for it.
+    let big_published_first = c.latest_diagnostics("file:///w/big.py").is_some();
+    diagnostics(&c, "file:///w/big.py", 1).await;
+    let big_after = t.elapsed();
+    assert!(
+        !big_published_first && small_after < big_after,
+        "small after {small_after:?}, big after {big_after:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_edit_cancels_the_analysis_of_the_version_it_replaces() {
+    let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
+    let big = huge_function(12_000);
+    open(&c, "file:///w/big.py", "python", 1, &big).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    change(
+        &c,
+        "file:///w/big.py",
+        2,
+        json!([{"text": "def f(a):\n    return a\n"}]),
+    )
+    .await;
+    let t = Instant::now();
+    let diags = diagnostics(&c, "file:///w/big.py", 2).await;
+    assert!(diags.is_empty(), "{diags:?}");
+    assert!(
+        c.messages("textDocument/publishDiagnostics")
+            .iter()
+            .all(|m| m["params"]["version"] != 1),
+        "the replaced version is never published"
+    );
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+}
+
+#[tokio::test]
+async fn an_over_size_file_says_it_was_not_analysed_and_names_the_setting() {
+    let opts = json!({"files": {"max_file_bytes": 64}});
+    let (c, _s) = start(no_llm(), init_params(None, false, opts)).await;
+    open(&c, "file:///w/large.py", "python", 3, &"x = 1\n".repeat(100)).await;
+    let diags = diagnostics(&c, "file:///w/large.py", 3).await;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "file-not-analysed");
+    assert_eq!(diags[0]["severity"], 3);
+    let msg = diags[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("600 bytes") && msg.contains("64") && msg.contains("max_file_bytes"),
+        "{msg}"
+    );
+}
+
+#[tokio::test]
+async fn the_server_is_not_idle_while_it_indexes_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..400 {
+        std::fs::write(
+            dir.path().join(format!("m{i}.py")),
+            format!("def f{i}(a):\n    if a:\n        return g{i}(a)\n    return 0\n"),
+        )
+        .unwrap();
+    }
+    let (c, _s) = start(no_llm(), init_params(Some(dir.path()), false, Value::Null)).await;
+    let first = status(&c).await;
+    assert!(
+        first["workspace_files"].as_u64() == Some(400) || first["idle"] == false,
+        "idle while indexing: {first}"
+    );
+    let done = wait_llm_idle(&c).await;
+    assert_eq!(done["indexing"], false, "{done}");
+    assert_eq!(done["workspace_files"], 400, "{done}");
 }

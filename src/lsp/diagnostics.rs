@@ -276,10 +276,24 @@ pub fn present(
     text: &str,
     lines: &LineIndex,
 ) -> Vec<Presented> {
-    merged
+    let shown: Vec<Merged> = merged
         .into_iter()
         .filter(|m| !settings.disabled_rules.contains(&m.finding.rule))
         .filter(|m| !findings::is_suppressed(text, lines, &m.finding.rule, m.finding.line))
+        .collect();
+    // One diagnostic per range: a shown syntax error on a line already says that the function
+    // starting there is not whole, so its "partial" note is not drawn on the same range.
+    let syntax_lines: std::collections::BTreeSet<usize> = shown
+        .iter()
+        .filter(|m| m.finding.rule == findings::rules::SYNTAX_ERROR)
+        .map(|m| m.finding.line)
+        .collect();
+    shown
+        .into_iter()
+        .filter(|m| {
+            m.finding.rule != findings::rules::ANALYSIS_PARTIAL
+                || !syntax_lines.contains(&m.finding.line)
+        })
         .filter_map(|m| match settings.tiers.get(m.finding.tier) {
             Presentation::Hidden => None,
             Presentation::Hint => Some(Presented {

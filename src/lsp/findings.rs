@@ -213,10 +213,6 @@ pub fn from_file_report(report: &FileReport) -> Vec<Finding> {
         out.push(f);
     }
     for func in report.functions.iter().filter(|f| f.partial) {
-        if syntax_lines.contains_key(&func.start_line) {
-            // The syntax error on that line already says the function is not whole.
-            continue;
-        }
         let mut f = Finding::new(
             rules::ANALYSIS_PARTIAL,
             Severity::Info,

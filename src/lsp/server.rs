@@ -379,6 +379,8 @@ pub struct State {
     pub(crate) publishing: tokio::sync::Mutex<()>,
     /// Workspace folders being read and parsed (indexing) right now.
     pub(crate) indexing: Arc<AtomicU64>,
+    /// Set at `initialize` when folders were given, until `initialized` starts their indexing.
+    pub(crate) index_owed: AtomicBool,
     /// Flaky-test hints per document, computed once per parse.
     pub(crate) flaky_hints: crate::lsp::flaky::HintCache,
 }
@@ -467,6 +469,7 @@ impl State {
             wakes: AtomicU64::new(0),
             wakes_done: AtomicU64::new(0),
             indexing: Arc::new(AtomicU64::new(0)),
+            index_owed: AtomicBool::new(false),
             publishing: tokio::sync::Mutex::new(()),
             flaky_hints: Default::default(),
         }

@@ -8,7 +8,8 @@
 //!   about the function at that position (the LLM's explanation, or its CFG comparison), or
 //!   why nothing is ("LLM not configured", pending, excluded). Never waits for the network.
 //!
-//! Every command returns a JSON object with `status` and a human-readable `message`.
+//! Every command returns a JSON object with `status` and a human-readable `message`, and shows
+//! the message to the user (`window/showMessage`).
 
 use super::code_action::suppress_edit;
 use crate::crosscheck::record::HumanLabel;
@@ -33,17 +34,38 @@ fn invalid(msg: &str) -> Error {
 
 pub async fn handle(state: &Arc<State>, params: ExecuteCommandParams) -> RpcResult<Option<Value>> {
     let a = arg(&params);
-    let result = match params.command.as_str() {
-        commands::SUPPRESS => suppress(state, &a).await?,
-        commands::MARK_CORRECT => label(state, &a, true).await?,
-        commands::MARK_INCORRECT => label(state, &a, false).await?,
-        commands::EXPLAIN => llm_command(state, &a, false).await?,
-        commands::COMPARE_CFG => llm_command(state, &a, true).await?,
-        commands::EXPLAIN_FLAKY => explain_flaky(state, &a).await?,
-        commands::CHECK_EQUIVALENCE => crate::lsp::equiv::execute(state, &a).await?,
+    // Commands that tell the user their outcome themselves (`window/showMessage`).
+    let (result, shown) = match params.command.as_str() {
+        commands::SUPPRESS => (suppress(state, &a).await?, false),
+        commands::MARK_CORRECT => (label(state, &a, true).await?, false),
+        commands::MARK_INCORRECT => (label(state, &a, false).await?, false),
+        commands::EXPLAIN => (llm_command(state, &a, false).await?, false),
+        commands::COMPARE_CFG => (llm_command(state, &a, true).await?, false),
+        commands::EXPLAIN_FLAKY => (explain_flaky(state, &a).await?, true),
+        commands::CHECK_EQUIVALENCE => (crate::lsp::equiv::execute(state, &a).await?, true),
         other => return Err(invalid(&format!("unknown command `{other}`"))),
     };
+    if !shown {
+        feedback(state, &result).await;
+    }
     Ok(Some(result))
+}
+
+/// Every command's outcome is shown to the user (`window/showMessage`, plain text): a click on
+/// "mark correct" or "explain" never ends in silence.
+async fn feedback(state: &Arc<State>, result: &Value) {
+    let Some(message) = result.get("message").and_then(Value::as_str) else {
+        return;
+    };
+    let typ = match result.get("status").and_then(Value::as_str) {
+        Some("failed" | "unavailable") => MessageType::WARNING,
+        _ => MessageType::INFO,
+    };
+    let text = match result.get("function").and_then(Value::as_str) {
+        Some(f) => format!("crosscheck ({f}): {message}"),
+        None => format!("crosscheck: {message}"),
+    };
+    state.client.show_message(typ, text).await;
 }
 
 async fn suppress(state: &Arc<State>, a: &Value) -> RpcResult<Value> {
@@ -85,10 +107,6 @@ async fn label(state: &Arc<State>, a: &Value, correct: bool) -> RpcResult<Value>
     let rule = a.get("rule").and_then(Value::as_str).unwrap_or("");
     let Some(sink) = &state.records else {
         let message = "no telemetry store is configured: the label was not stored";
-        state
-            .client
-            .show_message(MessageType::INFO, format!("crosscheck: {message}"))
-            .await;
         return Ok(json!({"status": "unavailable", "stored": false, "message": message}));
     };
     let label = HumanLabel {
@@ -134,10 +152,6 @@ async fn llm_command(state: &Arc<State>, a: &Value, compare: bool) -> RpcResult<
     };
     if !state.scheduler.is_available() {
         let message = state.scheduler.unavailable_reason().to_string();
-        state
-            .client
-            .show_message(MessageType::WARNING, format!("crosscheck: {message}"))
-            .await;
         return Ok(json!({"status": "unavailable", "message": message}));
     }
     if excluded {
@@ -166,13 +180,6 @@ async fn llm_command(state: &Arc<State>, a: &Value, compare: bool) -> RpcResult<
                     .clone()
                     .unwrap_or_else(|| "the LLM gave no explanation".to_string())
             };
-            state
-                .client
-                .show_message(
-                    MessageType::INFO,
-                    format!("crosscheck ({}): {message}", f.name),
-                )
-                .await;
             json!({
                 "status": "done",
                 "function": f.name,

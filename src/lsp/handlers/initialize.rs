@@ -79,6 +79,12 @@ pub fn initialize(state: &Arc<State>, params: InitializeParams) -> InitializeRes
     }
     {
         let mut ws = lock(&state.workspace);
+        if !folders.is_empty() {
+            // Indexing starts at `initialized`; from now on the server is not idle (it owes
+            // the folders' index), so a client asking in between is not told otherwise.
+            state.indexing.fetch_add(1, Ordering::SeqCst);
+            state.index_owed.store(true, Ordering::SeqCst);
+        }
         for (p, u) in folders {
             ws.folders.insert(p, u);
         }
@@ -167,5 +173,10 @@ pub async fn initialized(state: &Arc<State>) {
     let roots: Vec<PathBuf> = lock(&state.workspace).folders.keys().cloned().collect();
     if !roots.is_empty() {
         spawn_indexing(state, roots);
+    }
+    if state.index_owed.swap(false, Ordering::SeqCst) {
+        // The count taken at `initialize` is now held by the indexing task (or there was
+        // nothing left to index).
+        state.indexing.fetch_sub(1, Ordering::SeqCst);
     }
 }
