@@ -271,7 +271,9 @@ async fn mark_correct_stores_a_label_through_the_record_sink() {
         .map(|m| m["params"]["message"].as_str().unwrap_or("").to_string())
         .collect();
     assert!(
-        shown.iter().any(|m| m.contains("finding marked as incorrect")),
+        shown
+            .iter()
+            .any(|m| m.contains("finding marked as incorrect")),
         "{shown:?}"
     );
 }
@@ -697,16 +699,21 @@ async fn an_unreachable_llm_is_announced_once_and_deterministic_results_keep_com
             "connection refused".into(),
         ))
     }));
-    let (c, _s) = start(
-        with_fake(fake.clone(), 0),
-        init_params(None, false, Value::Null),
-    )
-    .await;
+    let mut opts = with_fake(fake.clone(), 0);
+    opts.llm_retry_first_delay = Duration::from_millis(1);
+    let (c, _s) = start(opts, init_params(None, false, Value::Null)).await;
     let two_functions = format!("{LOOPS_PY}\n\ndef other(a):\n    return a\n");
     open(&c, "file:///w/u.py", "python", 1, &two_functions).await;
     diagnostics(&c, "file:///w/u.py", 1).await;
-    wait_llm_idle(&c).await;
-    assert_eq!(fake.request_count(), 2);
+    let st = wait_llm_idle(&c).await;
+    // Each check is tried once and retried with backoff, then given up.
+    let tries = 1 + crosscheck::lsp::scheduler::RETRIES as usize;
+    assert_eq!(fake.request_count(), 2 * tries, "{st}");
+    assert_eq!(st["scheduler"]["retries"], 2 * (tries - 1), "{st}");
+    assert_eq!(
+        st["scheduler"]["consecutive_failures"], 2,
+        "the status can say the LLM is failing: {st}"
+    );
     let warnings: Vec<Value> = c
         .messages("window/showMessage")
         .into_iter()
@@ -789,7 +796,14 @@ async fn an_edit_cancels_the_analysis_of_the_version_it_replaces() {
 async fn an_over_size_file_says_it_was_not_analysed_and_names_the_setting() {
     let opts = json!({"files": {"max_file_bytes": 64}});
     let (c, _s) = start(no_llm(), init_params(None, false, opts)).await;
-    open(&c, "file:///w/large.py", "python", 3, &"x = 1\n".repeat(100)).await;
+    open(
+        &c,
+        "file:///w/large.py",
+        "python",
+        3,
+        &"x = 1\n".repeat(100),
+    )
+    .await;
     let diags = diagnostics(&c, "file:///w/large.py", 3).await;
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0]["code"], "file-not-analysed");

@@ -8,7 +8,7 @@ use crosscheck::lsp::checker::LlmChecker;
 use crosscheck::lsp::engine::CfgSummary;
 use crosscheck::lsp::scheduler::{
     BoxFuture, CheckError, CheckOutcome, CheckState, FunctionChecker, FunctionJob, Scheduler,
-    SchedulerEvent, Verdict,
+    SchedulerEvent, Verdict, RETRIES,
 };
 use crosscheck::syntax::Language;
 use std::collections::BTreeMap;
@@ -269,6 +269,17 @@ async fn failures_are_reported_once_per_check_and_visible_in_state() {
     let (s, events) = scheduler(probe.clone(), 4, None);
     s.update("d", vec![job("d", "f", 1, "t")], Duration::ZERO);
     settle().await;
+    // A transient failure is retried with backoff (2 s, 4 s, 8 s, 16 s) before it is final.
+    assert_eq!(s.state("d", "f()", "t"), CheckState::Pending);
+    assert!(
+        events.lock().unwrap().is_empty(),
+        "not reported while retrying"
+    );
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    settle().await;
+    assert_eq!(probe.texts().len(), 1 + RETRIES as usize);
+    assert_eq!(s.stats().retries, u64::from(RETRIES));
+    assert_eq!(s.stats().consecutive_failures, 1);
     assert!(
         matches!(s.state("d", "f()", "t"), CheckState::Failed(m) if m.contains("connection refused"))
     );

@@ -261,9 +261,9 @@ pub fn record_for(
 fn map_error(e: LlmError) -> CheckError {
     match e {
         LlmError::NotConfigured(m) => CheckError::NotConfigured(m),
-        e @ (LlmError::Connect(_) | LlmError::Timeout { .. }) => {
-            CheckError::Unreachable(e.to_string())
-        }
+        e @ LlmError::Connect(_) => CheckError::Unreachable(e.to_string()),
+        e @ LlmError::Timeout { .. } => CheckError::Slow(e.to_string()),
+        e if e.is_transient() => CheckError::Transient(e.to_string()),
         other => CheckError::Failed(other.to_string()),
     }
 }

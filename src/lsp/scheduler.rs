@@ -18,6 +18,10 @@
 //!   arrives, it is kept only if the function still has that key (its text is unchanged, even
 //!   if the document changed elsewhere); otherwise it is dropped as stale.
 //! * **Concurrency.** At most `max_concurrent` checks talk to the LLM at once.
+//! * **Retries.** A check that fails transiently (unreachable, too slow, rate-limited, HTTP
+//!   5xx) is repeated up to [`RETRIES`] times with doubling delays from [`RETRY_FIRST_DELAY`],
+//!   while its function is unchanged; the stats count failures since the last success, so the
+//!   status can say the LLM is failing.
 //! * **Telemetry.** With a record sink ([`Scheduler::with_records`]), every answered request
 //!   leaves one `CrossCheckRecord` (stamped with the server's clock); cache hits leave none.
 //!
@@ -133,10 +137,35 @@ pub struct CheckOutcome {
 pub enum CheckError {
     /// No LLM configured.
     NotConfigured(String),
-    /// The LLM could not be reached (connection refused, timeout).
+    /// The LLM could not be reached (connection refused).
     Unreachable(String),
-    /// Anything else (bad answer, budget, HTTP error).
+    /// The LLM was reached but did not answer in time.
+    Slow(String),
+    /// A failure a later identical request may not meet (rate limit, HTTP 5xx).
+    Transient(String),
+    /// Anything else (bad answer, budget, other HTTP errors).
     Failed(String),
+}
+
+impl CheckError {
+    /// Worth retrying later with the same request.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            CheckError::Unreachable(_) | CheckError::Slow(_) | CheckError::Transient(_)
+        )
+    }
+}
+
+/// Retries of a check that failed transiently, and the delay before the first; each later
+/// delay doubles, up to [`RETRY_MAX_DELAY`].
+pub const RETRIES: u32 = 4;
+pub const RETRY_FIRST_DELAY: Duration = Duration::from_secs(2);
+pub const RETRY_MAX_DELAY: Duration = Duration::from_secs(60);
+
+/// The delay before retry `n` (0-based) when the first is `first`.
+pub fn retry_delay(first: Duration, n: u32) -> Duration {
+    first.saturating_mul(1u32 << n.min(16)).min(RETRY_MAX_DELAY)
 }
 
 impl std::fmt::Display for CheckError {
@@ -144,6 +173,8 @@ impl std::fmt::Display for CheckError {
         match self {
             CheckError::NotConfigured(m) => write!(f, "LLM not configured: {m}"),
             CheckError::Unreachable(m) => write!(f, "LLM unreachable: {m}"),
+            CheckError::Slow(m) => write!(f, "LLM too slow: {m}"),
+            CheckError::Transient(m) => write!(f, "LLM temporarily failing: {m}"),
             CheckError::Failed(m) => write!(f, "LLM check failed: {m}"),
         }
     }
@@ -202,6 +233,11 @@ pub struct SchedulerStats {
     pub pending: u64,
     /// Telemetry records handed to the record sink (one per answered LLM request).
     pub recorded: u64,
+    /// Requests repeated after a transient failure (see [`RETRIES`]).
+    pub retries: u64,
+    /// Checks that failed since the last one that succeeded: more than zero means the LLM is
+    /// failing right now (the status says so instead of "LLM on").
+    pub consecutive_failures: u64,
 }
 
 enum EntryState {
@@ -256,6 +292,7 @@ pub struct Scheduler {
     unavailable: String,
     records: Option<Arc<dyn RecordSink>>,
     clock: fn() -> i64,
+    retry_first_delay: Duration,
 }
 
 fn no_clock() -> i64 {
@@ -284,6 +321,7 @@ impl Scheduler {
             unavailable: unavailable.into(),
             records: None,
             clock: no_clock,
+            retry_first_delay: RETRY_FIRST_DELAY,
         }
     }
 
@@ -293,6 +331,12 @@ impl Scheduler {
     pub fn with_records(mut self, sink: Option<Arc<dyn RecordSink>>, clock: fn() -> i64) -> Self {
         self.records = sink;
         self.clock = clock;
+        self
+    }
+
+    /// The delay before the first retry of a transient failure (tests shorten it).
+    pub fn with_retry_delay(mut self, first: Duration) -> Self {
+        self.retry_first_delay = first;
         self
     }
 
@@ -408,6 +452,7 @@ impl Scheduler {
         let notify = Arc::clone(&self.notify);
         let records = self.records.clone();
         let clock = self.clock;
+        let first_delay = self.retry_first_delay;
         tokio::spawn(async move {
             if !debounce.is_zero() {
                 tokio::time::sleep(debounce).await;
@@ -424,7 +469,30 @@ impl Scheduler {
                     _ => return,
                 }
             }
-            let mut result = checker.check(job).await;
+            let mut attempt = 0u32;
+            let mut result = loop {
+                let r = checker.check(job.clone()).await;
+                match &r {
+                    Err(e) if e.is_transient() && attempt < RETRIES => {
+                        tracing::info!(
+                            "{e}; retrying {} in {:?}",
+                            job.function,
+                            retry_delay(first_delay, attempt)
+                        );
+                        tokio::time::sleep(retry_delay(first_delay, attempt)).await;
+                        attempt += 1;
+                        let mut g = lock(&inner);
+                        match g.entries.get(&slot) {
+                            Some(e) if e.key == key => {
+                                g.stats.retries += 1;
+                                g.stats.requests += 1;
+                            }
+                            _ => return,
+                        }
+                    }
+                    _ => break r,
+                }
+            };
             // Telemetry: every answered request is a cross-check, even when its result turns
             // out stale below.
             let record = result.as_mut().ok().and_then(|o| o.record.take());
@@ -449,6 +517,7 @@ impl Scheduler {
                 match result {
                     Ok(outcome) => {
                         g.stats.completed += 1;
+                        g.stats.consecutive_failures = 0;
                         let outcome = Arc::new(outcome);
                         g.remember(&key, Arc::clone(&outcome));
                         if let Some(e) = g.entries.get_mut(&slot) {
@@ -464,6 +533,7 @@ impl Scheduler {
                     }
                     Err(error) => {
                         g.stats.failed += 1;
+                        g.stats.consecutive_failures += 1;
                         if let Some(e) = g.entries.get_mut(&slot) {
                             e.state = EntryState::Failed(error.to_string());
                             e.task = None;

@@ -6,10 +6,14 @@
 //! tower-lsp-server runs up to 4 handlers concurrently. Text synchronisation
 //! (`didOpen`/`didChange`/`didClose`) is therefore applied synchronously inside the handler,
 //! before its first `.await`, so edits are applied strictly in arrival order. The handler then
-//! queues the document for the **analysis loop**, one task that analyses queued documents on a
-//! blocking thread (coalescing: only the newest version of a document is analysed) and is the
-//! only publisher of diagnostics, so publications are ordered. Each publication carries the
-//! version it was computed for; a result for a version that is no longer current is dropped.
+//! queues the document for the **analysis loop**, which coalesces queued messages (only the
+//! newest version of a document is analysed) and starts one task per document on a bounded
+//! pool (as many as the cores, at least two), so a small document is never held up by a large
+//! one. A new version cancels the running analysis of the old one (a child of the server's
+//! `Cancel`). Publications go through one lock, so a document's diagnostics reach the client in
+//! the order of the states they were computed from. Each publication carries the version it was
+//! computed for; a result for a version that is no longer current is dropped, and an older
+//! result never replaces a newer one.
 //! The **workspace loop** recomputes the call graph and workspace-level findings after
 //! changes (debounced, coalesced), asks the analysis loop to republish documents whose
 //! workspace findings changed, and hands the functions of every open document to the
@@ -117,6 +121,8 @@ pub struct ServerOptions {
     pub providers: Vec<Arc<dyn FindingProvider>>,
     /// At most this many LLM checks at once.
     pub max_concurrent_checks: usize,
+    /// Delay before the first retry of a transiently failed LLM check (then doubling).
+    pub llm_retry_first_delay: Duration,
     /// Quiet time before the workspace loop recomputes the call graph.
     pub workspace_debounce: Duration,
     /// Seconds since the Unix epoch (for human labels).
@@ -142,6 +148,7 @@ impl Default for ServerOptions {
             records: None,
             providers: vec![Arc::new(super::findings::TaintProvider)],
             max_concurrent_checks: 4,
+            llm_retry_first_delay: super::scheduler::RETRY_FIRST_DELAY,
             workspace_debounce: Duration::from_millis(150),
             clock: unix_now,
             warnings: Vec::new(),
@@ -417,7 +424,8 @@ impl State {
                 }
             },
         )
-        .with_records(opts.records.clone(), opts.clock);
+        .with_records(opts.records.clone(), opts.clock)
+        .with_retry_delay(opts.llm_retry_first_delay);
         let mut warnings = opts.warnings;
         let user = match &opts.user_config {
             Some(text) => {
@@ -830,14 +838,16 @@ impl State {
                             MessageType::WARNING,
                             format!(
                                 "crosscheck: {e}. Deterministic analysis keeps working; LLM \
-                                 cross-checks are retried when functions change."
+                                 cross-checks are retried with backoff, and again when functions change."
                             ),
                         )
                         .await;
                 }
                 self.log(MessageType::WARNING, e.to_string()).await;
             }
-            CheckError::Failed(_) => self.log(MessageType::WARNING, e.to_string()).await,
+            CheckError::Slow(_) | CheckError::Transient(_) | CheckError::Failed(_) => {
+                self.log(MessageType::WARNING, e.to_string()).await
+            }
         }
     }
 

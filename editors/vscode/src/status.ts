@@ -12,6 +12,7 @@ export interface ServerStatus {
     cache_hits?: number;
     completed?: number;
     failed?: number;
+    consecutive_failures?: number;
     pending?: number;
   };
   /**
@@ -111,6 +112,17 @@ export function statusView(input: StatusInput): StatusView {
   }
   if (agreement) {
     bits.push(agreement);
+  }
+  // Failures since the last successful check: the LLM is failing now.
+  if ((sch.consecutive_failures ?? 0) > 0) {
+    return {
+      state: "llm",
+      text: `$(warning) crosscheck: LLM failing · ${bits.join(" · ")}`,
+      tooltip:
+        `crosscheck: the last ${sch.consecutive_failures} LLM checks failed (retried with backoff); ` +
+        `deterministic results are unaffected. ${sch.completed ?? 0} completed, ${sch.failed ?? 0} failed, ` +
+        `${pending} pending${tiers}`,
+    };
   }
   return {
     state: "llm",

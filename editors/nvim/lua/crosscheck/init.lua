@@ -456,7 +456,9 @@ function M.status(bufnr)
   local line
   if s.llm_available then
     local sch = s.scheduler or {}
-    line = ("LLM on: %d checked, %d pending, %d failed"):format(
+    -- Failures since the last successful check: the LLM is failing now, not "on".
+    local state = (sch.consecutive_failures or 0) > 0 and "LLM failing" or "LLM on"
+    line = (state .. ": %d checked, %d pending, %d failed"):format(
       (sch.completed or 0) + (sch.cache_hits or 0),
       sch.pending or 0,
       sch.failed or 0
