@@ -193,6 +193,10 @@ run("helpers", function()
   local r2 = { diagnostics = { { message = "m", severity = 1, source = "crosscheck", data = { tier = "llm-only" } } } }
   cc.present(r2, { mark_unverified = false })
   check("mark_unverified = false keeps message and severity", r2.diagnostics[1].message == "m" and r2.diagnostics[1].severity == 1)
+  local r3 = { diagnostics = { { message = "LLM claim (unverified): x may be null", severity = 3, source = "crosscheck", data = { tier = "llm-only" } } } }
+  cc.present(r3)
+  cc.present(r3)
+  check("the server's label and the prefix say unverified once", r3.diagnostics[1].message == "[unverified] LLM claim: x may be null", r3.diagnostics[1])
 end)
 
 run("health", function()

@@ -30,6 +30,9 @@ export function isUnverified(t: Tier | undefined): boolean {
   return t === "llm-only" || t === "refuted";
 }
 
+/** How the server labels an LLM-only claim in the message itself. */
+const SERVER_LABEL = "LLM claim (unverified): ";
+
 const PREFIX: Partial<Record<Tier, string>> = {
   "llm-only": "[unverified] ",
   refuted: "[refuted] ",
@@ -45,6 +48,10 @@ export function present(diagnostics: vscode.Diagnostic[], opts: PresentationOpti
     d.source = `crosscheck (${tier})`;
     const prefix = PREFIX[tier];
     if (prefix && !d.message.startsWith(prefix)) {
+      // The server's own label says "unverified" once already; the prefix takes its place.
+      if (d.message.startsWith(SERVER_LABEL)) {
+        d.message = "LLM claim: " + d.message.slice(SERVER_LABEL.length);
+      }
       d.message = prefix + d.message;
     }
     if (isUnverified(tier)) {

@@ -45,6 +45,14 @@ describe("tier presentation", () => {
     assert.ok(d.message.startsWith("[unverified] "));
   });
 
+  it("says unverified once when the server's message already labels the claim", () => {
+    const d = diag("llm-only", DiagnosticSeverity.Information);
+    d.message = "LLM claim (unverified): x may be null";
+    run([d]);
+    run([d]);
+    assert.strictEqual(d.message, "[unverified] LLM claim: x may be null");
+  });
+
   it("is idempotent (a diagnostic passed twice is labelled once)", () => {
     const ds = [diag("llm-only", DiagnosticSeverity.Hint)];
     run(ds);

@@ -72,6 +72,8 @@ M.config = nil
 local LSP_INFO = 3
 local TAG_UNNECESSARY = 1
 local PREFIX = { ["llm-only"] = "[unverified] ", ["refuted"] = "[refuted] " }
+-- How the server labels an LLM-only claim in the message itself.
+local SERVER_LABEL = "LLM claim (unverified): "
 
 local function has(feature)
   return vim.fn.has(feature) == 1
@@ -196,6 +198,10 @@ function M.present(result, opts)
       local prefix = PREFIX[tier]
       if prefix and opts.mark_unverified ~= false then
         if d.message:sub(1, #prefix) ~= prefix then
+          -- The server's own label says "unverified" once already; the prefix takes its place.
+          if d.message:sub(1, #SERVER_LABEL) == SERVER_LABEL then
+            d.message = "LLM claim: " .. d.message:sub(#SERVER_LABEL + 1)
+          end
           d.message = prefix .. d.message
         end
         if d.severity == nil or d.severity < LSP_INFO then
