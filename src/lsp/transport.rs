@@ -512,34 +512,32 @@ mod tests {
         }
     }
 
+    /// One `-32700` for the bad frame, then the `shutdown` request (id 2) that followed it.
+    fn assert_one_parse_error_then_shutdown(msgs: &[Value]) {
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert_eq!(msgs[0]["params"]["code"], -32700);
+        assert_eq!(msgs[1]["id"], 2);
+    }
+
     #[tokio::test]
     async fn a_missing_header_and_a_wrong_length_resynchronise() {
         // No header at all, the body glued to the next frame.
         let mut input = req(1, "initialize");
         input.extend(frame(&req(2, "shutdown")));
-        let msgs = run(&input).await;
-        assert_eq!(msgs.len(), 2, "{msgs:?}");
-        assert_eq!(msgs[0]["params"]["code"], -32700);
-        assert_eq!(msgs[1]["id"], 2);
+        assert_one_parse_error_then_shutdown(&run(&input).await);
 
         // A length too small: the rest of the body is skipped, the next frame read.
         let body = req(1, "initialize");
         let mut input = format!("Content-Length: {}\r\n\r\n", body.len() - 5).into_bytes();
         input.extend(&body);
         input.extend(frame(&req(2, "shutdown")));
-        let msgs = run(&input).await;
-        assert_eq!(msgs.len(), 2, "{msgs:?}");
-        assert_eq!(msgs[0]["params"]["code"], -32700);
-        assert_eq!(msgs[1]["id"], 2);
+        assert_one_parse_error_then_shutdown(&run(&input).await);
 
         // A length too large: the reader does not wait for bytes that never come.
         let mut input = format!("Content-Length: {}\r\n\r\n", body.len() + 500).into_bytes();
         input.extend(&body);
         input.extend(frame(&req(2, "shutdown")));
-        let msgs = run(&input).await;
-        assert_eq!(msgs.len(), 2, "{msgs:?}");
-        assert_eq!(msgs[0]["params"]["code"], -32700);
-        assert_eq!(msgs[1]["id"], 2);
+        assert_one_parse_error_then_shutdown(&run(&input).await);
     }
 
     #[tokio::test]
