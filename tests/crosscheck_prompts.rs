@@ -290,9 +290,10 @@ fn embedded_files_match_the_prompts_directory() {
         let disk = std::fs::read_to_string(dir.join(name)).unwrap();
         assert_eq!(&disk, text, "{name}");
     }
-    // 12 tasks, 4 strategies, 12 example files, macros.
-    assert_eq!(EMBEDDED_TEMPLATES.len(), 12 + 4 + 12 + 1);
-    assert_eq!(EMBEDDED_SCHEMAS.len(), 12);
+    // 12 tasks and the second form of taint (one flow), each with examples and a schema;
+    // 4 strategies; macros.
+    assert_eq!(EMBEDDED_TEMPLATES.len(), (12 + 1) * 2 + 4 + 1);
+    assert_eq!(EMBEDDED_SCHEMAS.len(), 12 + 1);
     let lib = PromptLibrary::builtin();
     assert_eq!(lib.templates().len(), EMBEDDED_TEMPLATES.len());
     assert!(lib.templates().iter().all(|t| t.version >= 1));
@@ -355,6 +356,64 @@ fn few_shot_answers_fit_their_schema_and_normaliser() {
             assert!(readable, "{name}: {a}");
         }
     }
+    // The taint flow form: its examples fit its schema and its reader, yes and no.
+    let text = EMBEDDED_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == "examples/taint_flow.j2")
+        .map(|(_, t)| *t)
+        .unwrap();
+    let validator = jsonschema::validator_for(&lib.schema_of("taint_flow")).unwrap();
+    let mut verdicts = Vec::new();
+    for w in text.lines().collect::<Vec<_>>().windows(2) {
+        if w[0] == "Answer:" {
+            let v: serde_json::Value = serde_json::from_str(w[1]).expect(w[1]);
+            assert!(validator.is_valid(&v), "{}", w[1]);
+            let (verdict, reasoning) =
+                crosscheck::crosscheck::answers::parse_flow_answer(w[1]).expect(w[1]);
+            assert!(reasoning.is_some());
+            verdicts.push(verdict);
+        }
+    }
+    assert_eq!(verdicts, [Verdict::Yes, Verdict::No]);
+}
+
+/// The taint flow question: the reader takes JSON with an answer field or free text, and the
+/// verdict never comes from words inside the reasoning.
+#[test]
+fn flow_answers_are_read_from_the_answer_field_or_free_text() {
+    use crosscheck::crosscheck::answers::parse_flow_answer;
+    let v = |t: &str| parse_flow_answer(t).map(|(v, _)| v);
+    assert_eq!(
+        v(r#"{"answer": "yes", "reasoning": "Answer: no"}"#),
+        Ok(Verdict::Yes)
+    );
+    assert_eq!(
+        v(r#"{"reasoning": "Answer: yes", "answer": "no"}"#),
+        Ok(Verdict::No)
+    );
+    assert_eq!(v(r#"{"answer": "unknown"}"#), Ok(Verdict::Unknown));
+    assert_eq!(v(r#"{"verdict": true}"#), Ok(Verdict::Yes));
+    assert_eq!(v(r#"{"reachable": false}"#), Ok(Verdict::No));
+    assert_eq!(v("```json\n{\"Answer\": \"Yes.\"}\n```"), Ok(Verdict::Yes));
+    assert_eq!(
+        v("Yes, `cmd` reaches os.system unchanged."),
+        Ok(Verdict::Yes)
+    );
+    assert_eq!(v("Final answer: no"), Ok(Verdict::No));
+    assert!(
+        v(r#"{"reasoning": "it flows"}"#).is_err(),
+        "JSON without an answer"
+    );
+    assert!(v("   ").is_err());
+    let (_, r) = parse_flow_answer(&format!(
+        r#"{{"answer": "yes", "reasoning": "{}"}}"#,
+        "x".repeat(5000)
+    ))
+    .unwrap();
+    assert_eq!(
+        r.map(|r| r.len()),
+        Some(crosscheck::crosscheck::engine::MAX_REASONING_CHARS)
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@
 //!
 //! A third test runs the language server (`crosscheck lsp`) against the same model: the
 //! deterministic diagnostics and hovers answer at once while the model is still thinking, edits
-//! keep flowing, and the model's cross-check lands in the hover and in the store.
+//! keep flowing, the model's answer to the taint finding's own question and its CFG check of
+//! the edited function land in the hover and in the store, a restarted server answers them
+//! from the cache, and `telemetry summary` lists the taint task from the editor's records.
 //!
 //! A fourth runs `crosscheck eval` on one item of each public data set (one task each, eight
 //! requests), reruns it (resumed: no request), and screenshots its HTML report in headless
@@ -392,20 +394,63 @@ async fn the_language_server_answers_at_once_and_merges_the_real_model_when_it_a
         st["scheduler"]["recorded"].as_u64().unwrap_or(0) >= 1,
         "{st}"
     );
+    // `run` (0-based line 12) was edited: its finding's question and its CFG check.
     let hover = c
         .request(
             "textDocument/hover",
-            json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 5}}),
+            json!({"textDocument": {"uri": uri}, "position": {"line": 12, "character": 5}}),
         )
         .await
         .expect("hover");
     let text = hover.to_string();
+    eprintln!("local-llm: hover of run: {text}");
     assert!(
-        text.contains("`local`"),
-        "the model's check is in the hover: {text}"
+        text.contains("`taint-command` at line 14: **"),
+        "the finding's question was answered: {text}"
     );
-    assert!(text.contains("CFG cross-check"), "{text}");
+    assert!(text.contains("CFG cross-check of `run`"), "{text}");
     lsp_process::stop(s, quick).await;
+
+    // A restart on the same store: the questions about the edited text are cache hits.
+    let edited = LSP_SOURCE.replace("cmd", "command");
+    std::fs::write(&file, &edited).unwrap();
+    let s = lsp_process::start(&env.config, &env.data, dir.path()).await;
+    lsp_process::open_python(&s.client, &uri, &edited).await;
+    let st = lsp_process::wait_idle(&s.client, Duration::from_secs(900)).await;
+    eprintln!("local-llm: lsp restart: {}", st["scheduler"]);
+    assert!(
+        st["scheduler"]["cache_hits"].as_u64().unwrap_or(0) >= 1,
+        "{st}"
+    );
+    let diags = lsp_process::wait_llm_diagnostics(&s.client, &uri, quick).await;
+    let flow = diags
+        .iter()
+        .find(|d| d["code"] == "taint-command")
+        .expect("the finding");
+    assert_eq!(flow["data"]["llm"]["task"], "taint", "{flow}");
+    assert_eq!(flow["data"]["llm"]["cached"], true, "{flow}");
+    assert!(
+        ["confirmed", "analyzer-only"].contains(&flow["data"]["tier"].as_str().unwrap_or("")),
+        "{flow}"
+    );
+    lsp_process::stop(s, quick).await;
+    let o = crosscheck(&env, &["telemetry", "summary", "--format", "json"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&o.stdout).expect("summary JSON");
+    let taint = summary["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["task"] == "taint").cloned())
+        .unwrap_or_else(|| panic!("the editor's taint records: {summary}"));
+    eprintln!("local-llm: telemetry taint group: {taint}");
+    assert!(
+        taint["llm_vs_analyzer"]["n"].as_u64().unwrap_or(0) >= 1,
+        "{taint}"
+    );
 }
 
 #[test]

@@ -285,9 +285,9 @@ async fn excluded_files_are_never_parsed_nor_sent_to_the_llm() {
     .unwrap();
     std::fs::write(dir.path().join(".gitignore"), "generated_*.py\n").unwrap();
     std::fs::create_dir(dir.path().join("vendor")).unwrap();
-    let fake = fake_always(answer("e", 0, 0, json!([])));
+    let fake = scripted("yes");
     let (c, _s) = start(
-        with_fake(fake.clone(), 0),
+        with_fake_config(fake.clone(), 0, "function_checks = \"all\""),
         init_params(Some(dir.path()), false, Value::Null),
     )
     .await;
@@ -314,14 +314,18 @@ async fn excluded_files_are_never_parsed_nor_sent_to_the_llm() {
         );
     }
     wait_llm_idle(&c).await;
-    let sent: Vec<String> = fake.requests().iter().map(|r| r.user.clone()).collect();
+    let sent: Vec<String> = fake
+        .requests()
+        .iter()
+        .map(|r| r.tag.clone().unwrap_or_default())
+        .collect();
     assert!(!sent.is_empty());
     assert!(
-        sent.iter()
-            .all(|u| !u.contains("vendor") && !u.contains("generated")),
-        "only main.py functions are sent"
+        sent.iter().all(|t| t.contains("/main.py:")),
+        "only main.py functions are sent: {sent:?}"
     );
-    assert_eq!(fake.request_count(), 2, "ok and bad of main.py");
+    // Both functions of main.py, each with the two default function tasks.
+    assert_eq!(fake.request_count(), 4, "{sent:?}");
 }
 
 #[tokio::test]

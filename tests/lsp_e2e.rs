@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 const BROKEN_PY: &str =
     "def ok(a):\n    if a:\n        return 1\n    return 2\n\ndef bad(:\n    pass\n";
 
+/// Two command injections (sinks on lines 8 and 11), each in its own function.
+const FLOW_PY: &str = "import os\ndef work(xs):\n    total = 0\n    for x in xs:\n        if x > 0:\n            total += x\n    cmd = input()\n    os.system(cmd)\n    return total\ndef other():\n    os.system(input())\n";
+
 const LOOPS_PY: &str = "def work(xs):\n    total = 0\n    for x in xs:\n        if x > 0:\n            total += x\n        else:\n            total -= 1\n    while total > 10:\n        total -= 10\n    return total\n";
 
 #[tokio::test]
@@ -38,9 +41,15 @@ async fn open_publishes_syntax_errors_with_the_document_version_and_data() {
         "code that does not parse: partial result"
     );
     assert!(d["data"]["llm"].is_null());
-    assert!(d["data"]["fingerprint"]
-        .as_str()
-        .is_some_and(|s| s.len() == 32));
+    // The fingerprint `crosscheck check` writes to SARIF: 32 hex digits and a counter.
+    assert!(
+        d["data"]["fingerprint"]
+            .as_str()
+            .is_some_and(|s| s.len() == 34
+                && s.ends_with(":1")
+                && s[..32].chars().all(|c| c.is_ascii_hexdigit())),
+        "{d}"
+    );
     // The function that parses is still analysed: hover works on it.
     let h = hover_text(&c, "file:///w/broken.py", 1, 4).await;
     assert!(h.contains("`ok(a)`"), "{h}");
@@ -109,48 +118,78 @@ async fn no_llm_is_announced_once_with_show_message() {
     assert_eq!(initial, 1, "the INFO notice is sent once");
 }
 
+fn taint_diags(p: &Value) -> Vec<Value> {
+    p["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "taint-command")
+        .cloned()
+        .collect()
+}
+
 #[tokio::test]
-async fn llm_result_is_merged_into_hover_and_diagnostics_with_tiers() {
-    // The LLM claims a finding on line 5 of the function and agrees on the CFG counts.
-    let fake = fake_always(answer(
-        "Adds positives, subtracts one per non-positive, then reduces.",
-        1,
-        2,
-        json!([{"line": 5, "rule": "possible-overflow", "message": "total may grow without bound"}]),
-    ));
-    let (c, _s) = start(
-        with_fake(fake.clone(), 0),
-        init_params(None, false, Value::Null),
-    )
-    .await;
-    let uri = "file:///w/loops.py";
-    open(&c, uri, "python", 1, LOOPS_PY).await;
-    diagnostics(&c, uri, 1).await;
-    wait_llm_idle(&c).await;
-    let p = c
-        .wait_message("textDocument/publishDiagnostics", 0, T, |p| {
-            p["uri"] == uri && p["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
-        })
-        .await
-        .expect("republished with the LLM claim")
-        .1;
-    let d = &p["diagnostics"][0];
-    assert_eq!(p["version"], 1);
-    assert_eq!(d["code"], "possible-overflow");
-    assert_eq!(d["data"]["tier"], "llm-only");
-    assert_eq!(
-        d["severity"], 4,
-        "llm-only is presented as a hint by default"
-    );
-    assert_eq!(d["range"]["start"]["line"], 4);
-    assert_eq!(d["data"]["llm"]["verdict"], "agree");
-    assert_eq!(d["data"]["llm"]["model"], "fake");
-    assert_eq!(d["data"]["llm"]["samples"], 1);
-    let h = hover_text(&c, uri, 0, 5).await;
-    assert!(h.contains("Adds positives"), "{h}");
-    assert!(h.contains("tier: llm-only"), "{h}");
-    assert!(h.contains("**confirmed**"), "{h}");
-    assert_eq!(fake.request_count(), 1);
+async fn each_taint_finding_is_asked_about_and_its_answer_decides_its_tier() {
+    for (answer, tier) in [
+        ("yes", "confirmed"),
+        ("no", "analyzer-only"),
+        ("unknown", "analyzer-only"),
+    ] {
+        let fake = scripted(answer);
+        let (c, _s) = start(
+            with_fake(fake.clone(), 0),
+            init_params(None, false, Value::Null),
+        )
+        .await;
+        let uri = "file:///w/flows.py";
+        open(&c, uri, "python", 1, FLOW_PY).await;
+        let first = diagnostics(&c, uri, 1).await;
+        let before = first
+            .iter()
+            .filter(|d| d["code"] == "taint-command")
+            .count();
+        assert_eq!(before, 2, "{first:?}");
+        wait_llm_idle(&c).await;
+        // One request per finding, none for the functions (not edited).
+        assert_eq!(fake.request_count(), 2, "{answer}");
+        assert!(fake
+            .requests()
+            .iter()
+            .all(|r| r.schema_name.as_deref() == Some("taint_flow")));
+        let p = c
+            .wait_message("textDocument/publishDiagnostics", 0, T, |p| {
+                p["uri"] == uri
+                    && taint_diags(p).len() == 2
+                    && taint_diags(p).iter().all(|d| !d["data"]["llm"].is_null())
+            })
+            .await
+            .expect("republished with both answers")
+            .1;
+        for d in taint_diags(&p) {
+            assert_eq!(d["data"]["tier"], tier, "{answer}: {d}");
+            assert_eq!(d["severity"], 1, "the rule's severity, whatever the answer");
+            let llm = &d["data"]["llm"];
+            assert_eq!(llm["task"], "taint");
+            assert_eq!(llm["verdict"], answer);
+            assert_eq!(llm["samples"], 1);
+            assert_eq!(llm["models"][0]["model"], "fake:fake");
+            assert!(
+                llm["template"].as_str().unwrap().starts_with("taint_flow/"),
+                "{llm}"
+            );
+            assert_eq!(llm["cached"], false);
+        }
+        assert!(
+            p["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|d| d["data"]["tier"] != "llm-only"),
+            "no LLM-only diagnostic from a yes/no question"
+        );
+        let h = hover_text(&c, uri, 1, 5).await;
+        assert!(h.contains(&format!("**{tier}** (answer {answer}")), "{h}");
+    }
 }
 
 #[tokio::test]
@@ -449,9 +488,9 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
     )
     .await;
     let uri = "file:///w/hang.py";
-    open(&c, uri, "python", 1, LOOPS_PY).await;
+    open(&c, uri, "python", 1, FLOW_PY).await;
     diagnostics(&c, uri, 1).await;
-    // The check of the opened text is sent, and never answered.
+    // The questions about the opened text are sent, and never answered.
     let deadline = Instant::now() + T;
     while fake.request_count() == 0 {
         assert!(Instant::now() < deadline, "no check sent");
@@ -467,11 +506,11 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
             &c,
             uri,
             v,
-            json!([{"range": range(1, 12, 1, 13), "text": digit}]),
+            json!([{"range": range(2, 12, 2, 13), "text": digit}]),
         )
         .await;
         diagnostics(&c, uri, v).await;
-        let h = hover_text(&c, uri, 1, 4).await;
+        let h = hover_text(&c, uri, 2, 4).await;
         assert!(h.contains("pending"), "{h}");
         worst = worst.max(t.elapsed());
     }
@@ -480,8 +519,9 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
         "slowest edit+hover round trip: {worst:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(20));
-    // Once the workspace analysis caught up, the hanging check of the first text was
-    // cancelled and replaced by one for the final text (the only one still running).
+    // Once the workspace analysis caught up, the hanging question about the first text of
+    // `work` was cancelled and replaced by those for the final text: its flow and its two
+    // function tasks (it was edited); `other`'s flow question is unchanged and still runs.
     let deadline = Instant::now() + T;
     let st = loop {
         let st = status(&c).await;
@@ -491,7 +531,7 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
         assert!(Instant::now() < deadline, "{st}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
-    assert_eq!(st["scheduler"]["pending"], 1, "{st}");
+    assert_eq!(st["scheduler"]["pending"], 4, "{st}");
     assert_eq!(st["scheduler"]["completed"], 0);
     assert!(fake.request_count() >= 2);
     let last = fake.requests().last().unwrap().user.clone();
@@ -505,17 +545,17 @@ async fn never_answering_llm_keeps_edits_and_requests_fast() {
 
 #[tokio::test]
 async fn unchanged_function_text_is_served_from_the_cache() {
-    let fake = fake_always(answer("e", 1, 2, json!([])));
+    let fake = scripted("yes");
     let (c, _s) = start(
         with_fake(fake.clone(), 0),
         init_params(None, false, Value::Null),
     )
     .await;
     let uri = "file:///w/cache.py";
-    open(&c, uri, "python", 1, LOOPS_PY).await;
+    open(&c, uri, "python", 1, FLOW_PY).await;
     diagnostics(&c, uri, 1).await;
     wait_llm_idle(&c).await;
-    assert_eq!(fake.request_count(), 1);
+    assert_eq!(fake.request_count(), 2, "one per finding");
     // Lines added ABOVE the function move it but do not change its text: no new request.
     change(
         &c,
@@ -525,26 +565,43 @@ async fn unchanged_function_text_is_served_from_the_cache() {
     )
     .await;
     diagnostics(&c, uri, 2).await;
-    // Edit and undo inside the function: the second version is a cache hit.
+    wait_llm_idle(&c).await;
+    assert_eq!(
+        fake.request_count(),
+        2,
+        "moved code is not asked about again"
+    );
+    // Edit and undo inside `work` (now line 5, `    total = 0`): the edit asks `work`'s
+    // flow again plus its two function tasks; the undo brings back the opened text, whose
+    // answer is in the cache (and `work` no longer counts as edited).
     change(
         &c,
         uri,
         3,
-        json!([{"range": range(3, 12, 3, 13), "text": "y"}]),
+        json!([{"range": range(4, 12, 4, 13), "text": "7"}]),
     )
     .await;
     diagnostics(&c, uri, 3).await;
     wait_llm_idle(&c).await;
+    assert_eq!(
+        fake.request_count(),
+        5,
+        "the changed function's questions only"
+    );
     change(
         &c,
         uri,
         4,
-        json!([{"range": range(3, 12, 3, 13), "text": "0"}]),
+        json!([{"range": range(4, 12, 4, 13), "text": "0"}]),
     )
     .await;
     diagnostics(&c, uri, 4).await;
     let st = wait_llm_idle(&c).await;
-    assert_eq!(fake.request_count(), 2, "only the changed text was sent");
+    assert_eq!(
+        fake.request_count(),
+        5,
+        "the undone text was answered from the cache"
+    );
     assert!(st["scheduler"]["cache_hits"].as_u64().unwrap() >= 1, "{st}");
 }
 
@@ -702,8 +759,7 @@ async fn an_unreachable_llm_is_announced_once_and_deterministic_results_keep_com
     let mut opts = with_fake(fake.clone(), 0);
     opts.llm_retry_first_delay = Duration::from_millis(1);
     let (c, _s) = start(opts, init_params(None, false, Value::Null)).await;
-    let two_functions = format!("{LOOPS_PY}\n\ndef other(a):\n    return a\n");
-    open(&c, "file:///w/u.py", "python", 1, &two_functions).await;
+    open(&c, "file:///w/u.py", "python", 1, FLOW_PY).await;
     diagnostics(&c, "file:///w/u.py", 1).await;
     let st = wait_llm_idle(&c).await;
     // Each check is tried once and retried with backoff, then given up.
@@ -727,7 +783,7 @@ async fn an_unreachable_llm_is_announced_once_and_deterministic_results_keep_com
     assert_eq!(warnings.len(), 1, "announced once: {warnings:?}");
     let h = hover_text(&c, "file:///w/u.py", 1, 4).await;
     assert!(h.contains("the check failed"), "{h}");
-    assert!(h.contains("2 loops"), "deterministic part still there: {h}");
+    assert!(h.contains("1 loop"), "deterministic part still there: {h}");
 }
 
 /// One function of `lines` lines whose def-use relation grows with the square of its length.

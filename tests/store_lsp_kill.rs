@@ -12,14 +12,14 @@ use std::time::{Duration, Instant};
 
 const T: Duration = Duration::from_secs(60);
 
-/// `n` small functions, each a separate cross-check; `tag` keeps two documents' functions
-/// distinct (different text, different cache keys).
+/// `n` small functions, each with a command injection (one question, one record each);
+/// `tag` keeps two documents' functions distinct (different text, different cache keys).
 fn source(tag: &str, n: usize) -> String {
-    let mut s = String::new();
+    let mut s = String::from("import os\n");
     for i in 0..n {
         let _ = writeln!(
             s,
-            "def {tag}_{i}(xs):\n    out = 0\n    for x in xs:\n        if x > {i}:\n            out += x\n    return out\n\n"
+            "def {tag}_{i}(xs):\n    out = 0\n    for x in xs:\n        if x > {i}:\n            out += x\n    os.system(input() + str(out))\n    return out\n\n"
         );
     }
     s
@@ -32,8 +32,7 @@ fn recorded(st: &serde_json::Value) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_share_the_store_and_a_sigkill_loses_no_committed_record() {
     // Slow enough that the kill lands while checks are still being answered and written.
-    let answer =
-        json!({"explanation": "Sums large values.", "branches": 1, "loops": 1, "findings": []});
+    let answer = json!({"answer": "yes", "reasoning": "input reaches the shell"});
     let server = lsp_process::mock_llm(answer, Duration::from_millis(15), (50, 20)).await;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
@@ -81,7 +80,7 @@ async fn two_servers_share_the_store_and_a_sigkill_loses_no_committed_record() {
     // B carries on to the end and exits cleanly.
     let st_b = lsp_process::wait_idle(&b.client, T).await;
     let committed_b = recorded(&st_b);
-    assert_eq!(committed_b, n as u64, "B checked every function: {st_b}");
+    assert_eq!(committed_b, n as u64, "B asked about every finding: {st_b}");
     lsp_process::stop(b, T).await;
 
     let store = Store::open(&data.join("crosscheck.db"), StoreConfig::default()).expect("reopen");

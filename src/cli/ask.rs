@@ -387,14 +387,7 @@ pub fn load_check_settings() -> anyhow::Result<CheckSettings> {
 
 /// Parses the `[crosscheck]` table of a config file's text.
 pub fn check_settings_from_toml(text: &str) -> Result<CheckSettings, String> {
-    let doc: toml::Table = toml::from_str(text).map_err(|e| e.message().to_string())?;
-    match doc.get("crosscheck") {
-        None => Ok(CheckSettings::default()),
-        Some(v) => v
-            .clone()
-            .try_into::<CheckSettings>()
-            .map_err(|e| e.message().to_string()),
-    }
+    crate::crosscheck::engine::check_settings_from_toml(text)
 }
 
 /// The binary's entry: real settings, an HTTP client, no persistent store (yet).

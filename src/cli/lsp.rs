@@ -76,7 +76,8 @@ pub fn run_bench(args: &BenchLspArgs) -> anyhow::Result<i32> {
             "bench-lsp: {} lines, {} functions, {} edits\n\
              didOpen -> diagnostics: {:.1} ms\n\
              didChange -> diagnostics: median {:.2} ms, p99 {:.2} ms, max {:.2} ms, mean {:.2} ms\n\
-             LLM requests: {} on open, {:.2} per edit, {} for functions other than the edited one",
+             LLM requests: {} on open for {} taint findings, {:.2} per edit for {} function tasks, \
+             {} for functions other than the edited one",
             report.lines,
             report.functions,
             report.edits,
@@ -86,7 +87,9 @@ pub fn run_bench(args: &BenchLspArgs) -> anyhow::Result<i32> {
             report.max_ms,
             report.mean_ms,
             report.llm_requests_on_open,
+            report.taint_findings,
             report.llm_requests_per_edit,
+            report.function_tasks,
             report.llm_requests_for_other_functions
         ),
     };

@@ -469,6 +469,64 @@ pub fn parse_single_verdict(text: &str) -> Verdict {
     parse_verdict(text)
 }
 
+/// The answer to one yes/no question about a taint flow, with the model's reasoning.
+///
+/// Accepted: a JSON object `{"answer": "yes"|"no"|"unknown", "reasoning": "..."}` (also
+/// `verdict`, `reachable`, ... as verdict keys, booleans, and `explanation` for the
+/// reasoning), or free text ("Yes, the value reaches ...", "Answer: no"). A JSON object
+/// without any verdict key, or an empty answer, cannot be read. The verdict comes from the
+/// answer field only: words inside the reasoning never decide it.
+pub fn parse_flow_answer(text: &str) -> Result<(Verdict, Option<String>), NormaliseError> {
+    if text.trim().is_empty() {
+        return Err(NormaliseError::Shape("the answer is empty".into()));
+    }
+    let reasoning_of = |m: &Map<String, Value>| {
+        ["reasoning", "explanation", "reason", "rationale"]
+            .iter()
+            .find_map(|k| m.get(*k).and_then(Value::as_str))
+            .map(|r| {
+                r.chars()
+                    .take(super::engine::MAX_REASONING_CHARS)
+                    .collect::<String>()
+            })
+    };
+    if let Ok(a) = extract_object(text) {
+        if let Value::Object(m) = &a.value {
+            const KEYS: [&str; 6] = [
+                "answer",
+                "verdict",
+                "reachable",
+                "flows",
+                "tainted",
+                "result",
+            ];
+            let hit = KEYS.iter().find_map(|k| {
+                m.iter()
+                    .find(|(key, _)| key.eq_ignore_ascii_case(k))
+                    .map(|(_, v)| v)
+            });
+            let verdict = match hit {
+                Some(Value::Bool(b)) => Some(if *b { Verdict::Yes } else { Verdict::No }),
+                Some(Value::String(s)) => Some(parse_verdict(s)),
+                Some(Value::Null) => Some(Verdict::Unknown),
+                _ => None,
+            };
+            return match verdict {
+                Some(v) => Ok((v, reasoning_of(m))),
+                None => Err(NormaliseError::Shape(
+                    "no `answer` (yes, no or unknown) in the JSON answer".into(),
+                )),
+            };
+        }
+    }
+    let reasoning: String = text
+        .trim()
+        .chars()
+        .take(super::engine::MAX_REASONING_CHARS)
+        .collect();
+    Ok((parse_verdict(text), Some(reasoning)))
+}
+
 /// A flaky-test category, matched loosely (`"Async Wait"`, `"order-dependency"`).
 pub fn parse_flaky_category(text: &str) -> Option<&'static str> {
     let raw = match object(text) {

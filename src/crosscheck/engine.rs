@@ -32,7 +32,8 @@
 //!    to the [`RecordSink`], without source text unless `store_source` is set.
 
 use super::answers::{
-    parse_ast, parse_call_graph, parse_cfg, parse_points_to, parse_question_answers, NormaliseError,
+    parse_ast, parse_call_graph, parse_cfg, parse_flow_answer, parse_points_to,
+    parse_question_answers, NormaliseError,
 };
 use super::cache::{AnswerCache, CachedAnswer};
 use super::consistency::{item_majority, jury, majority, JuryRule};
@@ -146,6 +147,19 @@ impl CheckSettings {
     }
 }
 
+/// Parses the `[crosscheck]` table of a user config file's text (defaults when absent). The
+/// one reader of these settings for every front end (`ask`, `eval`, `flaky`, the server).
+pub fn check_settings_from_toml(text: &str) -> Result<CheckSettings, String> {
+    let doc: toml::Table = toml::from_str(text).map_err(|e| e.message().to_string())?;
+    match doc.get("crosscheck") {
+        None => Ok(CheckSettings::default()),
+        Some(v) => v
+            .clone()
+            .try_into::<CheckSettings>()
+            .map_err(|e| e.message().to_string()),
+    }
+}
+
 /// Why a check produced no result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CheckError {
@@ -176,7 +190,16 @@ pub enum Answer {
     Calls(BTreeSet<(String, String)>),
     Items(BTreeMap<u64, Verdict>),
     PointsTo(PointsToMap),
+    /// A yes/no/unknown answer to one question (a taint flow), with the model's reasoning
+    /// (unverified free text: shown escaped, never stored in records).
+    Verdict {
+        verdict: Verdict,
+        reasoning: Option<String>,
+    },
 }
+
+/// The model's reasoning is cut at this many characters.
+pub const MAX_REASONING_CHARS: usize = 2000;
 
 fn verdict_name(v: Verdict) -> &'static str {
     match v {
@@ -199,6 +222,7 @@ impl Answer {
                     .collect(),
             ),
             Answer::PointsTo(p) => json!({ "points_to": p }),
+            Answer::Verdict { verdict, .. } => json!({ "verdict": verdict_name(*verdict) }),
         }
     }
 }
@@ -229,6 +253,10 @@ pub fn normalise(reference: &Reference, text: &str) -> Result<Answer, NormaliseE
             .map(Answer::Items)
         }
         Reference::PointsTo { .. } => parse_points_to(text).map(Answer::PointsTo),
+        Reference::Flow { .. } => {
+            let (verdict, reasoning) = parse_flow_answer(text)?;
+            Ok(Answer::Verdict { verdict, reasoning })
+        }
     }
 }
 
@@ -308,8 +336,12 @@ pub fn fact_keys(reference: &Reference, t: &TaskThresholds) -> Vec<String> {
             .iter()
             .flat_map(|(p, ts)| ts.iter().map(move |t| format!("pts {p} -> {t}")))
             .collect(),
+        Reference::Flow { .. } => vec![FLOW_FACT.to_string()],
     }
 }
+
+/// The fact key of a flow question: the flow the analyzer reports.
+pub const FLOW_FACT: &str = "flow";
 
 fn insert_opt(m: &mut BTreeMap<String, f64>, k: &str, v: Option<f64>) {
     if let Some(v) = v {
@@ -470,6 +502,15 @@ pub fn score(reference: &Reference, answer: &Answer, t: &TaskThresholds) -> Scor
             }
             (serde_json::to_value(&s).unwrap_or(Value::Null), s.pass)
         }
+        (Reference::Flow { .. }, Answer::Verdict { verdict, .. }) => {
+            // The analyzer reports the flow, so only "yes" agrees; "unknown" counts as no.
+            let agrees = verdict.is_positive();
+            scores.insert("agreement".into(), if agrees { 1.0 } else { 0.0 });
+            if agrees {
+                agreed.insert(FLOW_FACT.to_string());
+            }
+            (json!({ "verdict": verdict_name(*verdict) }), agrees)
+        }
         _ => (json!({"error": "answer does not fit the task"}), false),
     };
     Scored {
@@ -504,6 +545,9 @@ pub struct ModelOutcome {
     pub pass: bool,
     pub scores: BTreeMap<String, f64>,
     pub llm: Value,
+    /// The representative answer's reasoning (yes/no questions; unverified text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
     pub errors: Vec<String>,
     #[serde(skip)]
     scored: Option<Scored>,
@@ -1027,6 +1071,7 @@ impl Engine<'_> {
             pass: false,
             scores: BTreeMap::new(),
             llm: Value::Null,
+            reasoning: None,
             errors,
             scored: None,
             sample_records,
@@ -1072,6 +1117,9 @@ impl Engine<'_> {
                 claims: Vec::new(),
             });
             let llm = ok.get(idx).map(|a| a.to_json()).unwrap_or(Value::Null);
+            if let Some(Answer::Verdict { reasoning, .. }) = ok.get(idx) {
+                outcome.reasoning = reasoning.clone();
+            }
             (s, llm, maj.is_some(), instability)
         };
         outcome.stable = has_majority

@@ -132,6 +132,175 @@ pub enum Reference {
         map: PointsToMap,
         partial: bool,
     },
+    /// One taint flow the analyzer reports: the question is whether the source's value can
+    /// reach the sink without sanitisation; the analyzer's answer is yes.
+    Flow {
+        flow: FlowQuestion,
+        partial: bool,
+    },
+}
+
+/// One element of a taint flow's path as shown to the model: the code unit it is in
+/// (index into the question's code units), the line relative to that unit, and its text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct FlowStep {
+    /// `source`, `step` or `sink`.
+    pub role: String,
+    /// Index of the code unit (0-based) the step is in.
+    pub unit: usize,
+    /// 1-based line within that unit.
+    pub line: usize,
+    /// The expression or statement text (bounded).
+    pub text: String,
+}
+
+/// The question about one taint flow (code-free apart from the quoted path expressions,
+/// which the model sees in the code anyway).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FlowQuestion {
+    /// The rule id (`command-injection`, ...).
+    pub rule: String,
+    /// What the sink does, for the prompt (`a shell command`, ...).
+    pub sink_kind: String,
+    /// Source first, sink last.
+    pub steps: Vec<FlowStep>,
+}
+
+/// A located path element of a finding: file, 1-based line in it, role and text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PathElement {
+    pub file: String,
+    pub line: usize,
+    pub role: String,
+    pub text: String,
+}
+
+/// A code unit a flow passes through: its label, language, text and 1-based first line in
+/// its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowUnit {
+    pub file: String,
+    pub label: String,
+    pub language: Language,
+    pub text: String,
+    pub first_line: usize,
+}
+
+/// At most this many path elements are put in a flow question (source, sink and the
+/// steps nearest the source).
+pub const MAX_FLOW_STEPS: usize = 24;
+/// Path element texts are cut at this many characters.
+const MAX_STEP_CHARS: usize = 200;
+
+/// Prepares the question about one taint flow (pure). `units` are the code units the path
+/// passes through (the functions containing its elements); each element is placed in the
+/// innermost unit of its file that contains its line, and elements outside every unit are
+/// left out (the sink and source must be placed, else the question is refused). Lines are
+/// relative to the unit, so moving code elsewhere in the file does not change the question.
+pub fn prepare_flow(
+    file: &str,
+    rule: &str,
+    sink_kind: &str,
+    path: &[PathElement],
+    units: &[FlowUnit],
+    partial: bool,
+) -> Result<Question, PrepareError> {
+    let place = |e: &PathElement| -> Option<(usize, usize)> {
+        units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| {
+                u.file == e.file
+                    && u.first_line <= e.line
+                    && e.line < u.first_line + u.text.lines().count().max(1)
+            })
+            .min_by_key(|(_, u)| u.text.len())
+            .map(|(i, u)| (i, e.line - u.first_line + 1))
+    };
+    let (Some(first), Some(last)) = (path.first(), path.last()) else {
+        return Err(PrepareError::Unsupported("the flow has no path".into()));
+    };
+    if place(first).is_none() || place(last).is_none() {
+        return Err(PrepareError::Unsupported(
+            "the flow's source or sink is outside the code that can be shown".into(),
+        ));
+    }
+    let mut steps: Vec<FlowStep> = Vec::new();
+    for (i, e) in path.iter().enumerate() {
+        let keep = i == 0 || i + 1 == path.len() || steps.len() + 2 < MAX_FLOW_STEPS;
+        if !keep {
+            continue;
+        }
+        let Some((unit, line)) = place(e) else {
+            continue;
+        };
+        let step = FlowStep {
+            role: match e.role.as_str() {
+                "source" | "sink" => e.role.clone(),
+                _ => "step".to_string(),
+            },
+            unit,
+            line,
+            text: e.text.chars().take(MAX_STEP_CHARS).collect(),
+        };
+        if steps.last() != Some(&step) {
+            steps.push(step);
+        }
+    }
+    // Only the units the question refers to are shown, renumbered in order of use.
+    let mut used: Vec<usize> = Vec::new();
+    for s in &steps {
+        if !used.contains(&s.unit) {
+            used.push(s.unit);
+        }
+    }
+    for s in &mut steps {
+        s.unit = used.iter().position(|u| *u == s.unit).unwrap_or(0);
+    }
+    let code: Vec<CodeUnit> = used
+        .iter()
+        .filter_map(|&i| units.get(i))
+        .map(|u| CodeUnit {
+            label: u.label.clone(),
+            language: u.language,
+            text: u.text.clone(),
+        })
+        .collect();
+    let language = units.get(used[0]).map_or(Language::Python, |u| u.language);
+    let flow = FlowQuestion {
+        rule: rule.to_string(),
+        sink_kind: sink_kind.to_string(),
+        steps,
+    };
+    let labels: Vec<String> = code.iter().map(|c| c.label.clone()).collect();
+    let question = json!({
+        "flow": {
+            "rule": flow.rule,
+            "sink_kind": flow.sink_kind,
+            "steps": flow.steps.iter().map(|s| json!({
+                "role": s.role,
+                "unit": labels.get(s.unit).cloned().unwrap_or_default(),
+                "line": s.line,
+                "text": s.text,
+            })).collect::<Vec<_>>(),
+        }
+    });
+    let head = units.get(used[0]);
+    let inputs = PromptInputs {
+        task: Task::Taint,
+        language,
+        function: None,
+        code,
+        question,
+        context: Vec::new(),
+    };
+    Ok(Question {
+        inputs,
+        reference: Reference::Flow { flow, partial },
+        file: file.to_string(),
+        function: head.map(|u| u.label.clone()).unwrap_or_default(),
+        first_line: head.map_or(1, |u| u.first_line),
+    })
 }
 
 impl Reference {
@@ -164,6 +333,13 @@ impl Reference {
                 "partial": partial,
             }),
             Reference::PointsTo { map, partial } => json!({ "points_to": map, "partial": partial }),
+            // The analyzer reports the flow: its verdict is yes.
+            Reference::Flow { flow, partial } => json!({
+                "verdict": "yes",
+                "rule": flow.rule,
+                "steps": flow.steps.iter().map(|s| json!({"role": s.role, "unit": s.unit, "line": s.line})).collect::<Vec<_>>(),
+                "partial": partial,
+            }),
         }
     }
 
@@ -174,7 +350,8 @@ impl Reference {
             | Reference::CallGraph { partial, .. }
             | Reference::DataDependency { partial, .. }
             | Reference::Taint { partial, .. }
-            | Reference::PointsTo { partial, .. } => *partial,
+            | Reference::PointsTo { partial, .. }
+            | Reference::Flow { partial, .. } => *partial,
         }
     }
 }

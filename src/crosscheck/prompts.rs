@@ -79,6 +79,7 @@ pub static EMBEDDED_TEMPLATES: &[(&str, &str)] = embed![
     "tasks/equivalent_mutant.j2",
     "tasks/flaky_root_cause.j2",
     "tasks/explain_finding.j2",
+    "tasks/taint_flow.j2",
     "examples/ast.j2",
     "examples/expression_match.j2",
     "examples/cfg.j2",
@@ -91,6 +92,7 @@ pub static EMBEDDED_TEMPLATES: &[(&str, &str)] = embed![
     "examples/equivalent_mutant.j2",
     "examples/flaky_root_cause.j2",
     "examples/explain_finding.j2",
+    "examples/taint_flow.j2",
 ];
 
 /// Every embedded answer schema (name relative to `prompts/`, JSON text).
@@ -107,6 +109,7 @@ pub static EMBEDDED_SCHEMAS: &[(&str, &str)] = embed![
     "schemas/equivalent_mutant.json",
     "schemas/flaky_root_cause.json",
     "schemas/explain_finding.json",
+    "schemas/taint_flow.json",
 ];
 
 /// At most this many override files are read from a directory.
@@ -384,7 +387,8 @@ struct RenderCtx<'a> {
 pub struct PromptLibrary {
     env: minijinja::Environment<'static>,
     infos: BTreeMap<String, TemplateInfo>,
-    schemas: BTreeMap<Task, serde_json::Value>,
+    /// By question form ([`question_form`]): the task name, or a task's second form.
+    schemas: BTreeMap<String, serde_json::Value>,
 }
 
 impl fmt::Debug for PromptLibrary {
@@ -455,8 +459,12 @@ impl PromptLibrary {
                 })?;
         }
         let mut schemas = BTreeMap::new();
-        for task in Task::ALL {
-            let file = format!("schemas/{}.json", task.name());
+        let forms = Task::ALL
+            .iter()
+            .map(|t| t.name())
+            .chain(SECOND_FORMS.iter().map(|(_, f)| *f));
+        for form in forms {
+            let file = format!("schemas/{form}.json");
             let text = EMBEDDED_SCHEMAS
                 .iter()
                 .find(|(n, _)| *n == file)
@@ -466,7 +474,7 @@ impl PromptLibrary {
                 name: file.clone(),
                 message: e.to_string(),
             })?;
-            schemas.insert(task, value);
+            schemas.insert(form.to_string(), value);
         }
         Ok(PromptLibrary {
             env,
@@ -486,8 +494,13 @@ impl PromptLibrary {
 
     /// The answer schema of a task.
     pub fn schema(&self, task: Task) -> serde_json::Value {
+        self.schema_of(task.name())
+    }
+
+    /// The answer schema of a question form ([`question_form`]).
+    pub fn schema_of(&self, form: &str) -> serde_json::Value {
         self.schemas
-            .get(&task)
+            .get(form)
             .cloned()
             .unwrap_or(serde_json::Value::Null)
     }
@@ -500,14 +513,15 @@ impl PromptLibrary {
         shots: Shots,
     ) -> Result<RenderedPrompt, PromptError> {
         let task = inputs.task;
-        let main = format!("tasks/{}.j2", task.name());
+        let form = question_form(inputs);
+        let main = format!("tasks/{form}.j2");
         let mut used = vec![
             main.clone(),
             format!("strategies/{}.j2", strategy.name()),
             "_macros.j2".to_string(),
         ];
         if shots == Shots::Few {
-            used.push(format!("examples/{}.j2", task.name()));
+            used.push(format!("examples/{form}.j2"));
         }
         let render_err = |message: String| PromptError::Render {
             name: main.clone(),
@@ -554,19 +568,32 @@ impl PromptLibrary {
             fp_fields.push(info.version.to_string());
             fp_fields.push(info.body_hash.clone());
         }
-        let schema = self.schema(task);
+        let schema = self.schema_of(form);
         fp_fields.push(canonical_json(&schema));
         Ok(RenderedPrompt {
             system: tidy(&system),
             user: tidy(&user),
-            template_id: format!("{}/{}/{}", task.name(), strategy.name(), shots.name()),
+            template_id: format!("{form}/{}/{}", strategy.name(), shots.name()),
             template_version: version,
             files,
             fingerprint: sha256_fields(fp_fields.iter().map(String::as_str)),
             schema,
-            schema_name: task.name().to_string(),
+            schema_name: form.to_string(),
         })
     }
+}
+
+/// Tasks with a second question form, and its name: a taint question about one reported
+/// flow (`question.flow`) instead of a function's variables.
+pub const SECOND_FORMS: [(Task, &str); 1] = [(Task::Taint, "taint_flow")];
+
+/// The question form of a prompt: its template `tasks/<form>.j2`, examples and schema. The
+/// task's name, or its second form ([`SECOND_FORMS`]) when the question asks about one flow.
+pub fn question_form(inputs: &PromptInputs) -> &'static str {
+    if inputs.task == Task::Taint && inputs.question.get("flow").is_some() {
+        return "taint_flow";
+    }
+    inputs.task.name()
 }
 
 /// The language's name as written in prompts.

@@ -1,18 +1,19 @@
 //! The latency benchmark behind `crosscheck bench-lsp`: a generated Python file of N lines
-//! (functions of 11 lines with branches and loops) is opened in an in-process server, then
-//! edited E times, each edit changing one literal inside one function. For each edit the
-//! time from sending `didChange` to receiving the deterministic `publishDiagnostics` for that
-//! version is measured (median, p99, max). LLM checks run against a scripted instant client
-//! (`llm::FakeClient`) behind the real scheduler, with the configured debounce; after each
-//! edit the benchmark waits for the edited function's check and for the scheduler to go idle,
-//! and counts the LLM requests the edit caused and which functions they were for (target:
-//! exactly the edited function). Edits visit distinct functions (up to the function count),
-//! so no edit is answered from the cache.
+//! (functions of 11 lines with branches and loops; every [`FLOW_EVERY`]th one passes
+//! `input()` to `os.system`, a taint finding) is opened in an in-process server, then edited
+//! E times, each edit changing one literal inside one function. For each edit the time from
+//! sending `didChange` to receiving the deterministic `publishDiagnostics` for that version
+//! is measured (median, p99, max). LLM questions go through the real cross-check engine and
+//! scheduler to a scripted instant client ([`scripted_reply`]), with the configured
+//! debounce. The request volume is measured too: opening the file should cost one request
+//! per taint finding (the function tasks run for edited functions only), and each edit one
+//! request per configured function task (CFG and call graph), all for the edited function.
+//! Edits visit distinct functions (up to the function count), so no edit is answered from the
+//! cache.
 
-use super::checker::LlmChecker;
 use super::client::LspClient;
 use super::server::{ServerOptions, STATUS_REQUEST};
-use crate::llm::{FakeClient, FakeReply};
+use crate::llm::{ChatRequest, FakeClient, FakeReply};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -48,27 +49,40 @@ pub struct BenchReport {
     pub p99_ms: f64,
     pub max_ms: f64,
     pub mean_ms: f64,
-    /// LLM requests caused by opening the file (one per function).
+    /// Taint findings in the file (each gets one question).
+    pub taint_findings: u64,
+    /// LLM requests caused by opening the file (target: one per taint finding).
     pub llm_requests_on_open: u64,
-    /// LLM requests per edit, averaged over the edits.
+    /// LLM requests per edit, averaged over the edits (target: one per function task).
     pub llm_requests_per_edit: f64,
+    /// Function tasks asked about an edited function.
+    pub function_tasks: usize,
     /// Requests after the open that were for a function other than the one edited.
     pub llm_requests_for_other_functions: u64,
 }
 
 const FUNCTION_LINES: usize = 11;
+/// Every this many functions, one has a taint flow.
+pub const FLOW_EVERY: usize = 25;
+/// Lines before the first function (`import os`).
+const HEADER_LINES: usize = 1;
 
 /// A Python file of about `lines` lines; returns the text and, per function, its name and
 /// the 0-based line of its `return` statement (whose last character is the edited literal).
 pub fn generate_python(lines: usize) -> (String, Vec<(String, u32)>) {
-    let n = (lines / FUNCTION_LINES).max(1);
+    let n = (lines.saturating_sub(HEADER_LINES) / FUNCTION_LINES).max(1);
     let mut text = String::with_capacity(lines * 32);
+    text.push_str("import os\n");
     let mut fns = Vec::with_capacity(n);
     for i in 0..n {
         let name = format!("f_{i:05}");
-        let base = (i * FUNCTION_LINES) as u32;
+        let base = (HEADER_LINES + i * FUNCTION_LINES) as u32;
         text.push_str(&format!("def {name}(a, b):\n"));
-        text.push_str("    total = 0\n");
+        if i % FLOW_EVERY == 0 {
+            text.push_str("    total = os.system(input())\n");
+        } else {
+            text.push_str("    total = 0\n");
+        }
         text.push_str("    for i in range(a):\n");
         text.push_str("        if i % 2 == 0:\n");
         text.push_str("            total += i * b\n");
@@ -91,7 +105,26 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-const ANSWER: &str = r#"{"explanation": "Sums even indices scaled by b, then halves the total.", "branches": 1, "loops": 2, "findings": []}"#;
+/// A scripted answer of the right shape for each question form (by the request's schema
+/// name): a taint flow is answered `flow_answer` ("yes", "no", "unknown"), a CFG with an
+/// entry-exit graph, a call graph with no calls, anything else with an empty object.
+pub fn scripted_reply(req: &ChatRequest, flow_answer: &str) -> FakeReply {
+    let text = match req.schema_name.as_deref() {
+        Some("taint_flow") => json!({
+            "answer": flow_answer,
+            "reasoning": "scripted answer",
+        })
+        .to_string(),
+        Some("cfg") => json!({
+            "nodes": [{"id": 1, "type": "entry", "line": 1}, {"id": 2, "type": "exit", "line": null}],
+            "edges": [{"from": 1, "to": 2}],
+        })
+        .to_string(),
+        Some("call_graph") => json!({"calls": []}).to_string(),
+        _ => "{}".to_string(),
+    };
+    FakeReply::text(text)
+}
 
 async fn wait_idle(client: &LspClient, timeout: Duration) -> Result<Value, String> {
     let deadline = Instant::now() + timeout;
@@ -113,12 +146,18 @@ async fn wait_idle(client: &LspClient, timeout: Duration) -> Result<Value, Strin
 /// Runs the benchmark (inside a tokio runtime).
 pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
     let (text, fns) = generate_python(opts.lines);
-    let fake = Arc::new(FakeClient::from_fn(|_| FakeReply::text(ANSWER)));
+    let fake = Arc::new(FakeClient::from_fn(|r| scripted_reply(r, "yes")));
     let options = ServerOptions {
         user_config: Some(format!("[lsp.llm]\ndebounce_ms = {}\n", opts.debounce_ms)),
-        checker: Some(Arc::new(LlmChecker::new(fake.clone()))),
+        llm: vec![fake.clone()],
         ..ServerOptions::default()
     };
+    let function_tasks = super::config::Settings::default().llm_tasks.len();
+    let taint_findings = fns
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % FLOW_EVERY == 0)
+        .count() as u64;
     let (client, _server) = LspClient::in_process(options);
     client
         .initialize(json!({"capabilities": {}, "processId": null, "rootUri": null}))
@@ -137,9 +176,9 @@ pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
         .await
         .ok_or("no diagnostics after didOpen")?;
     let open_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    // Every function is checked once after the first workspace analysis.
+    // Every taint finding is asked about once after the first workspace analysis.
     let deadline = Instant::now() + Duration::from_secs(300);
-    while fake.request_count() < fns.len() && Instant::now() < deadline {
+    while (fake.request_count() as u64) < taint_findings && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     wait_idle(&client, Duration::from_secs(300)).await?;
@@ -167,11 +206,11 @@ pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
             .await
             .ok_or_else(|| format!("no diagnostics for version {version}"))?;
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
-        // Each edit hits a function not edited before, so exactly one new check is expected:
-        // wait for it (it is debounced, and made after the workspace call graph), then for
-        // the scheduler to be idle.
+        // Each edit hits a function not edited before, so one new question per function task
+        // is expected: wait for them (debounced, made after the workspace analysis), then
+        // for the scheduler to be idle.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while fake.request_count() <= before && Instant::now() < deadline {
+        while fake.request_count() < before + function_tasks && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
         wait_idle(&client, Duration::from_secs(60)).await?;
@@ -202,7 +241,9 @@ pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
         p99_ms: percentile(&sorted, 99.0),
         max_ms: sorted.last().copied().unwrap_or(0.0),
         mean_ms: mean,
+        taint_findings,
         llm_requests_on_open: on_open,
+        function_tasks,
         llm_requests_per_edit: if opts.edits == 0 {
             0.0
         } else {
@@ -218,9 +259,10 @@ mod tests {
 
     #[test]
     fn generated_file_has_requested_size_and_edit_lines() {
-        let (text, fns) = generate_python(110);
-        assert_eq!(text.lines().count(), 110);
+        let (text, fns) = generate_python(111);
+        assert_eq!(text.lines().count(), 111);
         assert_eq!(fns.len(), 10);
+        assert_eq!(text.matches("os.system(input())").count(), 1);
         let line = text.lines().nth(fns[3].1 as usize).unwrap();
         assert_eq!(line, "    return total + 0");
         assert_eq!(line.len(), 20);

@@ -36,8 +36,10 @@
 //! [llm]
 //! enabled = true                   # run LLM cross-checks when an LLM is configured
 //! debounce_ms = 400                # quiet time before a changed function is sent (not from a workspace file)
+//! tasks = ["cfg", "call_graph"]    # function tasks asked about (each taint finding is asked anyway)
+//! function_checks = "edited"       # "edited" (changed since open) | "all" | "off"
 //! # restricted, user config file only:
-//! templates_dir = "~/prompts"      # prompt template overrides (top level of [lsp])
+//! templates_dir = "~/prompts"      # server prompt overrides (top level of [lsp]; else [crosscheck] prompts_dir)
 //! allow_code_execution = false     # never on by default (top level of [lsp])
 //! ```
 //!
@@ -47,13 +49,15 @@
 //! `files.exclude` and `rules.disable` are ADDED to the effective lists;
 //! `files.respect_gitignore` can only be turned on; a tier's presentation can only be made
 //! less visible (show > hint > hidden); `llm.enabled` can only be turned off (a project can opt
-//! out of sending its code to an LLM). Everything else is ignored with a logged warning — in
+//! out of sending its code to an LLM); `llm.tasks` can only drop tasks and
+//! `llm.function_checks` only ask about fewer functions (off < edited < all). Everything else is ignored with a logged warning — in
 //! particular the LLM endpoint, model, provider, key variable, template directory, token
 //! budgets and code execution, which a hostile repository could otherwise use to leak code or
 //! keys. A file with `version` greater than [`SCHEMA_VERSION`] is ignored with a warning.
 //! Configuration never fails: bad values produce warnings and are skipped.
 
 use crate::crosscheck::record::Tier;
+use crate::crosscheck::task::Task;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -133,7 +137,13 @@ pub struct Settings {
     pub tiers: TierPresentation,
     pub llm_enabled: bool,
     pub llm_debounce_ms: u64,
-    /// Restricted: user config file only.
+    /// The function tasks asked about in the editor (`cfg`, `call_graph`, `data_dependency`,
+    /// `taint`, `ast`, `points_to`); taint findings always get their own flow question.
+    pub llm_tasks: Vec<Task>,
+    /// Which functions the function tasks are asked about.
+    pub llm_function_checks: FunctionChecks,
+    /// Restricted: user config file only. Prompt template overrides for the server (else the
+    /// `[crosscheck]` table's `prompts_dir`).
     pub templates_dir: Option<PathBuf>,
     /// Restricted: user config file only.
     pub allow_code_execution: bool,
@@ -149,10 +159,48 @@ impl Default for Settings {
             tiers: TierPresentation::default(),
             llm_enabled: true,
             llm_debounce_ms: 400,
+            llm_tasks: vec![Task::Cfg, Task::CallGraph],
+            llm_function_checks: FunctionChecks::Edited,
             templates_dir: None,
             allow_code_execution: false,
         }
     }
+}
+
+/// Which functions the editor asks the function tasks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FunctionChecks {
+    /// None: only taint findings are asked about.
+    Off,
+    /// Functions whose text changed since the document was opened (default: opening a file
+    /// costs one request per finding, no more).
+    Edited,
+    /// Every function of an open document.
+    All,
+}
+
+impl FunctionChecks {
+    pub fn parse(s: &str) -> Option<FunctionChecks> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" => Some(FunctionChecks::Off),
+            "edited" | "changed" => Some(FunctionChecks::Edited),
+            "all" => Some(FunctionChecks::All),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FunctionChecks::Off => "off",
+            FunctionChecks::Edited => "edited",
+            FunctionChecks::All => "all",
+        }
+    }
+}
+
+/// The function tasks the editor can ask (analyzer-backed ones).
+pub fn parse_function_task(s: &str) -> Option<Task> {
+    Task::from_name(s).filter(|t| t.analyzer_backed())
 }
 
 /// Where a configuration layer came from (decides what it may set).
@@ -185,6 +233,8 @@ pub struct Layer {
     pub tiers: BTreeMap<Tier, Presentation>,
     pub llm_enabled: Option<bool>,
     pub llm_debounce_ms: Option<u64>,
+    pub llm_tasks: Option<Vec<Task>>,
+    pub llm_function_checks: Option<FunctionChecks>,
     pub templates_dir: Option<PathBuf>,
     pub allow_code_execution: Option<bool>,
 }
@@ -219,7 +269,7 @@ fn is_restricted(table: &str, key: &str) -> bool {
     match table {
         // Any LLM key other than the two harmless ones: endpoint, provider, model, key
         // variable, budgets, timeouts, ...
-        "llm" => !matches!(key, "enabled" | "debounce_ms"),
+        "llm" => !matches!(key, "enabled" | "debounce_ms" | "tasks" | "function_checks"),
         "" => matches!(
             key,
             "templates_dir"
@@ -349,6 +399,26 @@ impl Reader {
                 ("llm", "debounce_ms") => {
                     self.parsed.layer.llm_debounce_ms = self.unsigned(&dotted, v)
                 }
+                ("llm", "tasks") => {
+                    if let Some(names) = self.string_list(&dotted, v) {
+                        let mut tasks = Vec::new();
+                        for n in names {
+                            match parse_function_task(&n) {
+                                Some(t) if !tasks.contains(&t) => tasks.push(t),
+                                Some(_) => {}
+                                None => self.warn(format!(
+                                    "`{dotted}`: `{n}` is not a function task (cfg, call_graph, \
+                                     data_dependency, taint, ast, points_to); ignored"
+                                )),
+                            }
+                        }
+                        self.parsed.layer.llm_tasks = Some(tasks);
+                    }
+                }
+                ("llm", "function_checks") => match v.as_str().and_then(FunctionChecks::parse) {
+                    Some(f) => self.parsed.layer.llm_function_checks = Some(f),
+                    None => self.warn(format!("`{dotted}` must be \"edited\", \"all\" or \"off\"")),
+                },
                 _ => self.warn(format!("unknown key `{dotted}` ignored")),
             }
         }
@@ -482,6 +552,12 @@ fn apply_trusted(s: &mut Settings, l: &Layer, restricted_allowed: bool) {
     if let Some(v) = l.llm_debounce_ms {
         s.llm_debounce_ms = v;
     }
+    if let Some(v) = &l.llm_tasks {
+        s.llm_tasks = v.clone();
+    }
+    if let Some(v) = l.llm_function_checks {
+        s.llm_function_checks = v;
+    }
     if restricted_allowed {
         if let Some(v) = &l.templates_dir {
             s.templates_dir = Some(v.clone());
@@ -536,6 +612,29 @@ fn apply_narrowing(s: &mut Settings, l: &Layer) -> Vec<String> {
         ),
         _ => {}
     }
+    // A workspace can ask fewer questions, never more.
+    if let Some(v) = &l.llm_tasks {
+        let before = s.llm_tasks.len();
+        s.llm_tasks.retain(|t| v.contains(t));
+        if v.iter().any(|t| !s.llm_tasks.contains(t)) && s.llm_tasks.len() <= before {
+            notes.push(
+                "crosscheck.toml: `llm.tasks` can only drop tasks the user enabled; tasks it \
+                 adds are ignored"
+                    .to_string(),
+            );
+        }
+    }
+    if let Some(v) = l.llm_function_checks {
+        if v <= s.llm_function_checks {
+            s.llm_function_checks = v;
+        } else {
+            notes.push(
+                "crosscheck.toml: `llm.function_checks` cannot ask about more functions than \
+                 the user allows; ignored"
+                    .to_string(),
+            );
+        }
+    }
     notes
 }
 
@@ -584,6 +683,12 @@ pub fn merge_changed(prev: &Layer, next: &Layer) -> Layer {
     }
     if next.llm_debounce_ms.is_some() {
         out.llm_debounce_ms = next.llm_debounce_ms;
+    }
+    if next.llm_tasks.is_some() {
+        out.llm_tasks = next.llm_tasks.clone();
+    }
+    if next.llm_function_checks.is_some() {
+        out.llm_function_checks = next.llm_function_checks;
     }
     out
 }

@@ -1,14 +1,15 @@
 //! From findings and LLM outcomes to published diagnostics.
 //!
-//! 1. **Merge** ([`merge`]): the document's deterministic findings, the workspace-level
-//!    findings for this file, and the LLM outcomes of its functions, tiered by the core's
-//!    tier function (`crosscheck::tier::tier_all`, which applies `decide_tier`). A
-//!    deterministic finding is `confirmed` when the LLM's outcome for its function (stably)
-//!    claims the same rule on the same line, else `analyzer-only`. LLM claims that match no
-//!    deterministic finding become `llm-only` findings (severity information, unverified). An
-//!    LLM CFG summary that contradicts the analyzer's CFG is a contradicted claim: `refuted`
-//!    (`llm-cfg-mismatch`). LLM output never removes a deterministic finding and never changes
-//!    its severity.
+//! 1. **Merge** ([`merge`]): the document's deterministic findings and the workspace-level
+//!    findings for this file ([`deterministic_findings`]), each with its fingerprint (the
+//!    one `crosscheck check` puts in SARIF, [`crate::analysis::sarif::fingerprint_hash`]), and
+//!    the LLM outcome of each taint finding's own question (`questions::flow_jobs`). Tiers
+//!    come from the core's tier function (`crosscheck::tier::tier_all`): a taint finding is
+//!    `confirmed` when the (jury's) stable answer to its question is yes, else
+//!    `analyzer-only` (no, unknown, unstable, failed, not asked); every other deterministic
+//!    finding is `analyzer-only` (nothing asks about it). LLM output never removes a
+//!    deterministic finding and never changes its severity; the LLM's answers about
+//!    functions (CFG, call graph) are shown in hovers, not as diagnostics.
 //! 2. **Present** ([`present`]): disabled rules and suppressed lines are dropped, then each
 //!    tier is shown, turned into a hint, or hidden according to the configuration.
 //! 3. **Convert** ([`to_lsp`]): ranges in the negotiated encoding, `code` = rule id,
@@ -16,22 +17,23 @@
 //!    `data`:
 //!
 //! ```json
-//! { "tier": "analyzer-only", "rule": "syntax-error", "function": "f", "partial": true,
-//!   "fingerprint": "…", "evidence": [{"file": null, "line": 3, "note": "…"}],
-//!   "llm": {"verdict": "agree", "model": "…", "samples": 1, "instability": 0.0} }
+//! { "tier": "confirmed", "rule": "taint-command", "function": "f", "partial": false,
+//!   "fingerprint": "…:1", "evidence": [{"file": null, "line": 3, "note": "…"}],
+//!   "llm": {"task": "taint", "verdict": "yes", "samples": 1, "instability": 0.0,
+//!           "models": [{"model": "…", "verdict": "yes", "stable": true}],
+//!           "template": "taint_flow/role/zero@3", "cached": false} }
 //! ```
 //!
-//! `llm` is `null` while no LLM outcome exists for the function.
+//! `llm` is `null` while the finding has no answered question.
 
 use super::config::{Presentation, Settings};
 use super::encoding;
-use super::engine::{stable_hash, FileAnalysis, FunctionFacts};
+use super::engine::{FileAnalysis, FunctionFacts};
 use super::findings::{self, Finding, Severity};
-use super::scheduler::{CheckOutcome, Verdict};
+use super::questions::{flow_key, flow_slot};
+use super::scheduler::CheckOutcome;
 use crate::crosscheck::record::Tier;
-use crate::crosscheck::tier::{
-    decide_tier, tier_all, Claim, Evidence as TierEvidence, LlmStance, Origin,
-};
+use crate::crosscheck::tier::{decide_tier, tier_all, Evidence as TierEvidence, LlmStance, Origin};
 use crate::syntax::position::{ColumnEncoding, LineIndex};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -41,21 +43,22 @@ use tower_lsp_server::ls_types::{
     Position, Range, Uri,
 };
 
-/// Rule id of an LLM CFG summary that contradicts the analyzer.
-pub const LLM_CFG_MISMATCH: &str = "llm-cfg-mismatch";
-
-/// A finding with the LLM outcome of its function, if any.
+/// A finding with its fingerprint and the LLM outcome of its own question, if any.
 #[derive(Debug, Clone)]
 pub struct Merged {
     pub finding: Finding,
+    /// The finding's fingerprint, as in SARIF `partialFingerprints` (`hash:N`).
+    pub fingerprint: String,
     pub llm: Option<Arc<CheckOutcome>>,
 }
 
+/// The innermost function containing a line, with the tie-break `crosscheck check` uses for
+/// fingerprints (the shorter span, then the later start).
 fn function_of_line(functions: &[FunctionFacts], line: usize) -> Option<&FunctionFacts> {
     functions
         .iter()
         .filter(|f| f.start_line <= line && line <= f.end_line)
-        .min_by_key(|f| f.end_line - f.start_line)
+        .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)))
 }
 
 /// The deterministic findings of a document: its own (per-file) findings and the workspace
@@ -87,23 +90,43 @@ pub fn deterministic_findings(
     out
 }
 
-/// The LLM's stance on the analyzer's CFG summary of a function, from the check's verdict.
-pub fn cfg_stance(verdict: Verdict) -> LlmStance {
-    match verdict {
-        Verdict::Agree => LlmStance::Agrees,
-        Verdict::Disagree => LlmStance::Disagrees,
-        Verdict::Unknown => LlmStance::Failed,
-    }
-}
-
-/// The tier of the analyzer's CFG summary of a function after an LLM check (`decide_tier`):
-/// `confirmed` when the LLM's counts agree, else `analyzer-only`.
-pub fn cfg_summary_tier(verdict: Verdict) -> Tier {
-    decide_tier(&TierEvidence {
-        origin: Origin::Analyzer,
-        llm: cfg_stance(verdict),
-        contradicted: false,
-    })
+/// The deterministic findings ([`deterministic_findings`], sorted, with their function
+/// filled in) and their fingerprints. `fp_path` is the file's path as `crosscheck check` run
+/// from the workspace folder names it (relative, with `/`), so a label made in the editor
+/// matches the SARIF result and the baseline entry.
+pub fn fingerprinted(
+    analysis: &FileAnalysis,
+    workspace: &[Finding],
+    workspace_current: bool,
+    fp_path: &str,
+    text: &str,
+    lines: &LineIndex,
+) -> Vec<(Finding, String)> {
+    let mut det = deterministic_findings(analysis, workspace, workspace_current);
+    det.sort();
+    let hashes: Vec<String> = det
+        .iter()
+        .map(|f| {
+            let func = function_of_line(&analysis.functions, f.line).map(|x| x.name.as_str());
+            let (a, b) = encoding::line_content(text, lines, f.line);
+            crate::analysis::sarif::fingerprint_hash(
+                &f.rule,
+                fp_path,
+                func,
+                text.get(a..b).unwrap_or(""),
+            )
+        })
+        .collect();
+    let prints = crate::analysis::sarif::number_fingerprints(&hashes);
+    det.into_iter()
+        .zip(prints)
+        .map(|(mut f, p)| {
+            if f.function.is_none() {
+                f.function = function_of_line(&analysis.functions, f.line).map(|x| x.name.clone());
+            }
+            (f, p)
+        })
+        .collect()
 }
 
 /// The tier of what only the LLM says (an explanation, a claim nothing contradicts).
@@ -115,151 +138,71 @@ pub fn llm_only_tier() -> Tier {
     })
 }
 
-/// Above this instability an LLM answer confirms nothing (as the core's default
-/// `max_instability`).
-pub const MAX_INSTABILITY: f64 = 0.25;
-
-/// The tiering key of a finding or claim: rule and document line.
-pub fn tier_key(rule: &str, line: usize) -> String {
-    format!("{rule}@{line}")
-}
-
-/// What the LLM's outcome for a function says about a deterministic finding in it: it
-/// agrees when it claims the same rule on the same line (and its samples were stable).
-pub fn stance(
-    outcome: Option<&CheckOutcome>,
-    func: Option<&FunctionFacts>,
-    f: &Finding,
-) -> LlmStance {
-    let (Some(o), Some(x)) = (outcome, func) else {
-        return LlmStance::NotAsked;
-    };
-    let claims_it = o
-        .claims
-        .iter()
-        .any(|c| x.start_line + c.line.saturating_sub(1) == f.line && c.rule == f.rule);
-    if o.verdict == Verdict::Unknown && o.claims.is_empty() && o.explanation.is_none() {
-        LlmStance::Failed
-    } else if o.instability > MAX_INSTABILITY {
-        LlmStance::Unstable
-    } else if claims_it {
-        LlmStance::Agrees
-    } else {
-        LlmStance::Disagrees
-    }
-}
-
-/// Merges the deterministic findings ([`deterministic_findings`]) and the LLM outcomes of
-/// the document's functions (by function id; only outcomes about the function's current text
-/// are given). Tiers come from the core's one tier function, `crosscheck::tier::tier_all`:
-///
-/// * every deterministic finding is kept, unchanged but for its tier: `confirmed` when the
-///   LLM claims the same rule on the same line, else `analyzer-only` (see [`stance`]);
-/// * every other LLM claim becomes an `llm-only` finding with severity information (its text
-///   says it is unverified), whatever the claim says about itself;
-/// * an LLM control-flow summary the analyzer's CFG contradicts is a contradicted claim:
-///   `refuted` ([`LLM_CFG_MISMATCH`]).
+/// Merges the fingerprinted deterministic findings ([`fingerprinted`]) with the LLM outcomes
+/// of the document's questions (by job slot; only outcomes about the current question are
+/// given). Every deterministic finding is kept, unchanged but for its tier (see the module
+/// docs).
 pub fn merge(
-    analysis: &FileAnalysis,
-    workspace: &[Finding],
-    workspace_current: bool,
+    findings: Vec<(Finding, String)>,
     outcomes: &BTreeMap<String, Arc<CheckOutcome>>,
 ) -> Vec<Merged> {
-    let det = deterministic_findings(analysis, workspace, workspace_current);
-    let mut inputs: Vec<(usize, String, bool)> = Vec::with_capacity(det.len());
+    let mut inputs: Vec<(usize, String, bool)> = Vec::with_capacity(findings.len());
     let mut stances: BTreeMap<String, LlmStance> = BTreeMap::new();
-    let mut prepared: Vec<(Finding, Option<Arc<CheckOutcome>>)> = Vec::with_capacity(det.len());
-    for (i, mut f) in det.into_iter().enumerate() {
-        let func = function_of_line(&analysis.functions, f.line);
-        if f.function.is_none() {
-            f.function = func.map(|x| x.name.clone());
-        }
-        let llm = func.and_then(|x| outcomes.get(&x.id)).map(Arc::clone);
-        let key = tier_key(&f.rule, f.line);
-        let s = stance(llm.as_deref(), func, &f);
-        // Several findings can share a key (two flows into one sink): any agreement counts.
-        let e = stances.entry(key.clone()).or_insert(s);
-        if s == LlmStance::Agrees {
-            *e = s;
-        }
-        inputs.push((i, key, false));
-        prepared.push((f, llm));
-    }
-    // LLM claims, keyed like findings; a claim on a finding's key is agreement, not a claim.
-    let mut claims: Vec<Claim> = Vec::new();
-    let mut claim_info: BTreeMap<String, Merged> = BTreeMap::new();
-    for x in &analysis.functions {
-        let Some(o) = outcomes.get(&x.id) else {
-            continue;
+    let mut prepared: Vec<Merged> = Vec::with_capacity(findings.len());
+    for (i, (f, fingerprint)) in findings.into_iter().enumerate() {
+        let llm = if findings::is_taint_rule(&f.rule) && !f.path.is_empty() {
+            outcomes
+                .get(&flow_slot(&flow_key(&fingerprint, &f)))
+                .cloned()
+        } else {
+            None
         };
-        for c in &o.claims {
-            let line = x.start_line + c.line.saturating_sub(1);
-            let key = tier_key(&c.rule, line);
-            claims.push(Claim {
-                key: key.clone(),
-                contradicted: false,
-            });
-            claim_info.entry(key).or_insert_with(|| {
-                let mut f = Finding::new(
-                    &c.rule,
-                    Severity::Info,
-                    line,
-                    format!("LLM claim (unverified): {}", c.message),
-                );
-                f.function = Some(x.name.clone());
-                Merged {
-                    finding: f,
-                    llm: Some(Arc::clone(o)),
-                }
-            });
-        }
-        if o.verdict == Verdict::Disagree {
-            let key = tier_key(LLM_CFG_MISMATCH, x.start_line);
-            claims.push(Claim {
-                key: key.clone(),
-                contradicted: true,
-            });
-            let mut f = Finding::new(
-                LLM_CFG_MISMATCH,
-                Severity::Info,
-                x.start_line,
-                format!(
-                    "the LLM's control-flow summary of `{}` contradicts the analyzer ({})",
-                    x.name,
-                    o.comparison.as_deref().unwrap_or("counts differ")
-                ),
-            );
-            f.function = Some(x.name.clone());
-            claim_info.insert(
-                key,
-                Merged {
-                    finding: f,
-                    llm: Some(Arc::clone(o)),
-                },
-            );
-        }
+        // Each finding is tiered by its own fingerprint: two flows into one sink are two
+        // questions with two answers.
+        let key = format!("{fingerprint}#{i}");
+        stances.insert(
+            key.clone(),
+            llm.as_ref().map_or(LlmStance::NotAsked, |o| o.stance),
+        );
+        inputs.push((i, key, false));
+        prepared.push(Merged {
+            finding: f,
+            fingerprint,
+            llm,
+        });
     }
-    let tiered = tier_all(&inputs, &stances, &claims);
-    let mut out: Vec<Merged> = Vec::with_capacity(prepared.len() + tiered.claims.len());
+    let tiered = tier_all(&inputs, &stances, &[]);
+    let mut out: Vec<Merged> = Vec::with_capacity(prepared.len());
     for t in &tiered.findings {
-        if let Some((f, llm)) = prepared.get(t.finding) {
-            let mut f = f.clone();
-            f.tier = t.tier;
-            out.push(Merged {
-                finding: f,
-                llm: llm.clone(),
-            });
-        }
-    }
-    for c in &tiered.claims {
-        if let Some(m) = claim_info.get(&c.key) {
+        if let Some(m) = prepared.get(t.finding) {
             let mut m = m.clone();
-            m.finding.tier = c.tier;
+            m.finding.tier = t.tier;
             out.push(m);
         }
     }
     out.sort_by(|a, b| a.finding.cmp(&b.finding));
     out
+}
+
+/// The `data.llm` member of a finding's diagnostic: its question's outcome.
+pub fn llm_data(o: &CheckOutcome) -> Value {
+    json!({
+        "task": o.task,
+        "verdict": o.verdict,
+        "tier": o.tier.name(),
+        "samples": o.samples,
+        "instability": o.instability,
+        "model": o.model,
+        "models": o.models.iter().map(|m| json!({
+            "model": m.model,
+            "verdict": m.verdict,
+            "stable": m.stable,
+            "samples": m.samples,
+            "instability": m.instability,
+        })).collect::<Vec<_>>(),
+        "template": o.template,
+        "cached": o.cached,
+    })
 }
 
 /// A finding ready to publish: its effective severity after tier presentation.
@@ -317,19 +260,6 @@ fn lsp_severity(s: Severity) -> DiagnosticSeverity {
     }
 }
 
-/// A stable identity of a finding for human labels: file, rule, function and the trimmed
-/// text of its line (so it survives code moving up or down).
-pub fn fingerprint(path: &str, f: &Finding, text: &str, lines: &LineIndex) -> String {
-    let (a, b) = encoding::line_content(text, lines, f.line);
-    let line_text = text.get(a..b).unwrap_or("").trim();
-    stable_hash(&[
-        path,
-        &f.rule,
-        f.function.as_deref().unwrap_or(""),
-        line_text,
-    ])
-}
-
 /// Text of other files, to place related locations in the negotiated encoding.
 pub trait TextSource {
     /// The text and line index of a unit path, if known.
@@ -377,20 +307,13 @@ pub fn to_lsp(
                     })
                 })
                 .collect();
-            let llm = p.merged.llm.as_ref().map(|o| {
-                json!({
-                    "verdict": o.verdict.name(),
-                    "model": o.model,
-                    "samples": o.samples,
-                    "instability": o.instability,
-                })
-            });
+            let llm = p.merged.llm.as_deref().map(llm_data);
             let data = json!({
                 "tier": f.tier.name(),
                 "rule": f.rule,
                 "function": f.function,
                 "partial": partial,
-                "fingerprint": fingerprint(path, f, text, lines),
+                "fingerprint": p.merged.fingerprint,
                 "evidence": f.evidence,
                 "llm": llm.unwrap_or(Value::Null),
             });

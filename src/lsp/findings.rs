@@ -41,6 +41,7 @@
 use crate::analysis::callgraph::{CallEdge, SourceUnit};
 use crate::analysis::findings::Finding as AnalysisFinding;
 use crate::analysis::report::FileReport;
+use crate::crosscheck::facts::PathElement;
 use crate::crosscheck::record::Tier;
 use crate::syntax::position::LineIndex;
 use crate::syntax::{Cancel, Language};
@@ -99,6 +100,8 @@ pub struct Finding {
     pub function: Option<String>,
     pub evidence: Vec<Evidence>,
     pub related: Vec<Related>,
+    /// For taint flows: the path, source first, sink last (what its LLM question is about).
+    pub path: Vec<PathElement>,
     /// Deterministic findings start as `analyzer-only`; the LLM cross-check may confirm them.
     pub tier: Tier,
 }
@@ -113,6 +116,7 @@ impl Finding {
             function: None,
             evidence: Vec::new(),
             related: Vec::new(),
+            path: Vec::new(),
             tier: Tier::AnalyzerOnly,
         }
     }
@@ -165,6 +169,16 @@ pub fn from_analysis_finding(path: &str, f: &AnalysisFinding) -> Finding {
                 file: e.file.clone(),
                 line: e.line.max(1),
                 message: format!("taint {}", note(e)),
+            })
+            .collect();
+        out.path = f
+            .evidence
+            .iter()
+            .map(|e| PathElement {
+                file: e.file.clone(),
+                line: e.line.max(1),
+                role: e.role.clone(),
+                text: e.text.clone(),
             })
             .collect();
     }

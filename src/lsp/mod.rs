@@ -2,7 +2,7 @@
 //!
 //! Thin protocol handlers (`handlers/`, one per method) convert LSP types at the boundary and
 //! call the core: `syntax` for parsing, `analysis` for the deterministic results, and a
-//! [`scheduler::FunctionChecker`] for LLM cross-checks. Module map:
+//! [`scheduler::Checker`] (the cross-check engine) for LLM cross-checks. Module map:
 //!
 //! * [`server`]: shared state, the concurrency model, the analysis and workspace loops,
 //!   serving over stdio or any byte stream.
@@ -15,8 +15,10 @@
 //! * [`flaky`]: flaky-test hints (code lens, hover, explain command).
 //! * [`findings`]: the internal finding shape, providers, suppression comments.
 //! * [`diagnostics`]: tiers, presentation, conversion to LSP diagnostics.
-//! * [`scheduler`]: background per-function LLM checks (debounce, cache, cancellation).
-//! * [`checker`]: the interim LLM checker over `llm::LlmClient`.
+//! * [`questions`]: which LLM questions a document gets (one per taint finding, function
+//!   tasks for edited functions), prepared by the core.
+//! * [`scheduler`]: background LLM questions (debounce, cache, cancellation, retries).
+//! * [`checks`]: the cross-check engine as the scheduler's checker.
 //! * [`transport`]: input hardening (malformed frames are answered, not fatal).
 //! * [`workspace`]: folders, files on disk, the call graph and workspace findings.
 //! * [`settings_schema`]: the editor settings schema (`crosscheck schema lsp-settings`).
@@ -24,7 +26,7 @@
 //! * [`bench`](mod@bench): the didChange -> publishDiagnostics latency benchmark.
 
 pub mod bench;
-pub mod checker;
+pub mod checks;
 pub mod client;
 pub mod config;
 pub mod diagnostics;
@@ -36,6 +38,7 @@ pub mod exclusions;
 pub mod findings;
 pub mod flaky;
 pub mod handlers;
+pub mod questions;
 pub mod scheduler;
 pub mod server;
 pub mod settings_schema;

@@ -1,14 +1,18 @@
-//! Background LLM cross-checks, one per function.
+//! Background LLM cross-checks: one question per job (a taint finding's flow, or one task
+//! about a function), answered by a [`Checker`] (the cross-check engine in
+//! [`super::checks`]).
 //!
-//! The server hands the scheduler the functions of a document after every deterministic
+//! The server hands the scheduler the jobs of a document after every deterministic
 //! analysis ([`Scheduler::update`]); the scheduler never blocks and never waits for the
-//! network. Per function:
+//! network. Per job:
 //!
-//! * **Content key.** A job's key hashes the checker identity (model, template version), the
-//!   language, the function's text and the signatures of its callees. Line numbers are not
-//!   part of it: moving a function (code added above it) does not re-check it.
-//! * **Cache.** A key already answered is served from memory, then from the persistent
-//!   [`CacheBackend`] if one is wired in; no request is sent.
+//! * **Content key.** A job's key hashes the checker identity (model, settings) and the
+//!   question's input hash (the code units numbered from 1, the question, the context), so
+//!   line numbers in the file are not part of it: moving a function (code added above it)
+//!   does not re-ask.
+//! * **Cache.** The checker answers from the engine's answer cache ([`Checker::cached`],
+//!   keyed exactly as in `crosscheck ask`) when every sample is there; no request is sent and
+//!   no debounce applies.
 //! * **Debounce.** A new key waits `debounce` before it is sent; an edit in that window
 //!   replaces the job, so typing in a function sends one request when the typing pauses.
 //! * **Cancellation.** When a function's key changes (its text changed again) or the function
@@ -29,12 +33,14 @@
 //! Request handlers read [`Scheduler::state`]: a finished result, "pending", a failure, or
 //! "unavailable" when no LLM is configured.
 
-use super::engine::{stable_hash, CfgSummary};
+use super::engine::stable_hash;
+use crate::crosscheck::facts::Question;
 use crate::crosscheck::hash::sha256_fields;
-use crate::crosscheck::record::{CacheBackend, CrossCheckRecord, RecordSink};
-use crate::syntax::Language;
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use crate::crosscheck::record::{CrossCheckRecord, RecordSink, Tier};
+use crate::crosscheck::task::Task;
+use crate::crosscheck::tier::LlmStance;
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -45,91 +51,98 @@ use tokio::task::JoinHandle;
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// One function to cross-check.
-#[derive(Debug, Clone, Serialize)]
-pub struct FunctionJob {
+/// What a job is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Subject {
+    /// A deterministic taint finding, by its flow key (see `diagnostics::flow_key`).
+    Finding { key: String },
+    /// A function of the document, by its id (`engine::FunctionFacts::id`).
+    Function { id: String },
+}
+
+/// One question to ask in the background.
+#[derive(Debug, Clone)]
+pub struct CheckJob {
     /// Document URI.
     pub doc: String,
     /// Document version the job was made from.
     pub version: i32,
-    pub language: Language,
-    /// Function id within the document (see `engine::FunctionFacts::id`).
-    pub fn_id: String,
-    pub function: String,
-    pub signature: String,
-    /// 1-based line of the function's first line in the document (not part of the key).
-    pub start_line: usize,
-    /// The function's text.
-    pub text: String,
-    /// Signatures of the functions it calls (`name(sig)`), sorted.
-    pub callees: Vec<String>,
-    /// The deterministic facts the LLM's answer is compared with.
-    pub analyzer: CfgSummary,
+    /// Unique within the document (`flow:<key>`, `fn:<id>:<task>`).
+    pub slot: String,
+    pub subject: Subject,
+    /// A short label for logs (`command-injection at line 7`, `cfg of f`).
+    pub label: String,
+    /// The prepared question (prompt inputs and the analyzer's reference).
+    pub question: Arc<Question>,
 }
 
-impl FunctionJob {
+impl CheckJob {
+    pub fn task(&self) -> Task {
+        self.question.inputs.task
+    }
+
+    /// The hash of everything the question shows the model.
+    pub fn content_hash(&self) -> String {
+        self.question.inputs.input_hash()
+    }
+
     /// The content key (see the module docs).
     pub fn key(&self, checker_id: &str) -> String {
-        let callees = self.callees.join("\n");
         format!(
             "lsp-check:{}",
-            stable_hash(&[checker_id, self.language.name(), &self.text, &callees])
+            stable_hash(&[checker_id, &self.content_hash()])
         )
     }
 }
 
-/// The hash that identifies a function's text in [`Scheduler::state`] and
-/// [`Scheduler::outcomes`].
-pub fn text_hash(text: &str) -> String {
-    stable_hash(&[text])
-}
-
-/// The LLM's verdict on the deterministic facts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Agree,
-    Disagree,
-    Unknown,
-}
-
-impl Verdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Agree => "agree",
-            Verdict::Disagree => "disagree",
-            Verdict::Unknown => "unknown",
-        }
-    }
-}
-
-/// A claim the LLM made about a line of the function.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LlmClaim {
-    /// 1-based line relative to the function's first line.
-    pub line: usize,
-    pub rule: String,
-    pub message: String,
-}
-
-/// The result of one cross-check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckOutcome {
-    pub verdict: Verdict,
+/// One model's answer to a job's question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelVerdict {
     pub model: String,
-    pub samples: u32,
+    /// `yes` / `no` / `unknown` for a flow question; `pass` / `fail` for a function task.
+    pub verdict: String,
+    pub stable: bool,
+    pub samples: usize,
+    pub instability: f64,
+    /// The model's reasoning (unverified free text: shown escaped, never as Markdown).
+    pub reasoning: Option<String>,
+    pub errors: Vec<String>,
+}
+
+/// The result of one cross-check, as the server keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckOutcome {
+    /// The task name (`taint`, `cfg`, `call_graph`, ...).
+    pub task: String,
+    /// The (jury's) verdict: `yes` / `no` / `unknown` for a flow question, `pass` / `fail`
+    /// for a function task.
+    pub verdict: String,
+    /// What the answer means for the analyzer's finding or facts (decides the tier).
+    pub stance: LlmStance,
+    /// The tier of the analyzer's finding or facts given this answer.
+    pub tier: Tier,
+    /// The model id, or `jury(a, b)`.
+    pub model: String,
+    pub samples: usize,
     /// Share of samples disagreeing with the majority.
     pub instability: f64,
-    /// The LLM's explanation of the function (unverified text).
-    pub explanation: Option<String>,
-    /// A one-line comparison of the LLM's answer with the analyzer's facts.
-    pub comparison: Option<String>,
-    /// Findings the LLM claims.
-    pub claims: Vec<LlmClaim>,
-    /// The telemetry record of a freshly answered check (never cached, never serialised);
-    /// the scheduler stamps it and hands it to the record sink.
+    pub models: Vec<ModelVerdict>,
+    /// `id@version` of the prompt template.
+    pub template: String,
+    /// Every sample came from the answer cache.
+    pub cached: bool,
+    /// Layer-1 scores (function tasks) or the agreement score (flows).
+    pub scores: BTreeMap<String, f64>,
+    /// The analyzer's facts the answer does not contain (function tasks).
+    pub missed: Vec<String>,
+    /// Claims beyond the analyzer's facts, with their tiers (`llm-only`, `refuted`).
+    pub claims: Vec<(String, Tier)>,
+    pub errors: Vec<String>,
+    /// The telemetry records of a freshly answered check (never cached, never serialised);
+    /// the scheduler stamps them and hands them to the record sink.
     #[serde(skip)]
-    pub record: Option<CrossCheckRecord>,
+    pub records: Vec<CrossCheckRecord>,
 }
 
 /// Why a check produced no outcome.
@@ -180,12 +193,14 @@ impl std::fmt::Display for CheckError {
     }
 }
 
-/// Something that cross-checks one function (the cross-check core, or a test double).
-pub trait FunctionChecker: Send + Sync {
-    /// Identity entering the cache key: model, template id and version.
+/// Something that answers a job's question (the cross-check engine, or a test double).
+pub trait Checker: Send + Sync {
+    /// Identity entering the job key: models and settings.
     fn id(&self) -> String;
-    /// Checks one function. Dropping the future must abort the work.
-    fn check(&self, job: FunctionJob) -> BoxFuture<Result<CheckOutcome, CheckError>>;
+    /// The outcome when every sample is in the answer cache (no request made, no waiting).
+    fn cached(&self, job: &CheckJob) -> Option<CheckOutcome>;
+    /// Asks the question. Dropping the future must abort the work.
+    fn check(&self, job: CheckJob) -> BoxFuture<Result<CheckOutcome, CheckError>>;
 }
 
 /// What a handler can know about a function's check without waiting.
@@ -203,7 +218,7 @@ pub enum CheckState {
 #[derive(Debug, Clone)]
 pub struct StoredOutcome {
     pub version: i32,
-    pub text_hash: String,
+    pub content_hash: String,
     pub outcome: Arc<CheckOutcome>,
 }
 
@@ -221,7 +236,7 @@ pub enum SchedulerEvent {
 pub struct SchedulerStats {
     /// Checks handed to the checker (LLM requests).
     pub requests: u64,
-    /// Jobs answered from the memory or persistent cache.
+    /// Jobs answered from the answer cache (no request).
     pub cache_hits: u64,
     /// Jobs aborted because their function changed or vanished.
     pub cancelled: u64,
@@ -248,35 +263,20 @@ enum EntryState {
 
 struct Entry {
     key: String,
-    /// [`text_hash`] of the function text the entry was made for.
-    text_hash: String,
+    /// The question asked (for commands that re-validate an answer against it).
+    question: Arc<Question>,
+    /// [`CheckJob::content_hash`] of the question the entry was made for.
+    content_hash: String,
     version: i32,
     state: EntryState,
     task: Option<JoinHandle<()>>,
 }
 
-const MEMORY_CACHE_ENTRIES: usize = 20_000;
-
 #[derive(Default)]
 struct Inner {
-    /// (document, function id) -> entry.
+    /// (document, slot) -> entry.
     entries: BTreeMap<(String, String), Entry>,
-    memory: BTreeMap<String, Arc<CheckOutcome>>,
-    memory_order: VecDeque<String>,
     stats: SchedulerStats,
-}
-
-impl Inner {
-    fn remember(&mut self, key: &str, outcome: Arc<CheckOutcome>) {
-        if self.memory.insert(key.to_string(), outcome).is_none() {
-            self.memory_order.push_back(key.to_string());
-            while self.memory_order.len() > MEMORY_CACHE_ENTRIES {
-                if let Some(old) = self.memory_order.pop_front() {
-                    self.memory.remove(&old);
-                }
-            }
-        }
-    }
 }
 
 type Notify = Arc<dyn Fn(SchedulerEvent) + Send + Sync>;
@@ -285,8 +285,7 @@ type Notify = Arc<dyn Fn(SchedulerEvent) + Send + Sync>;
 #[derive(Clone)]
 pub struct Scheduler {
     inner: Arc<Mutex<Inner>>,
-    checker: Option<Arc<dyn FunctionChecker>>,
-    cache: Option<Arc<dyn CacheBackend>>,
+    checker: Option<Arc<dyn Checker>>,
     limit: Arc<Semaphore>,
     notify: Notify,
     unavailable: String,
@@ -306,8 +305,7 @@ fn lock(m: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 impl Scheduler {
     /// `checker: None` means no LLM; `unavailable` then says why (shown in hovers).
     pub fn new(
-        checker: Option<Arc<dyn FunctionChecker>>,
-        cache: Option<Arc<dyn CacheBackend>>,
+        checker: Option<Arc<dyn Checker>>,
         max_concurrent: usize,
         unavailable: impl Into<String>,
         notify: impl Fn(SchedulerEvent) + Send + Sync + 'static,
@@ -315,7 +313,6 @@ impl Scheduler {
         Scheduler {
             inner: Arc::new(Mutex::new(Inner::default())),
             checker,
-            cache,
             limit: Arc::new(Semaphore::new(max_concurrent.max(1))),
             notify: Arc::new(notify),
             unavailable: unavailable.into(),
@@ -354,18 +351,19 @@ impl Scheduler {
         self.checker.as_ref().map(|c| c.id())
     }
 
-    /// Replaces the document's set of functions to check. Functions whose key is unchanged
-    /// keep their result or running check; changed ones are cancelled and re-queued; vanished
-    /// ones are cancelled. An empty `jobs` cancels everything for the document. Must be called
-    /// inside a tokio runtime. Never blocks on the network.
-    pub fn update(&self, doc: &str, jobs: Vec<FunctionJob>, debounce: Duration) {
+    /// Replaces the document's set of jobs. Jobs whose key is unchanged keep their result or
+    /// running check; changed ones are cancelled and re-queued; vanished ones are cancelled.
+    /// An empty `jobs` cancels everything for the document. Must be called inside a tokio
+    /// runtime. Never blocks on the network.
+    pub fn update(&self, doc: &str, jobs: Vec<CheckJob>, debounce: Duration) {
         let Some(checker) = self.checker.clone() else {
             return;
         };
         let checker_id = checker.id();
+        let mut served = false;
         let mut inner = lock(&self.inner);
         let wanted: std::collections::BTreeSet<String> =
-            jobs.iter().map(|j| j.fn_id.clone()).collect();
+            jobs.iter().map(|j| j.slot.clone()).collect();
         // Cancel functions that vanished.
         let gone: Vec<(String, String)> = inner
             .entries
@@ -385,7 +383,7 @@ impl Scheduler {
         }
         for job in jobs {
             let key = job.key(&checker_id);
-            let slot = (doc.to_string(), job.fn_id.clone());
+            let slot = (doc.to_string(), job.slot.clone());
             if let Some(e) = inner.entries.get_mut(&slot) {
                 if e.key == key {
                     e.version = job.version;
@@ -399,56 +397,58 @@ impl Scheduler {
                     inner.stats.pending = inner.stats.pending.saturating_sub(1);
                 }
             }
-            // Served from the memory cache, then the persistent one.
-            let cached = inner.memory.get(&key).cloned().or_else(|| {
-                self.cache
-                    .as_ref()
-                    .and_then(|c| c.get(&key))
-                    .and_then(|s| serde_json::from_str::<CheckOutcome>(&s).ok())
-                    .map(Arc::new)
-            });
-            if let Some(outcome) = cached {
+            // Answered from the answer cache: no request, no debounce.
+            if let Some(outcome) = checker.cached(&job) {
                 inner.stats.cache_hits += 1;
-                inner.remember(&key, Arc::clone(&outcome));
+                served = true;
                 inner.entries.insert(
                     slot,
                     Entry {
                         key,
-                        text_hash: text_hash(&job.text),
+                        question: Arc::clone(&job.question),
+                        content_hash: job.content_hash(),
                         version: job.version,
-                        state: EntryState::Done(outcome),
+                        state: EntryState::Done(Arc::new(outcome)),
                         task: None,
                     },
                 );
                 continue;
             }
             let version = job.version;
-            let hash = text_hash(&job.text);
+            let hash = job.content_hash();
+            let question = Arc::clone(&job.question);
             let handle = self.spawn_check(Arc::clone(&checker), job, key.clone(), debounce);
             inner.stats.pending += 1;
             inner.entries.insert(
                 slot,
                 Entry {
                     key,
-                    text_hash: hash,
+                    question,
+                    content_hash: hash,
                     version,
                     state: EntryState::Waiting,
                     task: Some(handle),
                 },
             );
         }
+        drop(inner);
+        // Answers served from the cache are shown at once.
+        if served {
+            (self.notify)(SchedulerEvent::Result {
+                doc: doc.to_string(),
+            });
+        }
     }
 
     fn spawn_check(
         &self,
-        checker: Arc<dyn FunctionChecker>,
-        job: FunctionJob,
+        checker: Arc<dyn Checker>,
+        job: CheckJob,
         key: String,
         debounce: Duration,
     ) -> JoinHandle<()> {
         let inner = Arc::clone(&self.inner);
         let limit = Arc::clone(&self.limit);
-        let cache = self.cache.clone();
         let notify = Arc::clone(&self.notify);
         let records = self.records.clone();
         let clock = self.clock;
@@ -461,7 +461,7 @@ impl Scheduler {
                 return;
             };
             let doc = job.doc.clone();
-            let slot = (job.doc.clone(), job.fn_id.clone());
+            let slot = (job.doc.clone(), job.slot.clone());
             {
                 let mut g = lock(&inner);
                 match g.entries.get(&slot) {
@@ -476,7 +476,7 @@ impl Scheduler {
                     Err(e) if e.is_transient() && attempt < RETRIES => {
                         tracing::info!(
                             "{e}; retrying {} in {:?}",
-                            job.function,
+                            job.label,
                             retry_delay(first_delay, attempt)
                         );
                         tokio::time::sleep(retry_delay(first_delay, attempt)).await;
@@ -495,14 +495,41 @@ impl Scheduler {
             };
             // Telemetry: every answered request is a cross-check, even when its result turns
             // out stale below.
-            let record = result.as_mut().ok().and_then(|o| o.record.take());
-            if let (Some(sink), Some(mut r)) = (records, record) {
-                r.timestamp = clock();
-                r.id = sha256_fields([key.as_str(), r.model.as_str(), &r.timestamp.to_string()]);
-                let written = tokio::task::spawn_blocking(move || sink.record(&r)).await;
+            let fresh: Vec<CrossCheckRecord> = result
+                .as_mut()
+                .map(|o| std::mem::take(&mut o.records))
+                .unwrap_or_default();
+            if let (Some(sink), false) = (records, fresh.is_empty()) {
+                let now = clock();
+                let stamped: Vec<CrossCheckRecord> = fresh
+                    .into_iter()
+                    .map(|mut r| {
+                        r.timestamp = now;
+                        r.id = sha256_fields([
+                            key.as_str(),
+                            r.model.as_str(),
+                            r.id.as_str(),
+                            &now.to_string(),
+                        ]);
+                        r
+                    })
+                    .collect();
+                let written = tokio::task::spawn_blocking(move || {
+                    stamped
+                        .iter()
+                        .map(|r| sink.record(r).map(|_| 1u64).map_err(|e| e.to_string()))
+                        .collect::<Vec<_>>()
+                })
+                .await;
                 match written {
-                    Ok(Ok(())) => lock(&inner).stats.recorded += 1,
-                    Ok(Err(e)) => tracing::warn!("cannot store a cross-check record: {e}"),
+                    Ok(results) => {
+                        for r in results {
+                            match r {
+                                Ok(n) => lock(&inner).stats.recorded += n,
+                                Err(e) => tracing::warn!("cannot store a cross-check record: {e}"),
+                            }
+                        }
+                    }
                     Err(e) => tracing::warn!("cannot store a cross-check record: {e}"),
                 }
             }
@@ -519,15 +546,9 @@ impl Scheduler {
                         g.stats.completed += 1;
                         g.stats.consecutive_failures = 0;
                         let outcome = Arc::new(outcome);
-                        g.remember(&key, Arc::clone(&outcome));
                         if let Some(e) = g.entries.get_mut(&slot) {
-                            e.state = EntryState::Done(Arc::clone(&outcome));
+                            e.state = EntryState::Done(outcome);
                             e.task = None;
-                        }
-                        if let Some(c) = &cache {
-                            if let Ok(json) = serde_json::to_string(&*outcome) {
-                                c.put(&key, &json);
-                            }
                         }
                         SchedulerEvent::Result { doc }
                     }
@@ -570,17 +591,28 @@ impl Scheduler {
         }
     }
 
-    /// What is known about a function whose current text is `text`, without waiting. A
-    /// result for another text of the function is not shown: the function changed and its
-    /// re-check is on its way (pending).
-    pub fn state(&self, doc: &str, fn_id: &str, text: &str) -> CheckState {
+    /// What is known about a job slot whose current question has `content_hash`, without
+    /// waiting. A result for another question (the code changed) is not shown: its re-check
+    /// is on its way (pending).
+    pub fn state(&self, doc: &str, slot: &str, content_hash: &str) -> CheckState {
+        self.state_if(doc, slot, |e| e.content_hash == content_hash)
+    }
+
+    /// What is known about a job slot, provided its job was (re)made from document
+    /// `version` (else the question may have changed: pending while the LLM works, or not
+    /// asked).
+    pub fn state_at(&self, doc: &str, slot: &str, version: i32) -> CheckState {
+        self.state_if(doc, slot, |e| e.version == version)
+    }
+
+    fn state_if(&self, doc: &str, slot: &str, current: impl Fn(&Entry) -> bool) -> CheckState {
         if self.checker.is_none() {
             return CheckState::Unavailable(self.unavailable.clone());
         }
         let inner = lock(&self.inner);
-        match inner.entries.get(&(doc.to_string(), fn_id.to_string())) {
-            None => CheckState::Unavailable("not scheduled for this function".to_string()),
-            Some(e) if e.text_hash != text_hash(text) => CheckState::Pending,
+        match inner.entries.get(&(doc.to_string(), slot.to_string())) {
+            None => CheckState::Unavailable("not asked".to_string()),
+            Some(e) if !current(e) => CheckState::Pending,
             Some(e) => match &e.state {
                 EntryState::Waiting => CheckState::Pending,
                 EntryState::Done(o) => CheckState::Done(Arc::clone(o)),
@@ -589,8 +621,16 @@ impl Scheduler {
         }
     }
 
-    /// Finished outcomes of a document by function id, with the document version they were
-    /// last confirmed current for and the [`text_hash`] of the text they are about.
+    /// The question of a job slot.
+    pub fn question(&self, doc: &str, slot: &str) -> Option<Arc<Question>> {
+        lock(&self.inner)
+            .entries
+            .get(&(doc.to_string(), slot.to_string()))
+            .map(|e| Arc::clone(&e.question))
+    }
+
+    /// Finished outcomes of a document by slot, with the document version they were last
+    /// confirmed current for and the content hash of the question they answer.
     pub fn outcomes(&self, doc: &str) -> BTreeMap<String, StoredOutcome> {
         let inner = lock(&self.inner);
         inner
@@ -602,7 +642,7 @@ impl Scheduler {
                     f.clone(),
                     StoredOutcome {
                         version: e.version,
-                        text_hash: e.text_hash.clone(),
+                        content_hash: e.content_hash.clone(),
                         outcome: Arc::clone(o),
                     },
                 )),

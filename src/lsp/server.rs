@@ -16,10 +16,10 @@
 //! result never replaces a newer one.
 //! The **workspace loop** recomputes the call graph and workspace-level findings after
 //! changes (debounced, coalesced), asks the analysis loop to republish documents whose
-//! workspace findings changed, and hands the functions of every open document to the
-//! [`Scheduler`] for LLM checks: jobs are made only once the call graph of that change is
-//! known, so a function's callee signatures (part of its cache key) are current and a file
-//! is never checked twice on open. Request handlers
+//! workspace findings changed, and hands the questions of every open document
+//! (`questions`: one per taint finding, plus the configured function tasks) to the
+//! [`Scheduler`]: jobs are made only once the workspace taint flows of that change are known,
+//! so a file's findings are never asked about twice on open. Request handlers
 //! (hover, code actions, commands) only read state: they never wait for analysis or network.
 
 use super::config::{self, ConfigSources, Layer, Settings};
@@ -29,7 +29,7 @@ use super::engine::{self, FileAnalysis};
 use super::exclusions::Exclusions;
 use super::findings::FindingProvider;
 use super::handlers;
-use super::scheduler::{CheckError, FunctionChecker, FunctionJob, Scheduler, SchedulerEvent};
+use super::scheduler::{CheckError, CheckJob, Checker, Scheduler, SchedulerEvent};
 use super::transport;
 use super::workspace::{self, Interproc};
 use crate::crosscheck::record::{CacheBackend, RecordSink};
@@ -110,8 +110,11 @@ pub const STATUS_REQUEST: &str = "crosscheck/status";
 pub struct ServerOptions {
     /// Text of the user's config file (its `[lsp]` table is read).
     pub user_config: Option<String>,
-    /// The LLM checker; `None` when no LLM is configured.
-    pub checker: Option<Arc<dyn FunctionChecker>>,
+    /// The configured LLM (several for a jury); empty when no LLM is configured. The server
+    /// asks them through the cross-check engine (`checks::EngineChecker`).
+    pub llm: Vec<Arc<dyn crate::llm::LlmClient>>,
+    /// A checker to use instead of the engine over `llm` (tests).
+    pub checker: Option<Arc<dyn Checker>>,
     /// Why there is no checker (shown once with `window/showMessage`, and in hovers).
     pub llm_unavailable: String,
     pub cache: Option<Arc<dyn CacheBackend>>,
@@ -142,6 +145,7 @@ impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
             user_config: None,
+            llm: Vec::new(),
             checker: None,
             llm_unavailable: NO_LLM.to_string(),
             cache: None,
@@ -162,7 +166,8 @@ pub const NO_LLM: &str = "LLM not configured: crosscheck runs deterministic anal
      LLM cross-checks.";
 
 impl ServerOptions {
-    /// Wires a store in as the persistent LLM answer cache (answers survive restarts) and
+    /// Wires a store in as the persistent LLM answer cache (the one `crosscheck ask` uses:
+    /// answers survive restarts and are shared with the CLI) and
     /// as the record sink (one telemetry record per answered cross-check; human labels).
     /// `None` (the store could not be opened) leaves both unset: no cache across restarts,
     /// no telemetry, and "mark correct / incorrect" says there is no store.
@@ -207,8 +212,7 @@ impl ServerOptions {
                 match HttpClient::new(s) {
                     Ok(c) => {
                         let client = BudgetedClient::new(c, Arc::new(Mutex::new(budget)));
-                        opts.checker =
-                            Some(Arc::new(super::checker::LlmChecker::new(Arc::new(client))));
+                        opts.llm = vec![Arc::new(client)];
                     }
                     Err(e) => opts.llm_unavailable = format!("LLM not available: {e}"),
                 }
@@ -218,6 +222,45 @@ impl ServerOptions {
         }
         opts
     }
+}
+
+/// The cross-check engine over the configured models, with the user's `[crosscheck]`
+/// settings and prompt overrides (the `[lsp]` `templates_dir`, else `[crosscheck]`
+/// `prompts_dir`; both from the user's own config file only). Problems become warnings and
+/// defaults.
+fn engine_checker(
+    clients: Vec<Arc<dyn crate::llm::LlmClient>>,
+    user_config: Option<&str>,
+    templates_dir: Option<&Path>,
+    cache: Option<Arc<dyn CacheBackend>>,
+) -> (Arc<dyn Checker>, Vec<String>) {
+    use crate::crosscheck::prompts::{load_override_dir, PromptLibrary};
+    let mut warnings = Vec::new();
+    let settings = match user_config.map(crate::crosscheck::engine::check_settings_from_toml) {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            warnings.push(format!(
+                "the [crosscheck] table of the user config is invalid ({e}); defaults are used"
+            ));
+            Default::default()
+        }
+        None => Default::default(),
+    };
+    let dir = templates_dir
+        .map(Path::to_path_buf)
+        .or_else(|| settings.prompts_dir.clone());
+    let prompts = match dir {
+        Some(d) => match load_override_dir(&d).and_then(PromptLibrary::with_overrides) {
+            Ok(p) => p,
+            Err(e) => {
+                warnings.push(format!("prompt overrides not used: {e}"));
+                PromptLibrary::builtin()
+            }
+        },
+        None => PromptLibrary::builtin(),
+    };
+    let checker = super::checks::EngineChecker::new(clients, prompts, cache, settings);
+    (Arc::new(checker), warnings)
 }
 
 /// Messages to the analysis loop.
@@ -390,6 +433,9 @@ pub struct State {
     pub(crate) index_owed: AtomicBool,
     /// Flaky-test hints per document, computed once per parse.
     pub(crate) flaky_hints: crate::lsp::flaky::HintCache,
+    /// Per open document: function id -> hash of its text at the first analysis after
+    /// opening (which functions count as edited, for `llm.function_checks = "edited"`).
+    pub(crate) baselines: Mutex<BTreeMap<String, BTreeMap<String, String>>>,
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking holder must not wedge the server).
@@ -403,9 +449,31 @@ impl State {
         let notify_tx = tx.clone();
         let engine_queued = Arc::new(AtomicU64::new(0));
         let queued = Arc::clone(&engine_queued);
+        let mut warnings = opts.warnings;
+        let user = match &opts.user_config {
+            Some(text) => {
+                let p = config::parse_user_file(text);
+                warnings.extend(p.warnings);
+                p.layer
+            }
+            None => Layer::default(),
+        };
+        let checker = match opts.checker {
+            Some(c) => Some(c),
+            None if opts.llm.is_empty() => None,
+            None => {
+                let (checker, w) = engine_checker(
+                    opts.llm,
+                    opts.user_config.as_deref(),
+                    user.templates_dir.as_deref(),
+                    opts.cache.clone(),
+                );
+                warnings.extend(w);
+                Some(checker)
+            }
+        };
         let scheduler = Scheduler::new(
-            opts.checker,
-            opts.cache,
+            checker,
             opts.max_concurrent_checks,
             opts.llm_unavailable.clone(),
             move |ev| {
@@ -426,15 +494,6 @@ impl State {
         )
         .with_records(opts.records.clone(), opts.clock)
         .with_retry_delay(opts.llm_retry_first_delay);
-        let mut warnings = opts.warnings;
-        let user = match &opts.user_config {
-            Some(text) => {
-                let p = config::parse_user_file(text);
-                warnings.extend(p.warnings);
-                p.layer
-            }
-            None => Layer::default(),
-        };
         let (config, w) = ConfigState::new(ConfigSources {
             user,
             ..ConfigSources::default()
@@ -480,6 +539,7 @@ impl State {
             index_owed: AtomicBool::new(false),
             publishing: tokio::sync::Mutex::new(()),
             flaky_hints: Default::default(),
+            baselines: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -541,53 +601,109 @@ impl State {
             .await;
     }
 
-    /// LLM jobs for the functions of an analysed document (empty when the LLM must not see it).
-    fn jobs_for(&self, a: &FileAnalysis, settings: &Settings, excluded: bool) -> Vec<FunctionJob> {
-        if excluded || !settings.llm_enabled {
-            return Vec::new();
-        }
-        let ip = Arc::clone(&lock(&self.interproc));
-        // The defined callees of each caller in this file, grouped in one pass over the edges
-        // (per function it was quadratic in the size of the workspace). An external callee is
-        // named by the call text, which is part of the function's text already.
-        let mut by_caller: BTreeMap<(&str, &str), BTreeSet<String>> = BTreeMap::new();
-        for e in ip.edges.iter() {
-            if e.callee.file.is_none() || e.caller.file.as_deref() != Some(a.path.as_str()) {
-                continue;
-            }
-            let Some(sig) = e.caller.signature.as_deref() else {
-                continue;
-            };
-            by_caller
-                .entry((e.caller.name.as_str(), sig))
-                .or_default()
-                .insert(format!(
-                    "{}{}",
-                    e.callee.name,
-                    e.callee.signature.as_deref().unwrap_or("")
-                ));
-        }
-        a.functions
-            .iter()
-            .map(|f| {
-                let callees: Vec<String> = by_caller
-                    .get(&(f.name.as_str(), f.signature.as_str()))
-                    .map(|c| c.iter().cloned().collect())
-                    .unwrap_or_default();
-                FunctionJob {
-                    doc: a.uri.clone(),
-                    version: a.version,
-                    language: a.language,
-                    fn_id: f.id.clone(),
-                    function: f.name.clone(),
-                    signature: f.signature.clone(),
-                    start_line: f.start_line,
-                    text: f.text.clone(),
-                    callees,
-                    analyzer: f.summary,
-                }
+    /// The path `crosscheck check` run from the document's workspace folder names it by
+    /// (relative, `/`-separated), for fingerprints; the unit path outside every folder.
+    pub(crate) fn fingerprint_path(&self, uri: &str, unit_path: &str) -> String {
+        let (root, _, _) = self.settings_for_uri(uri);
+        let rel = root.and_then(|r| {
+            Path::new(unit_path).strip_prefix(&r).ok().map(|p| {
+                p.components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/")
             })
-            .collect()
+        });
+        rel.filter(|r| !r.is_empty())
+            .unwrap_or_else(|| unit_path.to_string())
+    }
+
+    /// The document's deterministic findings with their fingerprints, as published.
+    pub(crate) fn fingerprinted_findings(
+        &self,
+        a: &FileAnalysis,
+        text: &str,
+        lines: &LineIndex,
+    ) -> Vec<(super::findings::Finding, String)> {
+        let (ws_findings, ws_current) = {
+            let ip = lock(&self.interproc);
+            (
+                ip.findings.get(&a.path).cloned().unwrap_or_default(),
+                ip.unit_hashes.get(&a.path) == Some(&a.text_hash),
+            )
+        };
+        let fp_path = self.fingerprint_path(&a.uri, &a.path);
+        diagnostics::fingerprinted(a, &ws_findings, ws_current, &fp_path, text, lines)
+    }
+
+    /// The parse of another workspace file (open document or disk file), by unit path.
+    fn parsed_unit(&self, path: &str) -> Option<Arc<ParsedFile>> {
+        let open = {
+            let docs = lock(&self.docs);
+            let found = docs
+                .iter()
+                .find(|d| workspace::unit_path(&d.uri) == path)
+                .map(|d| d.parsed());
+            found
+        };
+        if let Some(p) = open {
+            return p;
+        }
+        lock(&self.workspace).disk.get(Path::new(path)).cloned()
+    }
+
+    /// The LLM questions of an analysed document (empty when the LLM must not see it): one per
+    /// taint finding shown, and the configured function tasks (see `questions`). `None` when
+    /// the document changed since the analysis (the jobs of the new version replace these).
+    fn jobs_for(
+        &self,
+        a: &FileAnalysis,
+        settings: &Settings,
+        excluded: bool,
+    ) -> Option<Vec<CheckJob>> {
+        if excluded || !settings.llm_enabled {
+            return Some(Vec::new());
+        }
+        let current = {
+            let docs = lock(&self.docs);
+            docs.get(&a.uri)
+                .filter(|d| d.version == a.version)
+                .map(|d| (Arc::<str>::from(d.text()), d.lines().clone(), d.parsed()))
+        };
+        let (text, lines, parsed) = current?;
+        let found = self.fingerprinted_findings(a, &text, &lines);
+        let other = |p: &str| self.parsed_unit(p);
+        let mut jobs = super::questions::flow_jobs(a, &found, &text, &other);
+        // Function tasks: the functions edited since the document was opened (or all, or
+        // none), compared with the function texts of the first analysis after opening.
+        use super::config::FunctionChecks;
+        let baseline: BTreeMap<String, String> = {
+            let mut b = lock(&self.baselines);
+            b.entry(a.uri.clone())
+                .or_insert_with(|| {
+                    a.functions
+                        .iter()
+                        .map(|f| (f.id.clone(), engine::document_hash(&f.text)))
+                        .collect()
+                })
+                .clone()
+        };
+        let mode = settings.llm_function_checks;
+        let include = |f: &engine::FunctionFacts| match mode {
+            FunctionChecks::Off => false,
+            FunctionChecks::All => true,
+            FunctionChecks::Edited => baseline.get(&f.id) != Some(&engine::document_hash(&f.text)),
+        };
+        if let Some(parsed) = parsed {
+            jobs.extend(super::questions::function_jobs(
+                a,
+                &parsed,
+                &settings.llm_tasks,
+                &include,
+                crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
+                &self.cancel,
+            ));
+        }
+        Some(jobs)
     }
 
     /// (Re)schedules LLM checks for a document from its latest analysis.
@@ -601,9 +717,11 @@ impl State {
         };
         let excluded = lock(&self.docs).get(uri).is_none_or(|d| d.excluded);
         let (_, settings, _) = self.settings_for_uri(uri);
-        let jobs = self.jobs_for(&a, &settings, excluded);
-        self.scheduler
-            .update(uri, jobs, Duration::from_millis(settings.llm_debounce_ms));
+        // `None`: the document moved on since this analysis; its own analysis schedules.
+        if let Some(jobs) = self.jobs_for(&a, &settings, excluded) {
+            self.scheduler
+                .update(uri, jobs, Duration::from_millis(settings.llm_debounce_ms));
+        }
     }
 
     /// Analyses the current version of a document on a blocking thread; stores the result
@@ -695,26 +813,24 @@ impl State {
         let diags = match analysis {
             Some(a) if a.version == version => {
                 let (_, settings, _) = self.settings_for_uri(uri);
-                let (ws_findings, ws_current) = {
-                    let ip = lock(&self.interproc);
-                    (
-                        ip.findings.get(&a.path).cloned().unwrap_or_default(),
-                        ip.unit_hashes.get(&a.path) == Some(&a.text_hash),
-                    )
+                // Only outcomes about the findings' current questions (code edited since
+                // shows no stale LLM data until it is asked again).
+                let found = self.fingerprinted_findings(&a, &text, &lines);
+                let current: BTreeMap<String, String> = {
+                    let other = |p: &str| self.parsed_unit(p);
+                    super::questions::flow_jobs(&a, &found, &text, &other)
+                        .into_iter()
+                        .map(|j| (j.slot.clone(), j.content_hash()))
+                        .collect()
                 };
-                // Only outcomes about the functions' current text (a function edited since
-                // its check shows no stale LLM data until it is re-checked).
-                let stored = self.scheduler.outcomes(uri);
-                let outcomes: BTreeMap<String, Arc<super::scheduler::CheckOutcome>> = a
-                    .functions
-                    .iter()
-                    .filter_map(|f| {
-                        let s = stored.get(&f.id)?;
-                        (s.text_hash == super::scheduler::text_hash(&f.text))
-                            .then(|| (f.id.clone(), Arc::clone(&s.outcome)))
-                    })
+                let outcomes: BTreeMap<String, Arc<super::scheduler::CheckOutcome>> = self
+                    .scheduler
+                    .outcomes(uri)
+                    .into_iter()
+                    .filter(|(slot, s)| current.get(slot) == Some(&s.content_hash))
+                    .map(|(slot, s)| (slot, s.outcome))
                     .collect();
-                let merged = diagnostics::merge(&a, &ws_findings, ws_current, &outcomes);
+                let merged = diagnostics::merge(found, &outcomes);
                 let presented = diagnostics::present(merged, &settings, &text, &lines);
                 diagnostics::to_lsp(
                     &presented,

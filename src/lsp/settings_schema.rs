@@ -123,6 +123,30 @@ pub fn editor_settings_schema() -> Value {
             "description": "Quiet time in milliseconds before a changed function is sent to the LLM.",
         }),
     );
+    put(
+        "llm.tasks",
+        json!({
+            "type": "array",
+            "items": {"type": "string", "enum": ["cfg", "call_graph", "data_dependency", "taint", "ast", "points_to"]},
+            "uniqueItems": true,
+            "default": d.llm_tasks.iter().map(|t| t.name()).collect::<Vec<_>>(),
+            "description": "Function tasks the LLM is asked about, scored against the analyzer (Layer 1). Every taint finding also gets its own question.",
+        }),
+    );
+    put(
+        "llm.function_checks",
+        json!({
+            "type": "string",
+            "enum": ["edited", "all", "off"],
+            "enumDescriptions": [
+                "functions changed since the document was opened",
+                "every function of an open document",
+                "none: only taint findings are asked about",
+            ],
+            "default": d.llm_function_checks.name(),
+            "description": "Which functions the function tasks are asked about.",
+        }),
+    );
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "crosscheck",
@@ -175,7 +199,10 @@ mod tests {
         match prop["type"].as_str() {
             Some("boolean") => Value::Bool(!prop["default"].as_bool().expect("bool default")),
             Some("integer") => json!(prop["default"].as_u64().expect("int default") + 7),
-            Some("array") => json!(["some/pattern"]),
+            Some("array") => match prop["items"]["enum"].as_array() {
+                Some(values) => json!([values.last().expect("an enum value")]),
+                None => json!(["some/pattern"]),
+            },
             Some("string") => {
                 let d = prop["default"].as_str().expect("string default");
                 let other = prop["enum"]
@@ -245,11 +272,14 @@ mod tests {
             tiers,
             llm_enabled,
             llm_debounce_ms,
+            llm_tasks,
+            llm_function_checks,
             templates_dir,
             allow_code_execution,
         } = parsed.layer;
         assert!(exclude.is_some() && respect_gitignore.is_some() && max_file_bytes.is_some());
         assert!(disabled_rules.is_some() && llm_enabled.is_some() && llm_debounce_ms.is_some());
+        assert!(llm_tasks.is_some() && llm_function_checks.is_some());
         assert_eq!(tiers.len(), TIERS.len());
         // Restricted: the user's config file only, so never offered to editors.
         assert!(templates_dir.is_none() && allow_code_execution.is_none());

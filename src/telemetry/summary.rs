@@ -15,7 +15,9 @@
 //! PABAK, precision / recall / F1 of rater a against reference b, and the decision gap
 //! `Acc(neg) - Acc(pos)`), with binary categories (0 = no, 1 = yes):
 //! * `llm_vs_analyzer`: a = the LLM's majority verdict, b = the analyzer's verdict, over
-//!   records where both carry one ([`super::verdict`]).
+//!   every paired verdict ([`super::verdict::verdict_pairs`]): one per record with a single
+//!   verdict (a taint flow, an equivalence), one per question of a record that asked several
+//!   (a function's variables for taint, variable pairs for data dependency).
 //! * `pass_vs_human`: a = the record's automated `pass`, b = the latest human label of the
 //!   record (`correct`), over labelled records that have a `pass`. This is the paper's
 //!   "automated vs human" comparison: how far Layer 1 can be trusted as a proxy for people.
@@ -24,7 +26,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::verdict::{analyzer_verdict, llm_verdict};
+use super::verdict::{analyzer_verdict, verdict_pairs};
 use crate::crosscheck::record::{CrossCheckRecord, Tier};
 use crate::crosscheck::scores::ast::Thresholds;
 use crate::stats::agreement::{agreement, class_scores, decision_bias, Tally};
@@ -263,14 +265,13 @@ impl Acc {
             s.n += 1;
             s.sum += value;
         }
-        if let Some(reference) = analyzer_verdict(r) {
-            match llm_verdict(r) {
-                Some(llm) => {
-                    self.llm_vs_analyzer
-                        .add(usize::from(llm), usize::from(reference));
-                }
-                None => self.llm_missing += 1,
-            }
+        let pairs = verdict_pairs(r);
+        for (llm, reference) in &pairs {
+            self.llm_vs_analyzer
+                .add(usize::from(*llm), usize::from(*reference));
+        }
+        if pairs.is_empty() && analyzer_verdict(r).is_some() {
+            self.llm_missing += 1;
         }
         if let Some(correct) = label {
             self.labelled += 1;

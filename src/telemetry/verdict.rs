@@ -55,6 +55,72 @@ pub fn llm_verdict(record: &CrossCheckRecord) -> Option<bool> {
     }
 }
 
+/// The analyzer's per-item verdicts of a record that asked several yes/no questions at once
+/// (`taint`: `{"variables": [{"id", "tainted"}]}`, `data_dependency`:
+/// `{"questions": [{"id", "dependent"}]}`), by question id.
+fn analyzer_items(record: &CrossCheckRecord) -> Vec<(String, bool)> {
+    let a = &record.analyzer;
+    let (list, key) = match (a.get("variables"), a.get("questions")) {
+        (Some(Value::Array(l)), _) => (l, "tainted"),
+        (_, Some(Value::Array(l))) => (l, "dependent"),
+        _ => return Vec::new(),
+    };
+    list.iter()
+        .filter_map(|q| {
+            let id = match q.get("id")? {
+                Value::Number(n) => n.to_string(),
+                Value::String(s) => s.clone(),
+                _ => return None,
+            };
+            let v = match q.get(key)? {
+                Value::Bool(b) => *b,
+                Value::String(s) => word(s)?,
+                _ => return None,
+            };
+            Some((id, v))
+        })
+        .collect()
+}
+
+/// Every paired (LLM, analyzer) verdict of a record: one pair for a record with a single
+/// verdict (a taint flow, an equivalence), one per question for a record that asked several
+/// at once (a function's variables for taint, variable pairs for data dependency), where the
+/// LLM's verdict per question is the majority over the parsed samples (an unanswered question
+/// counts as "unknown", hence no; a tie leaves the question out). Empty when the record
+/// carries no binary verdicts.
+pub fn verdict_pairs(record: &CrossCheckRecord) -> Vec<(bool, bool)> {
+    if let Some(reference) = analyzer_verdict(record) {
+        return llm_verdict(record)
+            .map(|l| vec![(l, reference)])
+            .unwrap_or_default();
+    }
+    let items = analyzer_items(record);
+    let parsed: Vec<&Value> = record
+        .samples
+        .iter()
+        .filter(|s| s.parsed)
+        .map(|s| &s.answer)
+        .collect();
+    if items.is_empty() || parsed.is_empty() {
+        return Vec::new();
+    }
+    items
+        .into_iter()
+        .filter_map(|(id, reference)| {
+            let yes = parsed
+                .iter()
+                .filter(|a| a.get(&id).and_then(binary_verdict) == Some(true))
+                .count();
+            let no = parsed.len() - yes;
+            match yes.cmp(&no) {
+                std::cmp::Ordering::Greater => Some((true, reference)),
+                std::cmp::Ordering::Less => Some((false, reference)),
+                std::cmp::Ordering::Equal => None,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,6 @@
 
 use crosscheck::crosscheck::record::{HumanLabel, RecordSink};
 use crosscheck::llm::{FakeClient, FakeReply};
-use crosscheck::lsp::checker::LlmChecker;
 use crosscheck::lsp::client::LspClient;
 use crosscheck::lsp::ServerOptions;
 use serde_json::{json, Value};
@@ -13,17 +12,26 @@ use std::time::Duration;
 
 pub const T: Duration = Duration::from_secs(20);
 
-/// A well-formed answer of the interim checker.
-pub fn answer(explanation: &str, branches: usize, loops: usize, findings: Value) -> String {
-    json!({"explanation": explanation, "branches": branches, "loops": loops, "findings": findings})
-        .to_string()
+/// A scripted model: every taint-flow question is answered `flow` ("yes", "no",
+/// "unknown"), CFG and call-graph questions with well-formed answers
+/// (`crosscheck::lsp::bench::scripted_reply`).
+pub fn scripted(flow: &'static str) -> Arc<FakeClient> {
+    Arc::new(FakeClient::from_fn(move |r| {
+        crosscheck::lsp::bench::scripted_reply(r, flow)
+    }))
 }
 
-/// Options with an LLM checker over the given fake client and a short debounce.
+/// Options with the cross-check engine over the given fake client and a short debounce.
 pub fn with_fake(fake: Arc<FakeClient>, debounce_ms: u64) -> ServerOptions {
+    with_fake_config(fake, debounce_ms, "")
+}
+
+/// Like [`with_fake`], with more lines for the `[lsp.llm]` table of the user config (e.g.
+/// `function_checks = "all"`).
+pub fn with_fake_config(fake: Arc<FakeClient>, debounce_ms: u64, llm: &str) -> ServerOptions {
     ServerOptions {
-        user_config: Some(format!("[lsp.llm]\ndebounce_ms = {debounce_ms}\n")),
-        checker: Some(Arc::new(LlmChecker::new(fake))),
+        user_config: Some(format!("[lsp.llm]\ndebounce_ms = {debounce_ms}\n{llm}\n")),
+        llm: vec![fake],
         workspace_debounce: Duration::from_millis(20),
         ..ServerOptions::default()
     }

@@ -4,22 +4,31 @@
 //!   comment above the 0-based `line` (`workspace/applyEdit`).
 //! * `crosscheck.markCorrect` / `crosscheck.markIncorrect {fingerprint, rule, uri, line}`:
 //!   stores a human label through the `RecordSink` when a store is wired in.
-//! * `crosscheck.explain` / `crosscheck.compareCfg {uri, line, character}`: what is known
-//!   about the function at that position (the LLM's explanation, or its CFG comparison), or
-//!   why nothing is ("LLM not configured", pending, excluded). Never waits for the network.
+//! * `crosscheck.explain {uri, line, character}`: the taint finding at that position (or the
+//!   first in its function): its tier, the LLM's answer about its flow and the explanation,
+//!   with every line the explanation cites checked against the analyzer's path (lines not on
+//!   it are listed as unverified) ("analyzer extracts, LLM explains, tool re-validates").
+//! * `crosscheck.compareCfg {uri, line, character}`: the function's CFG cross-check (tier,
+//!   Layer-1 scores), or why there is none ("LLM not configured", pending, not edited,
+//!   excluded). Never waits for the network.
 //!
 //! Every command returns a JSON object with `status` and a human-readable `message`, and shows
 //! the message to the user (`window/showMessage`).
 
 use super::code_action::suppress_edit;
+use crate::crosscheck::facts::Reference;
 use crate::crosscheck::record::HumanLabel;
-use crate::lsp::diagnostics::{cfg_summary_tier, llm_only_tier};
+use crate::crosscheck::task::Task;
+use crate::lsp::diagnostics::llm_only_tier;
 use crate::lsp::encoding;
 use crate::lsp::engine;
+use crate::lsp::findings::is_taint_rule;
+use crate::lsp::questions::{flow_key, flow_slot, function_slot};
 use crate::lsp::scheduler::CheckState;
 use crate::lsp::server::{commands, lock, State};
 use crate::syntax::Cancel;
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use tower_lsp_server::jsonrpc::{Error, Result as RpcResult};
 use tower_lsp_server::ls_types::{ExecuteCommandParams, MessageType, Position, Uri};
@@ -143,71 +152,224 @@ async fn llm_command(state: &Arc<State>, a: &Value, compare: bool) -> RpcResult<
         a.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
         a.get("character").and_then(Value::as_u64).unwrap_or(0) as u32,
     );
-    let (parsed, excluded) = {
+    let doc = {
         let docs = lock(&state.docs);
-        match docs.get(&uri) {
-            Some(d) => (d.parsed(), d.excluded),
-            None => (None, false),
-        }
+        docs.get(&uri).map(|d| {
+            (
+                d.parsed(),
+                d.excluded,
+                d.version,
+                Arc::<str>::from(d.text()),
+                d.lines().clone(),
+            )
+        })
     };
     if !state.scheduler.is_available() {
         let message = state.scheduler.unavailable_reason().to_string();
         return Ok(json!({"status": "unavailable", "message": message}));
     }
+    let Some((Some(parsed), excluded, version, text, lines)) = doc else {
+        return Ok(
+            json!({"status": "unavailable", "message": "the document is not open or not analysed"}),
+        );
+    };
     if excluded {
         return Ok(
             json!({"status": "unavailable", "message": "this file is excluded: it is never sent to an LLM"}),
         );
     }
-    let Some(parsed) = parsed else {
+    let offset = encoding::offset_of(&parsed.text, &parsed.lines, pos, state.encoding());
+    let line = parsed.line_of(offset.min(parsed.text.len()));
+    let function = engine::function_at_offset(&parsed, offset, &Cancel::never());
+    if compare {
+        let Some(f) = function else {
+            return Ok(json!({"status": "unavailable", "message": "no function at this position"}));
+        };
+        let slot = function_slot(&f.id, Task::Cfg);
+        let analyzer = json!(f.summary);
+        return Ok(match state.scheduler.state_at(&uri, &slot, version) {
+            CheckState::Done(o) => {
+                let scores: Vec<String> = o
+                    .scores
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v:.2}"))
+                    .collect();
+                json!({
+                    "status": "done",
+                    "function": f.name,
+                    "message": format!(
+                        "CFG cross-check of {}: the analyzer's CFG is {} (the LLM's answer {}; {})",
+                        f.name,
+                        o.tier.name(),
+                        if o.verdict == "pass" { "passes the Layer-1 thresholds" } else { "does not pass the Layer-1 thresholds" },
+                        if scores.is_empty() { "no scores".to_string() } else { scores.join(", ") }
+                    ),
+                    "tier": o.tier.name(),
+                    "verdict": o.verdict,
+                    "model": o.model,
+                    "scores": o.scores,
+                    "analyzer": analyzer,
+                })
+            }
+            CheckState::Pending => json!({
+                "status": "pending",
+                "function": f.name,
+                "message": "the LLM's CFG cross-check of this function is still running",
+                "analyzer": analyzer,
+            }),
+            CheckState::Failed(m) => json!({"status": "failed", "function": f.name, "message": m}),
+            CheckState::Unavailable(_) => json!({
+                "status": "unavailable",
+                "function": f.name,
+                "message": "the CFG of this function has not been cross-checked: function checks run for functions edited since the file was opened (settings `llm.tasks`, `llm.function_checks`)",
+                "analyzer": analyzer,
+            }),
+        });
+    }
+    // Explain: the taint finding on this line (else the first in the function), with what
+    // the LLM said about its flow, re-validated against the analyzer's path.
+    let Some(analysis) = lock(&state.analyses)
+        .get(&uri)
+        .cloned()
+        .filter(|x| x.version == version)
+    else {
         return Ok(
-            json!({"status": "unavailable", "message": "the document is not open or not analysed"}),
+            json!({"status": "pending", "message": "the analysis of this version is still running"}),
         );
     };
-    let offset = encoding::offset_of(&parsed.text, &parsed.lines, pos, state.encoding());
-    let Some(f) = engine::function_at_offset(&parsed, offset, &Cancel::never()) else {
-        return Ok(json!({"status": "unavailable", "message": "no function at this position"}));
+    let found = state.fingerprinted_findings(&analysis, &text, &lines);
+    let in_scope = |l: usize| match &function {
+        Some(f) => f.start_line <= l && l <= f.end_line,
+        None => l == line,
     };
-    let analyzer = json!(f.summary);
-    let out = match state.scheduler.state(&uri, &f.id, &f.text) {
+    let flows: Vec<&(crate::lsp::findings::Finding, String)> = found
+        .iter()
+        .filter(|(f, _)| is_taint_rule(&f.rule) && !f.path.is_empty())
+        .collect();
+    let chosen = flows
+        .iter()
+        .find(|(f, _)| f.line == line)
+        .or_else(|| flows.iter().find(|(f, _)| in_scope(f.line)));
+    let Some((finding, print)) = chosen.map(|x| (&x.0, &x.1)) else {
+        return Ok(json!({
+            "status": "unavailable",
+            "message": "no taint finding here: the LLM is asked about each taint finding's flow",
+        }));
+    };
+    let slot = flow_slot(&flow_key(print, finding));
+    let path_lines: BTreeSet<usize> = finding
+        .path
+        .iter()
+        .filter(|e| e.file == analysis.path)
+        .map(|e| e.line)
+        .collect();
+    Ok(match state.scheduler.state_at(&uri, &slot, version) {
         CheckState::Done(o) => {
-            let message = if compare {
-                o.comparison
-                    .clone()
-                    .unwrap_or_else(|| "no comparison available".to_string())
-            } else {
-                o.explanation
-                    .clone()
-                    .unwrap_or_else(|| "the LLM gave no explanation".to_string())
-            };
+            let reasoning = o
+                .models
+                .iter()
+                .find_map(|m| m.reasoning.clone())
+                .unwrap_or_else(|| "the LLM gave no reasoning".to_string());
+            // The explanation cites lines relative to the code unit it saw; the ones that are
+            // on no step of the analyzer's path are marked unverified.
+            let question_lines = question_step_lines(&state.scheduler, &uri, &slot);
+            let cited = cited_lines(&reasoning);
+            let off_path: Vec<usize> = cited
+                .iter()
+                .copied()
+                .filter(|l| !question_lines.contains(l))
+                .collect();
+            let mut message = format!(
+                "{} at line {}: the finding is {}; LLM answer {} ({}). LLM explanation (unverified): {}",
+                finding.rule,
+                finding.line,
+                o.tier.name(),
+                o.verdict,
+                o.model,
+                reasoning
+            );
+            if !off_path.is_empty() {
+                let listed: Vec<String> = off_path.iter().map(|l| l.to_string()).collect();
+                message.push_str(&format!(
+                    " [lines cited that are not on the analyzer's path, unverified: {}]",
+                    listed.join(", ")
+                ));
+            }
             json!({
                 "status": "done",
-                "function": f.name,
+                "rule": finding.rule,
+                "line": finding.line,
                 "message": message,
-                // The explanation is the LLM's alone; the comparison is about the analyzer's
-                // CFG, which the LLM can confirm or leave analyzer-only.
-                "tier": if compare {
-                    cfg_summary_tier(o.verdict).name()
-                } else {
-                    llm_only_tier().name()
-                },
-                "verdict": o.verdict.name(),
+                "tier": o.tier.name(),
+                "explanation_tier": llm_only_tier().name(),
+                "verdict": o.verdict,
                 "model": o.model,
-                "analyzer": analyzer,
+                "path_lines": path_lines,
+                "cited_lines": cited,
+                "unverified_lines": off_path,
             })
         }
         CheckState::Pending => json!({
             "status": "pending",
-            "function": f.name,
-            "message": "the LLM cross-check of this function is still running",
-            "analyzer": analyzer,
+            "rule": finding.rule,
+            "message": "the LLM's answer about this flow is still on its way",
         }),
-        CheckState::Failed(m) => json!({"status": "failed", "function": f.name, "message": m}),
+        CheckState::Failed(m) => json!({"status": "failed", "rule": finding.rule, "message": m}),
         CheckState::Unavailable(m) => {
-            json!({"status": "unavailable", "function": f.name, "message": m})
+            json!({"status": "unavailable", "rule": finding.rule, "message": m})
         }
-    };
-    Ok(out)
+    })
+}
+
+/// The unit-relative lines of the steps of the flow question in `slot`.
+fn question_step_lines(
+    scheduler: &crate::lsp::scheduler::Scheduler,
+    uri: &str,
+    slot: &str,
+) -> BTreeSet<usize> {
+    scheduler
+        .question(uri, slot)
+        .and_then(|q| match &q.reference {
+            Reference::Flow { flow, .. } => Some(flow.steps.iter().map(|s| s.line).collect()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// Line numbers an explanation cites (`line 7`, `lines 3 and 5`, `L12`).
+pub fn cited_lines(text: &str) -> Vec<usize> {
+    let lower = text.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_ascii_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = BTreeSet::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if w == "line" || w == "lines" {
+            let mut j = i + 1;
+            while j < words.len() {
+                match words[j].parse::<usize>() {
+                    Ok(n) if n > 0 && n < 1_000_000 => {
+                        out.insert(n);
+                        j += 1;
+                    }
+                    _ if matches!(words[j], "and" | "to" | "or") => j += 1,
+                    _ => break,
+                }
+            }
+            i = j;
+            continue;
+        }
+        if let Some(n) = w.strip_prefix('l').and_then(|d| d.parse::<usize>().ok()) {
+            if n > 0 && n < 1_000_000 {
+                out.insert(n);
+            }
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
 }
 
 /// `crosscheck.explainFlaky {uri, line}`: the suspected root cause of the test at `line`

@@ -5,11 +5,16 @@
 //! and stored results only: never waits for analysis or the network.
 
 use crate::analysis::rules;
-use crate::lsp::diagnostics::{cfg_summary_tier, deterministic_findings, llm_only_tier};
+use crate::crosscheck::record::Tier;
+use crate::crosscheck::task::Task;
+use crate::crosscheck::tier::LlmStance;
+use crate::lsp::config::FunctionChecks;
+use crate::lsp::diagnostics::{deterministic_findings, llm_only_tier};
 use crate::lsp::encoding;
 use crate::lsp::engine::{self, FunctionFacts};
 use crate::lsp::findings::is_taint_rule;
-use crate::lsp::scheduler::{CheckState, Verdict};
+use crate::lsp::questions::{flow_key, flow_slot, function_slot};
+use crate::lsp::scheduler::{CheckOutcome, CheckState};
 use crate::lsp::server::{lock, State};
 use crate::lsp::workspace::unit_path;
 use crate::syntax::Cancel;
@@ -250,7 +255,23 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
     // Findings in this function (deterministic and workspace-level, e.g. taint flows).
     let analysis = lock(&state.analyses).get(uri).cloned();
     let mut in_fn: Vec<String> = Vec::new();
+    let mut flow_slots: Vec<(usize, String, String)> = Vec::new();
     if let Some(a) = analysis.filter(|a| a.version == version) {
+        let current_text = lock(&state.docs)
+            .get(uri)
+            .filter(|d| d.version == version)
+            .map(|d| (Arc::<str>::from(d.text()), d.lines().clone()));
+        if let Some((text, lines)) = current_text {
+            for (fd, print) in state.fingerprinted_findings(&a, &text, &lines) {
+                if is_taint_rule(&fd.rule)
+                    && !fd.path.is_empty()
+                    && f.start_line <= fd.line
+                    && fd.line <= f.end_line
+                {
+                    flow_slots.push((fd.line, fd.rule.clone(), flow_slot(&flow_key(&print, &fd))));
+                }
+            }
+        }
         let ws = ip.findings.get(&a.path).cloned().unwrap_or_default();
         let current = ip.unit_hashes.get(&a.path) == Some(&a.text_hash);
         for fd in deterministic_findings(&a, &ws, current) {
@@ -274,50 +295,194 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
         }
         md.push('\n');
     }
-    // What the LLM said.
+    // What the LLM said: each taint finding's question, then the function tasks.
     let excluded = lock(&state.docs).get(uri).is_none_or(|d| d.excluded);
     let (_, settings, _) = state.settings_for_uri(uri);
-    let llm = match state.scheduler.state(uri, &f.id, &f.text) {
-        _ if excluded => "file excluded: never sent to an LLM".to_string(),
-        CheckState::Unavailable(_) if state.scheduler.is_available() && !settings.llm_enabled => {
-            "LLM cross-checks are disabled by configuration".to_string()
+    let mut llm = String::new();
+    if excluded {
+        llm.push_str("file excluded: never sent to an LLM\n");
+    } else if !state.scheduler.is_available() {
+        let _ = writeln!(
+            llm,
+            "{}",
+            escape_inline(state.scheduler.unavailable_reason())
+        );
+    } else if !settings.llm_enabled {
+        llm.push_str("LLM cross-checks are disabled by configuration\n");
+    } else {
+        for (line, rule, slot) in &flow_slots {
+            let s = state.scheduler.state_at(uri, slot, version);
+            let _ = writeln!(llm, "- `{rule}` at line {line}: {}", state_text(&s, true));
+            if let CheckState::Done(o) = &s {
+                llm.push_str(&model_lines(o));
+            }
         }
-        CheckState::Unavailable(reason) => reason,
-        CheckState::Pending => "pending… (queued for a cross-check)".to_string(),
-        CheckState::Failed(m) => format!("the check failed: {m}"),
-        CheckState::Done(o) => {
-            let mut s = format!(
-                "`{}` · {} · instability {:.2}\n\n",
-                o.model,
-                plural(o.samples as usize, "sample", "samples"),
-                o.instability
+        for task in &settings.llm_tasks {
+            let slot = function_slot(&f.id, *task);
+            let s = state.scheduler.state_at(uri, &slot, version);
+            if matches!(&s, CheckState::Unavailable(_)) {
+                continue;
+            }
+            let _ = writeln!(
+                llm,
+                "- {} of `{}`: {}",
+                task_label(*task),
+                f.name,
+                state_text(&s, false)
             );
-            if let Some(e) = &o.explanation {
+            if let CheckState::Done(o) = &s {
+                llm.push_str(&model_lines(o));
+            }
+        }
+        if llm.is_empty() {
+            let why = match settings.llm_function_checks {
+                FunctionChecks::Edited => {
+                    "no taint finding here; function checks run when the function is edited"
+                }
+                FunctionChecks::Off => "no taint finding here; function checks are off",
+                FunctionChecks::All => "no question yet",
+            };
+            let _ = writeln!(llm, "{why}");
+        }
+    }
+    let _ = write!(md, "**LLM**:\n\n{llm}");
+    md
+}
+
+fn task_label(t: Task) -> &'static str {
+    match t {
+        Task::Cfg => "CFG cross-check",
+        Task::CallGraph => "call-graph cross-check",
+        Task::DataDependency => "data-dependency cross-check",
+        Task::Taint => "taint cross-check",
+        Task::Ast => "AST cross-check",
+        Task::PointsTo => "points-to cross-check",
+        _ => "cross-check",
+    }
+}
+
+/// One line saying where a question stands and, when answered, why the tier is what it is.
+fn state_text(s: &CheckState, flow: bool) -> String {
+    match s {
+        CheckState::Unavailable(r) => escape_inline(r),
+        CheckState::Pending => "pending… (queued for the LLM)".to_string(),
+        CheckState::Failed(m) => format!("the check failed: {}", escape_inline(m)),
+        CheckState::Done(o) => {
+            let why = match (flow, o.stance) {
+                (true, LlmStance::Agrees) => {
+                    "the LLM answers that the value reaches the sink unsanitised"
+                }
+                (true, LlmStance::Disagrees) => {
+                    "the LLM does not confirm the flow (the analyzer's finding stands)"
+                }
+                (true, LlmStance::Unstable) => "the LLM's samples disagree with each other",
+                (true, _) => "the LLM gave no usable answer",
+                (false, LlmStance::Agrees) => "the LLM's answer passes the Layer-1 thresholds",
+                (false, LlmStance::Unstable) => "the LLM's samples disagree with each other",
+                (false, _) => "the LLM's answer does not pass the Layer-1 thresholds",
+            };
+            let mut t = format!(
+                "**{}** (answer {}; {why}){}",
+                o.tier.name(),
+                escape_inline(&o.verdict),
+                if o.cached { " · cached" } else { "" }
+            );
+            if !o.scores.is_empty() && !flow {
+                let scores: Vec<String> = o
+                    .scores
+                    .iter()
+                    .map(|(k, v)| format!("{} {v:.2}", escape_inline(k)))
+                    .collect();
+                let _ = write!(t, " · scores: {}", scores.join(", "));
+            }
+            if !o.missed.is_empty() && !flow {
+                let _ = write!(t, " · {} analyzer facts not in the answer", o.missed.len());
+            }
+            let unverified = o.claims.iter().filter(|(_, t)| *t == Tier::LlmOnly).count();
+            let refuted = o.claims.iter().filter(|(_, t)| *t == Tier::Refuted).count();
+            if unverified + refuted > 0 {
                 let _ = write!(
-                    s,
-                    "*Explanation (tier: {}, unverified)*: {e}\n\n",
-                    llm_only_tier().name()
+                    t,
+                    " · LLM claims: {unverified} unverified, {refuted} refuted"
                 );
             }
-            // The analyzer's CFG summary is a deterministic fact: the LLM can confirm it or
-            // leave it analyzer-only; an LLM summary that contradicts it is refuted.
-            let tier = cfg_summary_tier(o.verdict);
-            let _ = write!(
-                s,
-                "*CFG cross-check*: {} → analyzer's CFG **{}**{}",
-                o.comparison.as_deref().unwrap_or("no comparison"),
-                tier.name(),
-                if o.verdict == Verdict::Disagree {
-                    "; the LLM's summary is **refuted**"
-                } else {
-                    ""
-                }
-            );
-            s
+            t
         }
-    };
-    let _ = writeln!(md, "**LLM**: {llm}");
-    md
+    }
+}
+
+/// Each model's verdict and reasoning. The reasoning is the LLM's text: shown as a literal
+/// block (a code fence longer than any backtick run in it), never as Markdown, HTML or links.
+fn model_lines(o: &CheckOutcome) -> String {
+    let mut out = String::new();
+    for m in &o.models {
+        let _ = writeln!(
+            out,
+            "  - `{}`: {} · {} · instability {:.2}{}",
+            escape_code(&m.model),
+            escape_inline(&m.verdict),
+            plural(m.samples, "sample", "samples"),
+            m.instability,
+            if m.stable { "" } else { " · unstable" }
+        );
+        if let Some(r) = m.reasoning.as_deref().filter(|r| !r.trim().is_empty()) {
+            let _ = writeln!(
+                out,
+                "    reasoning ({}, unverified):\n",
+                llm_only_tier().name()
+            );
+            out.push_str(&literal_block(r, "    "));
+        }
+    }
+    out
+}
+
+/// Text shown literally: a fenced block whose fence is longer than any run of backticks in
+/// the text, control characters removed.
+pub(crate) fn literal_block(text: &str, indent: &str) -> String {
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control() || *c == '\n')
+        .collect();
+    let mut longest = 0usize;
+    let mut run = 0usize;
+    for c in clean.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    let mut out = format!("{indent}{fence}text\n");
+    for l in clean.lines() {
+        let _ = writeln!(out, "{indent}{l}");
+    }
+    let _ = writeln!(out, "{indent}{fence}");
+    out
+}
+
+/// Text for inline Markdown: every ASCII punctuation character backslash-escaped (no
+/// emphasis, links, HTML or code spans can start), and `://` / `www.` broken with a
+/// zero-width space so no client autolinks it.
+pub(crate) fn escape_inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars().filter(|c| !c.is_control()) {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.replace(":\\/\\/", ":\u{200B}\\/\\/")
+        .replace("www\\.", "www\u{200B}\\.")
+}
+
+/// Text inside an inline code span: backticks and line breaks removed.
+fn escape_code(text: &str) -> String {
+    text.chars()
+        .filter(|c| *c != '`' && !c.is_control())
+        .collect()
 }
 
 fn short_name(path: &str) -> String {
