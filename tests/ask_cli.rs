@@ -150,6 +150,53 @@ fn a_whole_file_prints_a_results_list_in_document_order() {
     assert_eq!(client.request_count(), 8);
 }
 
+/// One function's answer cut off at the token limit fails that function only: the others
+/// are cross-checked, the run exits 0, and the failure is recorded for that function.
+#[test]
+fn a_truncated_answer_fails_its_function_only_and_is_recorded() {
+    let client = Arc::new(FakeClient::from_fn(|req| {
+        let text = r#"{"calls": [{"callee": "print"}]}"#.to_string();
+        if req.user.contains("def total") && !req.user.contains("def report") {
+            FakeReply::Response(crosscheck::llm::ChatResponse {
+                text: r#"{"calls": [{"callee": "pri"#.to_string(),
+                model: "fake".into(),
+                prompt_tokens: 10,
+                completion_tokens: 768,
+                tokens_estimated: true,
+                latency_ms: 1,
+                from_cache: false,
+                truncated: true,
+                attempts: 1,
+            })
+        } else {
+            FakeReply::text(text)
+        }
+    }));
+    let a = args(&["--task", "call_graph", &path("inventory.py")]);
+    let sink = MemorySink::default();
+    let report = ask(
+        &a,
+        &context(vec![dyn_client(&client)], None, Some(&sink), None),
+    );
+    assert_eq!(report.exit_code, 0, "{:?}", report.errors);
+    let results = report.json["results"].as_array().unwrap();
+    let total = results.iter().find(|r| r["function"] == "total").unwrap();
+    assert!(
+        total["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("cut off")),
+        "{total}"
+    );
+    assert_eq!(report.outcomes.len(), 3, "the other functions were checked");
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    let records = sink.records();
+    assert_eq!(records.len(), 4, "the failed function is recorded too");
+    let failed: Vec<_> = records.iter().filter(|r| r.pass.is_none()).collect();
+    assert_eq!(failed.len(), 1);
+    assert!(!failed[0].samples[0].parsed);
+    assert_eq!(failed[0].samples[0].answer["error"], "truncated");
+}
+
 #[test]
 fn samples_and_strategy_flags_reach_the_model() {
     let q = question("inventory.py", Task::Ast, "total");

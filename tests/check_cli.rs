@@ -715,3 +715,105 @@ fn deeply_nested_and_huge_inputs_give_valid_sarif() {
     assert_eq!(exit, 0);
     assert!(results(&v).is_empty(), "{:#}", v["runs"][0]["results"]);
 }
+
+/// `check --llm` asks the configured LLM (an OpenAI-compatible mock) the question the editor
+/// asks about each taint finding: a yes makes it `confirmed` in SARIF (with
+/// `properties.llm`), so `--fail-tier confirmed` fails on it; a rerun is served from the
+/// store's answer cache; without `--llm` nothing is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_llm_confirms_taint_findings_in_sarif_through_the_shared_cache() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let content = serde_json::json!({"answer": "yes", "reasoning": "argv reaches the shell"});
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "id": "x", "model": "test-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content.to_string()},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        })))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[llm]\nbase_url = \"{}/v1\"\nmodel = \"test-model\"\ntimeout_secs = 5\nretries = 0\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_crosscheck"));
+        cmd.args([
+            "check",
+            TAINT,
+            "--format",
+            "sarif",
+            "--fail-tier",
+            "confirmed",
+        ])
+        .args(extra)
+        .current_dir(root())
+        .env("CROSSCHECK_CONFIG", &config)
+        .env("CROSSCHECK_DATA_DIR", dir.path().join("data"))
+        .env("HOME", dir.path());
+        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("CROSSCHECK_LLM_")) {
+            cmd.env_remove(k);
+        }
+        cmd.output().expect("crosscheck check")
+    };
+    let requests = || async { server.received_requests().await.unwrap_or_default().len() };
+    // Without --llm: nothing is asked, nothing is confirmed, the gate does not fail.
+    let plain = tokio::task::block_in_place(|| run(&[]));
+    assert_eq!(code(&plain), 0, "{}", stderr(&plain));
+    assert_eq!(requests().await, 0);
+    // With --llm: one question for the one taint finding; it is confirmed and fails the gate.
+    let asked = tokio::task::block_in_place(|| run(&["--llm"]));
+    assert_eq!(code(&asked), 1, "{}", stderr(&asked));
+    assert_eq!(requests().await, 1, "one request per taint finding");
+    assert!(stderr(&asked).contains("1 confirmed"), "{}", stderr(&asked));
+    let sarif = json_of(&asked);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let taint = results
+        .iter()
+        .find(|r| r["ruleId"] == "taint-command")
+        .expect("the taint result");
+    assert_eq!(taint["properties"]["tier"], "confirmed", "{taint}");
+    assert_eq!(taint["properties"]["llm"]["task"], "taint", "{taint}");
+    assert_eq!(taint["properties"]["llm"]["verdict"], "yes", "{taint}");
+    let dead = results
+        .iter()
+        .find(|r| r["ruleId"] == "unreachable-code")
+        .expect("the dead code result");
+    assert_eq!(
+        dead["properties"]["tier"], "analyzer-only",
+        "not asked: {dead}"
+    );
+    assert!(dead["properties"]["llm"].is_null());
+    // The fingerprints are the same with and without --llm.
+    let prints = |s: &Value| -> Vec<Value> {
+        s["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["partialFingerprints"].clone())
+            .collect()
+    };
+    assert_eq!(prints(&sarif), prints(&json_of(&plain)));
+    // A rerun is answered from the store (the editor's and `ask`'s cache).
+    let again = tokio::task::block_in_place(|| run(&["--llm"]));
+    assert_eq!(code(&again), 1);
+    assert_eq!(requests().await, 1, "served from the answer cache");
+    let taint = json_of(&again)["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "taint-command")
+        .cloned()
+        .unwrap();
+    assert_eq!(taint["properties"]["llm"]["cached"], true, "{taint}");
+}

@@ -464,7 +464,7 @@ async fn failures_are_errors_never_panics() {
     let e = run(answering("I'm sorry, I cannot do that.".into()))
         .await
         .unwrap_err();
-    assert!(matches!(e, CheckError::Unreadable(_)), "{e}");
+    assert!(matches!(e, CheckError::Unreadable { .. }), "{e}");
     // Valid JSON of the wrong shape, and JSON that had to be repaired.
     let e = run(answering(r#"{"tier": "confirmed"}"#.into()))
         .await

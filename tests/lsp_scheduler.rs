@@ -408,14 +408,13 @@ async fn the_engine_checker_reads_each_answer_into_a_stance_and_a_tier() {
         (o.verdict.as_str(), o.tier),
         ("unknown", Tier::AnalyzerOnly)
     );
-    let e = checker
-        .check(j("os.system(input() + '3')"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(e, CheckError::Failed(ref m) if m.contains("answer")),
-        "{e}"
-    );
+    // Unreadable (no answer field): confirms nothing, and the failure is recorded.
+    let o = checker.check(j("os.system(input() + '3')")).await.unwrap();
+    assert_eq!((o.stance, o.tier), (LlmStance::Failed, Tier::AnalyzerOnly));
+    assert!(o.errors[0].contains("answer"), "{:?}", o.errors);
+    assert_eq!(o.records.len(), 1);
+    assert_eq!((o.records[0].pass, o.records[0].tier), (None, None));
+    assert!(!o.records[0].samples[0].parsed);
     let e = checker
         .check(j("os.system(input() + '4')"))
         .await

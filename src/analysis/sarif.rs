@@ -21,7 +21,8 @@
 //! `originalUriBaseIds`, or an absolute `file:` URI for files outside it), `codeFlows` for taint
 //! findings (source, steps, sink as thread-flow locations), `partialFingerprints`,
 //! `baselineState` when a baseline was given, `suppressions` for in-source suppression comments,
-//! and `properties` `{tier, rule, function}`. Files that could not be analysed become
+//! and `properties` `{tier, rule, function}` (plus `llm`, the answer to the finding's own
+//! question, with `check --llm`). Files that could not be analysed become
 //! tool-execution notifications of the run's invocation.
 //!
 //! Everything here is pure: paths, the source-root URI and the tool version come from the
@@ -70,6 +71,10 @@ pub struct CheckFinding {
     pub suppressed: bool,
     /// It is at or above the failure thresholds, new, and not suppressed.
     pub fails: bool,
+    /// With `check --llm`: the LLM's answer to the finding's own question (`task`,
+    /// `verdict`, `model`, `samples`, `instability`, `cached`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<serde_json::Value>,
 }
 
 /// A file that was not analysed, and why.
@@ -364,6 +369,9 @@ fn result(f: &CheckFinding) -> sarif::Result {
     ];
     if let Some(func) = &f.function {
         props.push(("function", serde_json::Value::from(func.clone())));
+    }
+    if let Some(llm) = &f.llm {
+        props.push(("llm", llm.clone()));
     }
     let r = sarif::Result::builder()
         .rule_id(f.finding.rule.clone())

@@ -29,9 +29,12 @@
 //!
 //! # Exit codes
 //!
-//! 0 when every selected function was cross-checked (whatever the verdicts), 1 on any error:
-//! unreadable file, unknown function, no LLM configured, a failed call (timeout, 429, 5xx,
-//! unreachable server), or answers that cannot be read. After a failed call the remaining
+//! 0 when at least one selected function was cross-checked (whatever the verdicts) and no
+//! call failed; a function whose answers cannot be read (cut off at the token limit,
+//! malformed) or whose question cannot be prepared is listed with its error (and the failed
+//! answer is recorded for it) without failing the others. 1 on an unreadable file, an unknown
+//! function, no LLM configured, a failed call (timeout, 429, 5xx, unreachable server), a
+//! broken prompt, or when no function could be checked. After a failed call the remaining
 //! functions are skipped (the server would fail them too). Errors go to stderr; nothing
 //! panics.
 //!
@@ -253,6 +256,7 @@ pub fn ask(args: &AskArgs, ctx: &AskContext<'_>) -> AskReport {
     let mut errors = Vec::new();
     let mut cache_report = Vec::new();
     let mut stop = false;
+    let mut llm_failed = false;
     for index in selected {
         let name = facts
             .functions
@@ -292,8 +296,9 @@ pub fn ask(args: &AskArgs, ctx: &AskContext<'_>) -> AskReport {
                 outcomes.push(outcome);
             }
             Err(e) => {
-                if matches!(e, CheckError::Llm(_)) {
+                if matches!(e, CheckError::Llm(_) | CheckError::Prompt(_)) {
                     stop = true;
+                    llm_failed = true;
                 }
                 let msg = format!("{}: {name}: {e}", source.path);
                 errors.push(msg);
@@ -301,7 +306,10 @@ pub fn ask(args: &AskArgs, ctx: &AskContext<'_>) -> AskReport {
             }
         }
     }
-    let exit_code = i32::from(!errors.is_empty());
+    // One function's unusable answer (cut off at the token limit, malformed) is reported and
+    // recorded for that function; the run fails only when the LLM or the prompt failed, or
+    // nothing could be checked at all.
+    let exit_code = i32::from(llm_failed || (outcomes.is_empty() && !errors.is_empty()));
     let json = if single {
         results.pop().unwrap_or(Value::Null)
     } else {

@@ -5,9 +5,15 @@
 //!   report builder); the findings are the report's findings (taint flows, unreachable code,
 //!   syntactic rules). Paths are reported relative to the working directory (`%SRCROOT%` in
 //!   SARIF) when they are inside it.
-//! * Tier: every finding goes through the cross-check core's tier function with the LLM not
-//!   asked, so `check` (deterministic and offline) reports `analyzer-only`; `--fail-tier
-//!   confirmed` therefore fails only on findings confirmed by a proof or the LLM.
+//! * Tier: every finding goes through the cross-check core's tier function. Without `--llm`
+//!   nothing is asked (`check` is deterministic and offline) and every finding is
+//!   `analyzer-only`. With `--llm`, each taint finding gets the question the editor asks
+//!   (`crosscheck::facts::prepare_finding_flow`: can the source reach the sink without
+//!   sanitisation?), through the cross-check engine with the same answer cache and telemetry
+//!   store: a stable yes makes it `confirmed`, anything else leaves it `analyzer-only`, and
+//!   its SARIF result carries `properties.llm`. `--fail-tier confirmed` fails only on
+//!   findings confirmed by a proof or the LLM. An LLM that cannot be reached stops the
+//!   questions (a warning); the findings stay as they are.
 //! * A finding *fails* the build when it is at or above `--fail-on` (severity) and
 //!   `--fail-tier` (tier), is not in the `--baseline` (by fingerprint), and is not suppressed by
 //!   a `crosscheck: ignore[rule]` comment on its line or the line above.
@@ -27,8 +33,13 @@ use crate::analysis::sarif::{
     number_fingerprints, to_sarif, BaselineState, CheckError, CheckFinding, SarifContext,
     FINGERPRINT_KEY,
 };
-use crate::crosscheck::record::Tier;
+use crate::crosscheck::cache::AnswerCache;
+use crate::crosscheck::engine::{CheckError as EngineError, CheckSettings, Engine, FLOW_FACT};
+use crate::crosscheck::facts::{prepare_finding_flow, PathElement};
+use crate::crosscheck::prompts::PromptLibrary;
+use crate::crosscheck::record::{RecordSink, Tier};
 use crate::crosscheck::tier::{decide_tier, Evidence as TierEvidence, LlmStance, Origin};
+use crate::llm::LlmClient;
 use crate::lsp::findings::is_suppressed;
 use crate::syntax::functions::collect_functions;
 use crate::syntax::{Cancel, ParsedFile};
@@ -37,6 +48,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CheckFormat {
@@ -86,6 +98,80 @@ pub struct CheckArgs {
     /// Write the report to FILE instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Ask the configured LLM about each taint finding (cached, recorded); a stable yes
+    /// makes the finding `confirmed`.
+    #[arg(long)]
+    pub llm: bool,
+}
+
+/// What `check --llm` asks with: the cross-check engine's parts.
+pub struct LlmJudge<'a> {
+    pub clients: Vec<Arc<dyn LlmClient>>,
+    pub prompts: PromptLibrary,
+    pub cache: AnswerCache,
+    pub settings: CheckSettings,
+    pub sink: Option<&'a dyn RecordSink>,
+    /// Seconds since the epoch, for records.
+    pub now: i64,
+}
+
+/// What the LLM said about the taint findings of a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LlmSummary {
+    pub asked: usize,
+    pub confirmed: usize,
+    pub failed: usize,
+    /// Why the questions stopped early (an unreachable LLM), if they did.
+    pub stopped: Option<String>,
+}
+
+impl LlmJudge<'_> {
+    /// The stance and the `llm` data of one question; `Err` when the LLM call failed.
+    fn judge(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        q: &crate::crosscheck::facts::Question,
+    ) -> Result<(LlmStance, serde_json::Value), EngineError> {
+        let engine = Engine {
+            prompts: &self.prompts,
+            cache: &self.cache,
+            settings: &self.settings,
+            sink: self.sink,
+        };
+        match rt.block_on(engine.check(&self.clients, q, self.now)) {
+            Ok(o) => {
+                let stance = o
+                    .facts
+                    .iter()
+                    .find(|f| f.fact == FLOW_FACT)
+                    .map_or(LlmStance::Failed, |f| f.llm);
+                let verdict = if stance == LlmStance::Agrees {
+                    "yes".to_string()
+                } else {
+                    o.models
+                        .iter()
+                        .find(|m| m.stable)
+                        .and_then(|m| m.llm.get("verdict").and_then(|v| v.as_str()))
+                        .unwrap_or("unknown")
+                        .to_string()
+                };
+                let data = serde_json::json!({
+                    "task": o.task.name(),
+                    "verdict": verdict,
+                    "model": o.model,
+                    "samples": o.samples,
+                    "instability": o.instability,
+                    "cached": o.cache.get("misses").and_then(|m| m.as_u64()) == Some(0),
+                });
+                Ok((stance, data))
+            }
+            Err(EngineError::Unreadable { message, .. }) => Ok((
+                LlmStance::Failed,
+                serde_json::json!({"task": "taint", "verdict": "unknown", "error": message}),
+            )),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 fn severity_rank(s: Severity) -> u8 {
@@ -138,6 +224,9 @@ impl FailTier {
 /// The result of a check, before formatting.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
+    /// With `--llm`: what the LLM was asked and said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmSummary>,
     pub tool: &'static str,
     pub version: &'static str,
     pub fingerprint_key: &'static str,
@@ -222,6 +311,7 @@ pub fn check(
     args: &CheckArgs,
     cwd: &Path,
     baseline: Option<&BTreeSet<String>>,
+    llm: Option<&LlmJudge<'_>>,
     cancel: &Cancel,
 ) -> CheckReport {
     let explicit: BTreeSet<String> = args
@@ -261,11 +351,6 @@ pub fn check(
     let by_path: BTreeMap<&str, &ParsedFile> =
         parsed.iter().map(|(p, f)| (p.as_str(), f)).collect();
 
-    let tier = decide_tier(&TierEvidence {
-        origin: Origin::Analyzer,
-        llm: LlmStance::NotAsked,
-        contradicted: false,
-    });
     let mut located = Vec::new();
     let mut hashes = Vec::new();
     for fr in &report.files {
@@ -286,33 +371,94 @@ pub fn check(
             located.push((fr.file.clone(), function, f.clone(), suppressed));
         }
     }
+    // With `--llm`: one question per taint finding, the one the editor asks.
+    let mut judged: Vec<Option<(LlmStance, serde_json::Value)>> = vec![None; located.len()];
+    let mut llm_summary = None;
+    if let Some(judge) = llm {
+        let mut summary = LlmSummary::default();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build();
+        match rt {
+            Err(e) => summary.stopped = Some(format!("cannot start the async runtime: {e}")),
+            Ok(rt) => {
+                let file_of = |p: &str| by_path.get(p).copied();
+                for (i, (file, _, f, _)) in located.iter().enumerate() {
+                    let is_taint = crate::analysis::rules::rule(&f.rule)
+                        .is_some_and(|r| r.sink_kind.is_some());
+                    if !is_taint || summary.stopped.is_some() || cancel.is_cancelled() {
+                        continue;
+                    }
+                    let path: Vec<PathElement> = f
+                        .evidence
+                        .iter()
+                        .map(|e| PathElement {
+                            file: e.file.clone(),
+                            line: e.line.max(1),
+                            role: e.role.clone(),
+                            text: e.text.clone(),
+                        })
+                        .collect();
+                    let Ok(q) = prepare_finding_flow(file, &f.rule, &path, &file_of) else {
+                        continue;
+                    };
+                    summary.asked += 1;
+                    match judge.judge(&rt, &q) {
+                        Ok((stance, data)) => {
+                            summary.confirmed += usize::from(stance == LlmStance::Agrees);
+                            summary.failed += usize::from(stance == LlmStance::Failed);
+                            judged[i] = Some((stance, data));
+                        }
+                        Err(e) => {
+                            summary.failed += 1;
+                            summary.stopped = Some(e.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        llm_summary = Some(summary);
+    }
     let fingerprints = number_fingerprints(&hashes);
     let findings: Vec<CheckFinding> = located
         .into_iter()
         .zip(fingerprints)
-        .map(|((file, function, finding, suppressed), fingerprint)| {
-            let baseline_state = baseline.map(|b| {
-                if b.contains(&fingerprint) {
-                    BaselineState::Unchanged
-                } else {
-                    BaselineState::New
+        .zip(judged)
+        .map(
+            |(((file, function, finding, suppressed), fingerprint), judged)| {
+                let (stance, llm_data) = match judged {
+                    Some((s, d)) => (s, Some(d)),
+                    None => (LlmStance::NotAsked, None),
+                };
+                let tier = decide_tier(&TierEvidence {
+                    origin: Origin::Analyzer,
+                    llm: stance,
+                    contradicted: false,
+                });
+                let baseline_state = baseline.map(|b| {
+                    if b.contains(&fingerprint) {
+                        BaselineState::Unchanged
+                    } else {
+                        BaselineState::New
+                    }
+                });
+                let fails = !suppressed
+                    && baseline_state != Some(BaselineState::Unchanged)
+                    && args.fail_on.reached_by(finding.severity)
+                    && tier_rank(tier) >= tier_rank(args.fail_tier.tier());
+                CheckFinding {
+                    file,
+                    function,
+                    finding,
+                    tier: tier.name(),
+                    fingerprint,
+                    baseline_state,
+                    suppressed,
+                    fails,
+                    llm: llm_data,
                 }
-            });
-            let fails = !suppressed
-                && baseline_state != Some(BaselineState::Unchanged)
-                && args.fail_on.reached_by(finding.severity)
-                && tier_rank(tier) >= tier_rank(args.fail_tier.tier());
-            CheckFinding {
-                file,
-                function,
-                finding,
-                tier: tier.name(),
-                fingerprint,
-                baseline_state,
-                suppressed,
-                fails,
-            }
-        })
+            },
+        )
         .collect();
 
     let mut summary = Summary {
@@ -342,6 +488,7 @@ pub fn check(
         0
     };
     CheckReport {
+        llm: llm_summary,
         tool: "crosscheck",
         version: env!("CARGO_PKG_VERSION"),
         fingerprint_key: FINGERPRINT_KEY,
@@ -453,7 +600,70 @@ fn run_inner(args: &CheckArgs) -> Result<i32, String> {
     };
     let cwd = std::env::current_dir()
         .map_err(|e| format!("cannot determine the working directory: {e}"))?;
-    let report = check(args, &cwd, baseline.as_ref(), &Cancel::never());
+    // `--llm`: the configured LLM through the engine, with the per-user store as the answer
+    // cache (shared with `ask` and the editor) and as the telemetry sink.
+    let store = if args.llm {
+        crate::store::Store::open_optional(
+            crate::store::default_db_path(),
+            crate::store::StoreConfig::default(),
+        )
+        .map(Arc::new)
+    } else {
+        None
+    };
+    let judge = if args.llm {
+        let llm = crate::llm::LlmSettings::load().map_err(|e| format!("--llm: {e}"))?;
+        if !llm.is_configured() {
+            return Err(
+                "--llm: no LLM is configured (set `base_url` and `model` in the [llm] table of \
+                 ~/.config/crosscheck/config.toml)"
+                    .to_string(),
+            );
+        }
+        let mut settings = super::ask::load_check_settings().map_err(|e| format!("--llm: {e}"))?;
+        settings.call_timeout = Some(std::time::Duration::from_secs(llm.timeout_secs.max(1) + 2));
+        let prompts = match &settings.prompts_dir {
+            Some(dir) => crate::crosscheck::prompts::load_override_dir(dir)
+                .and_then(PromptLibrary::with_overrides)
+                .map_err(|e| format!("--llm: {e}"))?,
+            None => PromptLibrary::builtin(),
+        };
+        let client = crate::llm::HttpClient::new(llm).map_err(|e| format!("--llm: {e}"))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        Some(LlmJudge {
+            clients: vec![Arc::new(client)],
+            prompts,
+            cache: AnswerCache::new(
+                store
+                    .clone()
+                    .map(|s| s as Arc<dyn crate::crosscheck::record::CacheBackend>),
+            ),
+            settings,
+            sink: store.as_deref().map(|s| s as &dyn RecordSink),
+            now,
+        })
+    } else {
+        None
+    };
+    let report = check(
+        args,
+        &cwd,
+        baseline.as_ref(),
+        judge.as_ref(),
+        &Cancel::never(),
+    );
+    if let Some(l) = &report.llm {
+        eprintln!(
+            "crosscheck check: asked the LLM about {} taint finding(s): {} confirmed, {} without a usable answer",
+            l.asked, l.confirmed, l.failed
+        );
+        if let Some(why) = &l.stopped {
+            eprintln!("crosscheck check: warning: the LLM questions stopped: {why}");
+        }
+    }
     for e in &report.errors {
         let kind = if e.fatal { "error" } else { "warning" };
         eprintln!("crosscheck check: {kind}: {}: {}", e.file, e.message);

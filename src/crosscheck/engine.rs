@@ -166,8 +166,13 @@ pub enum CheckError {
     Prompt(PromptError),
     /// Every model's calls failed; the first error.
     Llm(LlmError),
-    /// Answers came back but none could be read.
-    Unreadable(String),
+    /// Answers came back but none could be read (cut off at the token limit, malformed,
+    /// off-schema). `records` are the telemetry records of the failed samples (already given
+    /// to the engine's sink, if any): a failure is recorded for the function it is about.
+    Unreadable {
+        message: String,
+        records: Vec<CrossCheckRecord>,
+    },
 }
 
 impl fmt::Display for CheckError {
@@ -175,7 +180,9 @@ impl fmt::Display for CheckError {
         match self {
             CheckError::Prompt(e) => e.fmt(f),
             CheckError::Llm(e) => e.fmt(f),
-            CheckError::Unreadable(m) => write!(f, "no usable answer from the LLM: {m}"),
+            CheckError::Unreadable { message, .. } => {
+                write!(f, "no usable answer from the LLM: {message}")
+            }
         }
     }
 }
@@ -648,8 +655,36 @@ impl Engine<'_> {
         if models.iter().all(|m| m.scored.is_none()) {
             return Err(match (first_llm_error, first_read_error) {
                 (Some(e), _) => CheckError::Llm(e),
-                (None, Some(m)) => CheckError::Unreadable(m),
-                (None, None) => CheckError::Unreadable("no model was asked".into()),
+                (None, message) => {
+                    // The models answered, unreadably: one record per model that drew
+                    // samples, with no pass and no tier.
+                    let records: Vec<CrossCheckRecord> = models
+                        .iter()
+                        .filter(|m| !m.sample_records.is_empty())
+                        .map(|m| {
+                            self.record(
+                                question,
+                                &prompt,
+                                &input_hash,
+                                now,
+                                &m.model,
+                                m.sample_records.clone(),
+                                (BTreeMap::new(), None, None, m.instability),
+                            )
+                        })
+                        .collect();
+                    if let Some(sink) = self.sink {
+                        for r in &records {
+                            if let Err(e) = sink.record(r) {
+                                tracing::warn!("the record could not be stored: {e}");
+                            }
+                        }
+                    }
+                    CheckError::Unreadable {
+                        message: message.unwrap_or_else(|| "no model was asked".into()),
+                        records,
+                    }
+                }
             });
         }
 
@@ -780,7 +815,6 @@ impl Engine<'_> {
             .collect();
 
         // Records: one per model, plus the jury's.
-        let code_hash = question.inputs.code_hash();
         let mut records = Vec::new();
         let record_for = |model: &str,
                           samples: Vec<SampleRecord>,
@@ -789,43 +823,15 @@ impl Engine<'_> {
                           tier: Option<Tier>,
                           instability: f64|
          -> CrossCheckRecord {
-            let latency_ms = samples.iter().map(|s| s.latency_ms).sum();
-            let prompt_tokens = samples.iter().map(|s| s.prompt_tokens).sum();
-            let completion_tokens = samples.iter().map(|s| s.completion_tokens).sum();
-            CrossCheckRecord {
-                id: sha256_fields([
-                    input_hash.as_str(),
-                    prompt.fingerprint.as_str(),
-                    model,
-                    &now.to_string(),
-                ]),
-                timestamp: now,
-                task: task.name().to_string(),
-                language: question.inputs.language.name().to_string(),
-                model: model.to_string(),
-                template_id: prompt.template_id.clone(),
-                template_version: prompt.template_version,
-                strategy: strategy.name().to_string(),
-                code_hash: code_hash.clone(),
-                analyzer: analyzer.clone(),
+            self.record(
+                question,
+                &prompt,
+                &input_hash,
+                now,
+                model,
                 samples,
-                scores,
-                pass,
-                tier,
-                instability,
-                latency_ms,
-                prompt_tokens,
-                completion_tokens,
-                source_text: self.settings.store_source.then(|| {
-                    question
-                        .inputs
-                        .code
-                        .iter()
-                        .map(|c| c.text.clone())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                }),
-            }
+                (scores, pass, tier, instability),
+            )
         };
         for m in &models {
             let m_tier = m.scored.as_ref().map(|_| {
@@ -919,6 +925,60 @@ impl Engine<'_> {
             errors,
             records,
         })
+    }
+
+    /// One telemetry record (code-free unless `store_source`). `outcome`: scores, pass, tier,
+    /// instability.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        question: &Question,
+        prompt: &RenderedPrompt,
+        input_hash: &str,
+        now: i64,
+        model: &str,
+        samples: Vec<SampleRecord>,
+        outcome: (BTreeMap<String, f64>, Option<bool>, Option<Tier>, f64),
+    ) -> CrossCheckRecord {
+        let (scores, pass, tier, instability) = outcome;
+        let task = question.inputs.task;
+        let latency_ms = samples.iter().map(|s| s.latency_ms).sum();
+        let prompt_tokens = samples.iter().map(|s| s.prompt_tokens).sum();
+        let completion_tokens = samples.iter().map(|s| s.completion_tokens).sum();
+        CrossCheckRecord {
+            id: sha256_fields([
+                input_hash,
+                prompt.fingerprint.as_str(),
+                model,
+                &now.to_string(),
+            ]),
+            timestamp: now,
+            task: task.name().to_string(),
+            language: question.inputs.language.name().to_string(),
+            model: model.to_string(),
+            template_id: prompt.template_id.clone(),
+            template_version: prompt.template_version,
+            strategy: self.settings.strategy_for(task).name().to_string(),
+            code_hash: question.inputs.code_hash(),
+            analyzer: question.reference.to_json(),
+            samples,
+            scores,
+            pass,
+            tier,
+            instability,
+            latency_ms,
+            prompt_tokens,
+            completion_tokens,
+            source_text: self.settings.store_source.then(|| {
+                question
+                    .inputs
+                    .code
+                    .iter()
+                    .map(|c| c.text.clone())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+        }
     }
 
     /// Draws the samples of one model and evaluates them. Returns the outcome and the first

@@ -205,6 +205,38 @@ pub fn convert(o: EngineOutcome, flow: bool) -> CheckOutcome {
     }
 }
 
+/// The outcome of a question whose answers could not be read: the finding or facts stay
+/// analyzer-only (stance `failed`), and the failure is recorded.
+fn unanswered(
+    job: &CheckJob,
+    message: String,
+    records: Vec<crate::crosscheck::record::CrossCheckRecord>,
+    clients: &[Arc<dyn LlmClient>],
+) -> CheckOutcome {
+    let models: Vec<String> = clients.iter().map(|c| c.model_id()).collect();
+    CheckOutcome {
+        task: job.task().name().to_string(),
+        verdict: "unknown".to_string(),
+        stance: LlmStance::Failed,
+        tier: Tier::AnalyzerOnly,
+        model: if models.len() == 1 {
+            models[0].clone()
+        } else {
+            format!("jury({})", models.join(", "))
+        },
+        samples: records.iter().map(|r| r.samples.len()).max().unwrap_or(0),
+        instability: 1.0,
+        models: Vec::new(),
+        template: String::new(),
+        cached: false,
+        scores: Default::default(),
+        missed: Vec::new(),
+        claims: Vec::new(),
+        errors: vec![format!("no usable answer from the LLM: {message}")],
+        records,
+    }
+}
+
 impl Checker for EngineChecker {
     fn id(&self) -> String {
         let models: Vec<String> = self.clients.iter().map(|c| c.model_id()).collect();
@@ -244,11 +276,14 @@ impl Checker for EngineChecker {
                 sink: None,
             };
             let flow = matches!(job.question.reference, Reference::Flow { .. });
-            let outcome = engine
-                .check(&clients, &job.question, 0)
-                .await
-                .map_err(map_error)?;
-            Ok(convert(outcome, flow))
+            match engine.check(&clients, &job.question, 0).await {
+                Ok(outcome) => Ok(convert(outcome, flow)),
+                // Answered, but unreadably: an outcome that confirms nothing, recorded.
+                Err(EngineError::Unreadable { message, records }) => {
+                    Ok(unanswered(&job, message, records, &clients))
+                }
+                Err(e) => Err(map_error(e)),
+            }
         })
     }
 }

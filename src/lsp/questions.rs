@@ -4,7 +4,8 @@
 //!
 //! * **One per taint finding shown** ([`flow_jobs`]): can the source's value reach the sink
 //!   without sanitisation? The code units are the functions the flow's path passes through
-//!   (in this file or others), or, for code outside functions, the lines around it.
+//!   (in this file or others), or, for code outside functions, the lines around it
+//!   (`crosscheck::facts::prepare_finding_flow`, which `crosscheck check --llm` uses too).
 //! * **Function tasks** ([`function_jobs`]): the configured tasks (`llm.tasks`, default CFG
 //!   and call graph) for the functions `llm.function_checks` selects (default: those edited
 //!   since the document was opened), scored with the Layer-1 metrics.
@@ -16,19 +17,14 @@
 use super::engine::{stable_hash, FileAnalysis, FunctionFacts};
 use super::findings::{is_taint_rule, Finding};
 use super::scheduler::{CheckJob, Subject};
-use crate::crosscheck::facts::{
-    prepare, prepare_flow, FileFacts, FlowUnit, PathElement, PrepareOptions,
-};
+use crate::crosscheck::facts::{prepare, prepare_finding_flow, FileFacts, PrepareOptions};
 use crate::crosscheck::taint_oracle::AnalyzerTaint;
 use crate::crosscheck::task::Task;
-use crate::syntax::functions::{collect_functions, FunctionKind};
+use crate::syntax::functions::FunctionKind;
 use crate::syntax::{Cancel, ParsedFile};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Lines shown before and after a path element that is outside every function.
-const CONTEXT_BEFORE: usize = 8;
-const CONTEXT_AFTER: usize = 2;
 /// At most this many flow questions per document (the rest stay analyzer-only, unasked).
 pub const MAX_FLOW_JOBS: usize = 200;
 
@@ -54,97 +50,34 @@ pub fn function_slot(fn_id: &str, task: Task) -> String {
     format!("fn:{fn_id}:{}", task.name())
 }
 
-fn line_window(text: &str, line: usize) -> (usize, String) {
-    let first = line.saturating_sub(CONTEXT_BEFORE).max(1);
-    let body: Vec<&str> = text
-        .lines()
-        .skip(first - 1)
-        .take(line + CONTEXT_AFTER + 1 - first)
-        .collect();
-    (first, body.join("\n"))
-}
-
-/// The code unit a path element is in: the innermost function of its file containing it,
-/// else the lines around it.
-fn unit_for(
-    e: &PathElement,
-    a: &FileAnalysis,
-    doc_text: &str,
-    other: &OtherFiles<'_>,
-) -> Option<FlowUnit> {
-    if e.file == a.path {
-        let inner = a
-            .functions
-            .iter()
-            .filter(|f| f.start_line <= e.line && e.line <= f.end_line)
-            .min_by_key(|f| f.end_line - f.start_line);
-        return Some(match inner {
-            Some(f) => FlowUnit {
-                file: a.path.clone(),
-                label: format!("function {}", f.name),
-                language: a.language,
-                text: f.text.clone(),
-                first_line: f.start_line,
-            },
-            None => {
-                let (first, text) = line_window(doc_text, e.line);
-                FlowUnit {
-                    file: a.path.clone(),
-                    label: format!(
-                        "module lines {first}-{}",
-                        first + text.lines().count().saturating_sub(1)
-                    ),
-                    language: a.language,
-                    text,
-                    first_line: first,
-                }
-            }
-        });
-    }
-    let parsed = other(&e.file)?;
-    let functions = collect_functions(&parsed);
-    let inner = functions
-        .iter()
-        .filter(|f| f.start_line <= e.line && e.line <= f.end_line)
-        .min_by_key(|f| f.end_line - f.start_line);
-    let short = std::path::Path::new(&e.file)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| e.file.clone());
-    Some(match inner {
-        Some(f) => FlowUnit {
-            file: e.file.clone(),
-            label: format!("function {} in {short}", f.name),
-            language: parsed.language,
-            text: parsed.node_text(f.node).to_string(),
-            first_line: f.start_line,
-        },
-        None => {
-            let (first, text) = line_window(&parsed.text, e.line);
-            FlowUnit {
-                file: e.file.clone(),
-                label: format!(
-                    "{short} lines {first}-{}",
-                    first + text.lines().count().saturating_sub(1)
-                ),
-                language: parsed.language,
-                text,
-                first_line: first,
-            }
-        }
-    })
-}
-
 /// Parsed text of another workspace file, by unit path.
 pub type OtherFiles<'a> = dyn Fn(&str) -> Option<Arc<ParsedFile>> + 'a;
 
-/// One question per taint finding (`findings` with their fingerprints, as shown).
+/// One question per taint finding (`findings` with their fingerprints, as shown), about the
+/// document parse `parsed` and the other files on the flows' paths.
 pub fn flow_jobs(
     a: &FileAnalysis,
     findings: &[(Finding, String)],
-    doc_text: &str,
+    parsed: &ParsedFile,
     other: &OtherFiles<'_>,
 ) -> Vec<CheckJob> {
+    let mut others: BTreeMap<String, Arc<ParsedFile>> = BTreeMap::new();
+    for (f, _) in findings.iter().filter(|(f, _)| is_taint_rule(&f.rule)) {
+        for e in f.path.iter().filter(|e| e.file != a.path) {
+            if !others.contains_key(&e.file) {
+                if let Some(p) = other(&e.file) {
+                    others.insert(e.file.clone(), p);
+                }
+            }
+        }
+    }
+    let file = |p: &str| -> Option<&ParsedFile> {
+        if p == a.path {
+            Some(parsed)
+        } else {
+            others.get(p).map(|x| x.as_ref())
+        }
+    };
     let mut jobs = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for (f, fingerprint) in findings.iter().filter(|(f, _)| is_taint_rule(&f.rule)) {
@@ -158,25 +91,7 @@ pub fn flow_jobs(
         if !seen.insert(key.clone()) {
             continue;
         }
-        let mut units: Vec<FlowUnit> = Vec::new();
-        for e in &f.path {
-            if let Some(u) = unit_for(e, a, doc_text, other) {
-                if !units
-                    .iter()
-                    .any(|x| x.file == u.file && x.first_line == u.first_line && x.text == u.text)
-                {
-                    units.push(u);
-                }
-            }
-        }
-        let sink_kind = crate::analysis::rules::rule(&f.rule)
-            .map(|r| r.name)
-            .unwrap_or("a sensitive sink");
-        let partial = a
-            .functions
-            .iter()
-            .any(|x| x.partial && x.start_line <= f.line && f.line <= x.end_line);
-        match prepare_flow(&a.path, &f.rule, sink_kind, &f.path, &units, partial) {
+        match prepare_finding_flow(&a.path, &f.rule, &f.path, &file) {
             Ok(q) => jobs.push(CheckJob {
                 doc: a.uri.clone(),
                 version: a.version,

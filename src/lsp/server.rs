@@ -670,9 +670,10 @@ impl State {
                 .map(|d| (Arc::<str>::from(d.text()), d.lines().clone(), d.parsed()))
         };
         let (text, lines, parsed) = current?;
+        let parsed = parsed?;
         let found = self.fingerprinted_findings(a, &text, &lines);
         let other = |p: &str| self.parsed_unit(p);
-        let mut jobs = super::questions::flow_jobs(a, &found, &text, &other);
+        let mut jobs = super::questions::flow_jobs(a, &found, &parsed, &other);
         // Function tasks: the functions edited since the document was opened (or all, or
         // none), compared with the function texts of the first analysis after opening.
         use super::config::FunctionChecks;
@@ -693,16 +694,14 @@ impl State {
             FunctionChecks::All => true,
             FunctionChecks::Edited => baseline.get(&f.id) != Some(&engine::document_hash(&f.text)),
         };
-        if let Some(parsed) = parsed {
-            jobs.extend(super::questions::function_jobs(
-                a,
-                &parsed,
-                &settings.llm_tasks,
-                &include,
-                crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
-                &self.cancel,
-            ));
-        }
+        jobs.extend(super::questions::function_jobs(
+            a,
+            &parsed,
+            &settings.llm_tasks,
+            &include,
+            crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
+            &self.cancel,
+        ));
         Some(jobs)
     }
 
@@ -777,14 +776,14 @@ impl State {
     /// of the states they were computed from.
     async fn publish(&self, uri: &str) {
         let _order = self.publishing.lock().await;
-        let Some((version, text, lines, partial_doc)) = ({
+        let Some((version, text, lines, parsed)) = ({
             let docs = lock(&self.docs);
             docs.get(uri).map(|d| {
                 (
                     d.version,
                     Arc::<str>::from(d.text()),
                     d.lines().clone(),
-                    d.parsed().is_none(),
+                    d.parsed(),
                 )
             })
         }) else {
@@ -793,7 +792,7 @@ impl State {
         let Ok(parsed_uri) = uri.parse::<Uri>() else {
             return;
         };
-        if partial_doc {
+        let Some(parsed) = parsed else {
             // Not analysed: say so when the reason is the size limit, so the user does not
             // take an empty list for a clean file.
             let (_, settings, _) = self.settings_for_uri(uri);
@@ -808,7 +807,7 @@ impl State {
                 .publish_diagnostics(parsed_uri, diags, Some(version))
                 .await;
             return;
-        }
+        };
         let analysis = lock(&self.analyses).get(uri).cloned();
         let diags = match analysis {
             Some(a) if a.version == version => {
@@ -818,7 +817,7 @@ impl State {
                 let found = self.fingerprinted_findings(&a, &text, &lines);
                 let current: BTreeMap<String, String> = {
                     let other = |p: &str| self.parsed_unit(p);
-                    super::questions::flow_jobs(&a, &found, &text, &other)
+                    super::questions::flow_jobs(&a, &found, &parsed, &other)
                         .into_iter()
                         .map(|j| (j.slot.clone(), j.content_hash()))
                         .collect()
