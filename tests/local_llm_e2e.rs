@@ -363,8 +363,8 @@ async fn the_language_server_answers_at_once_and_merges_the_real_model_when_it_a
                "contentChanges": [{"range": {"start": {"line": 12, "character": 4},
                                              "end": {"line": 12, "character": 7}},
                                    "text": "command"},
-                                  {"range": {"start": {"line": 13, "character": 20},
-                                             "end": {"line": 13, "character": 23}},
+                                  {"range": {"start": {"line": 13, "character": 22},
+                                             "end": {"line": 13, "character": 25}},
                                    "text": "command"}]}),
     )
     .await;
@@ -412,7 +412,10 @@ async fn the_language_server_answers_at_once_and_merges_the_real_model_when_it_a
     lsp_process::stop(s, quick).await;
 
     // A restart on the same store: the questions about the edited text are cache hits.
-    let edited = LSP_SOURCE.replace("cmd", "command");
+    // The text of version 2 (the two edits above).
+    let edited = LSP_SOURCE
+        .replace("    cmd = ", "    command = ")
+        .replace("+ cmd)", "+ command)");
     std::fs::write(&file, &edited).unwrap();
     let s = lsp_process::start(&env.config, &env.data, dir.path()).await;
     lsp_process::open_python(&s.client, &uri, &edited).await;

@@ -891,3 +891,41 @@ async fn the_server_is_not_idle_while_it_indexes_the_workspace() {
     assert_eq!(done["indexing"], false, "{done}");
     assert_eq!(done["workspace_files"], 400, "{done}");
 }
+
+/// A function edited right after opening (before any question was scheduled) still counts
+/// as edited: the baseline is the first analysis after opening, not the first scheduling.
+#[tokio::test]
+async fn a_function_edited_at_once_after_opening_gets_its_function_tasks() {
+    let fake = scripted("yes");
+    let (c, _s) = start(
+        with_fake(fake.clone(), 0),
+        init_params(None, false, Value::Null),
+    )
+    .await;
+    let uri = "file:///w/quick.py";
+    open(&c, uri, "python", 1, FLOW_PY).await;
+    diagnostics(&c, uri, 1).await;
+    change(
+        &c,
+        uri,
+        2,
+        json!([{"range": range(2, 12, 2, 13), "text": "3"}]),
+    )
+    .await;
+    diagnostics(&c, uri, 2).await;
+    wait_llm_idle(&c).await;
+    let forms: Vec<String> = fake
+        .requests()
+        .iter()
+        .map(|r| r.schema_name.clone().unwrap_or_default())
+        .collect();
+    let flows = forms.iter().filter(|f| *f == "taint_flow").count();
+    let cfg = forms.iter().filter(|f| *f == "cfg").count();
+    let calls = forms.iter().filter(|f| *f == "call_graph").count();
+    assert!(flows >= 2, "{forms:?}");
+    assert_eq!(
+        (cfg, calls),
+        (1, 1),
+        "the edited function's tasks: {forms:?}"
+    );
+}

@@ -8,7 +8,7 @@
 //! * Tier: every finding goes through the cross-check core's tier function. Without `--llm`
 //!   nothing is asked (`check` is deterministic and offline) and every finding is
 //!   `analyzer-only`. With `--llm`, each taint finding gets the question the editor asks
-//!   (`crosscheck::facts::prepare_finding_flow`: can the source reach the sink without
+//!   (`crosscheck::facts::FlowFiles::question`: can the source reach the sink without
 //!   sanitisation?), through the cross-check engine with the same answer cache and telemetry
 //!   store: a stable yes makes it `confirmed`, anything else leaves it `analyzer-only`, and
 //!   its SARIF result carries `properties.llm`. `--fail-tier confirmed` fails only on
@@ -35,7 +35,7 @@ use crate::analysis::sarif::{
 };
 use crate::crosscheck::cache::AnswerCache;
 use crate::crosscheck::engine::{CheckError as EngineError, CheckSettings, Engine, FLOW_FACT};
-use crate::crosscheck::facts::{prepare_finding_flow, PathElement};
+use crate::crosscheck::facts::{FlowFiles, PathElement};
 use crate::crosscheck::prompts::PromptLibrary;
 use crate::crosscheck::record::{RecordSink, Tier};
 use crate::crosscheck::tier::{decide_tier, Evidence as TierEvidence, LlmStance, Origin};
@@ -383,6 +383,7 @@ pub fn check(
             Err(e) => summary.stopped = Some(format!("cannot start the async runtime: {e}")),
             Ok(rt) => {
                 let file_of = |p: &str| by_path.get(p).copied();
+                let mut files = FlowFiles::new(&file_of);
                 for (i, (file, _, f, _)) in located.iter().enumerate() {
                     let is_taint = crate::analysis::rules::rule(&f.rule)
                         .is_some_and(|r| r.sink_kind.is_some());
@@ -399,7 +400,7 @@ pub fn check(
                             text: e.text.clone(),
                         })
                         .collect();
-                    let Ok(q) = prepare_finding_flow(file, &f.rule, &path, &file_of) else {
+                    let Ok(q) = files.question(file, &f.rule, &path) else {
                         continue;
                     };
                     summary.asked += 1;

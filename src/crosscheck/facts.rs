@@ -197,91 +197,105 @@ fn short_name(path: &str) -> String {
         .unwrap_or_else(|| path.to_string())
 }
 
-/// The code units a flow's path passes through: for each element, the innermost function of
-/// its file containing its line, else the lines around it (code outside functions). `home`
-/// is the file the finding is reported in (its units are labelled without a file name);
-/// `file` gives the parse of any file on the path (elements in files it does not know are
-/// left out). Units are listed once, in path order.
-pub fn flow_units<'a>(
-    home: &str,
-    path: &[PathElement],
-    file: &dyn Fn(&str) -> Option<&'a ParsedFile>,
-) -> Vec<FlowUnit> {
-    let mut functions: std::collections::BTreeMap<&str, Vec<Function<'a>>> = Default::default();
-    let mut units: Vec<FlowUnit> = Vec::new();
-    for e in path {
-        let Some(parsed) = file(&e.file) else {
-            continue;
-        };
-        let fns = functions
-            .entry(e.file.as_str())
-            .or_insert_with(|| collect_functions(parsed));
-        let inner = fns
-            .iter()
-            .filter(|f| f.start_line <= e.line && e.line <= f.end_line)
-            .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)));
-        let place = if e.file == home {
-            String::new()
-        } else {
-            format!(" in {}", short_name(&e.file))
-        };
-        let unit = match inner {
-            Some(f) => FlowUnit {
-                file: e.file.clone(),
-                label: format!("function {}{place}", f.name),
-                language: parsed.language,
-                text: parsed.node_text(f.node).to_string(),
-                first_line: f.start_line,
-            },
-            None => {
-                let first = e.line.saturating_sub(CONTEXT_BEFORE).max(1);
-                let body: Vec<&str> = parsed
-                    .text
-                    .lines()
-                    .skip(first - 1)
-                    .take(e.line + CONTEXT_AFTER + 1 - first)
-                    .collect();
-                let last = first + body.len().saturating_sub(1);
-                FlowUnit {
-                    file: e.file.clone(),
-                    label: format!("lines {first}-{last}{place}"),
-                    language: parsed.language,
-                    text: body.join("\n"),
-                    first_line: first,
-                }
-            }
-        };
-        if !units
-            .iter()
-            .any(|u| u.file == unit.file && u.first_line == unit.first_line && u.text == unit.text)
-        {
-            units.push(unit);
-        }
-    }
-    units
+/// The files a set of flows passes through, with their functions collected once (a document's
+/// findings share one, so preparing their questions is linear in the file, not quadratic).
+pub struct FlowFiles<'f, 'a> {
+    file: &'f dyn Fn(&str) -> Option<&'a ParsedFile>,
+    functions: std::collections::BTreeMap<String, Option<(&'a ParsedFile, Vec<Function<'a>>)>>,
 }
 
-/// The question about a taint finding (rule id and path) in `home`, with the code units of
-/// [`flow_units`]. The same question in the editor and in `crosscheck check --llm`.
-pub fn prepare_finding_flow<'a>(
-    home: &str,
-    rule: &str,
-    path: &[PathElement],
-    file: &dyn Fn(&str) -> Option<&'a ParsedFile>,
-) -> Result<Question, PrepareError> {
-    let units = flow_units(home, path, file);
-    let sink_kind = crate::analysis::rules::rule(rule)
-        .map(|r| r.name)
-        .unwrap_or("a sensitive sink");
-    // The question is partial when code it shows does not parse.
-    let partial = path.iter().any(|e| {
-        file(&e.file).is_some_and(|p| {
-            collect_functions(p)
+impl<'f, 'a> FlowFiles<'f, 'a> {
+    /// `file` gives the parse of any file on a path (elements in files it does not know are
+    /// left out of the questions).
+    pub fn new(file: &'f dyn Fn(&str) -> Option<&'a ParsedFile>) -> FlowFiles<'f, 'a> {
+        FlowFiles {
+            file,
+            functions: Default::default(),
+        }
+    }
+
+    fn get(&mut self, path: &str) -> Option<&(&'a ParsedFile, Vec<Function<'a>>)> {
+        if !self.functions.contains_key(path) {
+            let entry = (self.file)(path).map(|p| (p, collect_functions(p)));
+            self.functions.insert(path.to_string(), entry);
+        }
+        self.functions.get(path).and_then(Option::as_ref)
+    }
+
+    /// The code units a flow's path passes through: for each element, the innermost
+    /// function of its file containing its line, else the lines around it (code outside
+    /// functions), and whether any of those functions does not parse. `home` is the file the
+    /// finding is reported in (its units are labelled without a file name). Units are listed
+    /// once, in path order.
+    pub fn units(&mut self, home: &str, path: &[PathElement]) -> (Vec<FlowUnit>, bool) {
+        let mut units: Vec<FlowUnit> = Vec::new();
+        let mut partial = false;
+        for e in path {
+            let Some((parsed, fns)) = self.get(&e.file) else {
+                continue;
+            };
+            let parsed: &ParsedFile = parsed;
+            let inner = fns
                 .iter()
-                .any(|f| f.start_line <= e.line && e.line <= f.end_line && f.node.has_error())
-        })
-    });
-    prepare_flow(home, rule, sink_kind, path, &units, partial)
+                .filter(|f| f.start_line <= e.line && e.line <= f.end_line)
+                .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)));
+            let place = if e.file == home {
+                String::new()
+            } else {
+                format!(" in {}", short_name(&e.file))
+            };
+            let unit = match inner {
+                Some(f) => {
+                    partial |= f.node.has_error();
+                    FlowUnit {
+                        file: e.file.clone(),
+                        label: format!("function {}{place}", f.name),
+                        language: parsed.language,
+                        text: parsed.node_text(f.node).to_string(),
+                        first_line: f.start_line,
+                    }
+                }
+                None => {
+                    let first = e.line.saturating_sub(CONTEXT_BEFORE).max(1);
+                    let body: Vec<&str> = parsed
+                        .text
+                        .lines()
+                        .skip(first - 1)
+                        .take(e.line + CONTEXT_AFTER + 1 - first)
+                        .collect();
+                    let last = first + body.len().saturating_sub(1);
+                    FlowUnit {
+                        file: e.file.clone(),
+                        label: format!("lines {first}-{last}{place}"),
+                        language: parsed.language,
+                        text: body.join("\n"),
+                        first_line: first,
+                    }
+                }
+            };
+            if !units.iter().any(|u| {
+                u.file == unit.file && u.first_line == unit.first_line && u.text == unit.text
+            }) {
+                units.push(unit);
+            }
+        }
+        (units, partial)
+    }
+
+    /// The question about a taint finding (rule id and path) reported in `home`. The same
+    /// question in the editor and in `crosscheck check --llm`.
+    pub fn question(
+        &mut self,
+        home: &str,
+        rule: &str,
+        path: &[PathElement],
+    ) -> Result<Question, PrepareError> {
+        let (units, partial) = self.units(home, path);
+        let sink_kind = crate::analysis::rules::rule(rule)
+            .map(|r| r.name)
+            .unwrap_or("a sensitive sink");
+        prepare_flow(home, rule, sink_kind, path, &units, partial)
+    }
 }
 
 /// At most this many path elements are put in a flow question (source, sink and the

@@ -5,7 +5,7 @@
 //! * **One per taint finding shown** ([`flow_jobs`]): can the source's value reach the sink
 //!   without sanitisation? The code units are the functions the flow's path passes through
 //!   (in this file or others), or, for code outside functions, the lines around it
-//!   (`crosscheck::facts::prepare_finding_flow`, which `crosscheck check --llm` uses too).
+//!   (`crosscheck::facts::FlowFiles::question`, which `crosscheck check --llm` uses too).
 //! * **Function tasks** ([`function_jobs`]): the configured tasks (`llm.tasks`, default CFG
 //!   and call graph) for the functions `llm.function_checks` selects (default: those edited
 //!   since the document was opened), scored with the Layer-1 metrics.
@@ -17,7 +17,7 @@
 use super::engine::{stable_hash, FileAnalysis, FunctionFacts};
 use super::findings::{is_taint_rule, Finding};
 use super::scheduler::{CheckJob, Subject};
-use crate::crosscheck::facts::{prepare, prepare_finding_flow, FileFacts, PrepareOptions};
+use crate::crosscheck::facts::{prepare, FileFacts, FlowFiles, PrepareOptions};
 use crate::crosscheck::taint_oracle::AnalyzerTaint;
 use crate::crosscheck::task::Task;
 use crate::syntax::functions::FunctionKind;
@@ -78,6 +78,7 @@ pub fn flow_jobs(
             others.get(p).map(|x| x.as_ref())
         }
     };
+    let mut files = FlowFiles::new(&file);
     let mut jobs = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for (f, fingerprint) in findings.iter().filter(|(f, _)| is_taint_rule(&f.rule)) {
@@ -91,7 +92,7 @@ pub fn flow_jobs(
         if !seen.insert(key.clone()) {
             continue;
         }
-        match prepare_finding_flow(&a.path, &f.rule, &f.path, &file) {
+        match files.question(&a.path, &f.rule, &f.path) {
             Ok(q) => jobs.push(CheckJob {
                 doc: a.uri.clone(),
                 version: a.version,

@@ -677,17 +677,10 @@ impl State {
         // Function tasks: the functions edited since the document was opened (or all, or
         // none), compared with the function texts of the first analysis after opening.
         use super::config::FunctionChecks;
-        let baseline: BTreeMap<String, String> = {
-            let mut b = lock(&self.baselines);
-            b.entry(a.uri.clone())
-                .or_insert_with(|| {
-                    a.functions
-                        .iter()
-                        .map(|f| (f.id.clone(), engine::document_hash(&f.text)))
-                        .collect()
-                })
-                .clone()
-        };
+        let baseline: BTreeMap<String, String> = lock(&self.baselines)
+            .get(&a.uri)
+            .cloned()
+            .unwrap_or_default();
         let mode = settings.llm_function_checks;
         let include = |f: &engine::FunctionFacts| match mode {
             FunctionChecks::Off => false,
@@ -762,6 +755,17 @@ impl State {
             if analyses.get(uri).is_some_and(|a| a.version > version) {
                 return false;
             }
+            // The functions as first analysed after opening: the baseline that tells which
+            // functions the user edits (`llm.function_checks = "edited"`).
+            lock(&self.baselines)
+                .entry(uri.to_string())
+                .or_insert_with(|| {
+                    analysis
+                        .functions
+                        .iter()
+                        .map(|f| (f.id.clone(), engine::document_hash(&f.text)))
+                        .collect()
+                });
             analyses.insert(uri.to_string(), Arc::new(analysis));
         }
         self.log_trace(format!("analysed {uri} v{version}"), || {

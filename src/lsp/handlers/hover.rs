@@ -138,7 +138,7 @@ fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String
             );
         }
     }
-    if !md.is_empty() {
+    if !md.is_empty() && !md.ends_with("---\n\n") {
         md.push_str("---\n\n");
     }
     md
