@@ -35,7 +35,7 @@ use crate::analysis::sarif::{
 };
 use crate::crosscheck::cache::AnswerCache;
 use crate::crosscheck::engine::{CheckError as EngineError, CheckSettings, Engine, FLOW_FACT};
-use crate::crosscheck::facts::{FlowFiles, PathElement};
+use crate::crosscheck::facts::{flow_path, FlowFiles};
 use crate::crosscheck::prompts::PromptLibrary;
 use crate::crosscheck::record::{RecordSink, Tier};
 use crate::crosscheck::tier::{decide_tier, Evidence as TierEvidence, LlmStance, Origin};
@@ -390,16 +390,7 @@ pub fn check(
                     if !is_taint || summary.stopped.is_some() || cancel.is_cancelled() {
                         continue;
                     }
-                    let path: Vec<PathElement> = f
-                        .evidence
-                        .iter()
-                        .map(|e| PathElement {
-                            file: e.file.clone(),
-                            line: e.line.max(1),
-                            role: e.role.clone(),
-                            text: e.text.clone(),
-                        })
-                        .collect();
+                    let path = flow_path(&f.evidence);
                     let Ok(q) = files.question(file, &f.rule, &path) else {
                         continue;
                     };

@@ -175,6 +175,19 @@ pub struct PathElement {
     pub text: String,
 }
 
+/// The path of a taint finding from its evidence (source, steps, sink), as questions use it.
+pub fn flow_path(evidence: &[crate::analysis::findings::Evidence]) -> Vec<PathElement> {
+    evidence
+        .iter()
+        .map(|e| PathElement {
+            file: e.file.clone(),
+            line: e.line.max(1),
+            role: e.role.clone(),
+            text: e.text.clone(),
+        })
+        .collect()
+}
+
 /// A code unit a flow passes through: its label, language, text and 1-based first line in
 /// its file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -171,16 +171,7 @@ pub fn from_analysis_finding(path: &str, f: &AnalysisFinding) -> Finding {
                 message: format!("taint {}", note(e)),
             })
             .collect();
-        out.path = f
-            .evidence
-            .iter()
-            .map(|e| PathElement {
-                file: e.file.clone(),
-                line: e.line.max(1),
-                role: e.role.clone(),
-                text: e.text.clone(),
-            })
-            .collect();
+        out.path = crate::crosscheck::facts::flow_path(&f.evidence);
     }
     out
 }
