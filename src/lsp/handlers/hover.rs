@@ -55,7 +55,11 @@ pub fn handle(state: &Arc<State>, params: HoverParams) -> Option<Hover> {
     let flaky_md = crate::lsp::flaky::at_line(&state.flaky_hints.get(&uri, &parsed), f.start_line)
         .map(crate::lsp::flaky::hover_markdown)
         .unwrap_or_default();
-    let markdown = sections(&[&docs_md, &render(state, &uri, version, &f), &flaky_md]);
+    let markdown = sections(&[
+        &docs_md,
+        &render(state, &uri, version, &parsed, &f),
+        &flaky_md,
+    ]);
     let (a, b) = encoding::line_content(&parsed.text, &parsed.lines, f.start_line);
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -175,7 +179,13 @@ fn sections(parts: &[&str]) -> String {
         .join("\n\n")
 }
 
-fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> String {
+fn render(
+    state: &Arc<State>,
+    uri: &str,
+    version: i32,
+    parsed: &crate::syntax::ParsedFile,
+    f: &FunctionFacts,
+) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -257,24 +267,15 @@ fn render(state: &Arc<State>, uri: &str, version: i32, f: &FunctionFacts) -> Str
     let mut in_fn: Vec<String> = Vec::new();
     let mut flow_slots: Vec<(usize, String, String)> = Vec::new();
     if let Some(a) = analysis.filter(|a| a.version == version) {
-        let current_text = lock(&state.docs)
-            .get(uri)
-            .filter(|d| d.version == version)
-            .map(|d| (Arc::<str>::from(d.text()), d.lines().clone()));
-        if let Some((text, lines)) = current_text {
-            for (fd, print) in state.fingerprinted_findings(&a, &text, &lines) {
-                if is_taint_rule(&fd.rule)
-                    && !fd.path.is_empty()
-                    && f.start_line <= fd.line
-                    && fd.line <= f.end_line
-                {
-                    flow_slots.push((fd.line, fd.rule.clone(), flow_slot(&flow_key(&print, &fd))));
-                }
+        // The shown findings with their fingerprints (the parse is of this version).
+        for (fd, print) in state.fingerprinted_findings(&a, &parsed.text, &parsed.lines) {
+            if is_taint_rule(&fd.rule)
+                && !fd.path.is_empty()
+                && f.start_line <= fd.line
+                && fd.line <= f.end_line
+            {
+                flow_slots.push((fd.line, fd.rule.clone(), flow_slot(&flow_key(&print, &fd))));
             }
-        }
-        let ws = ip.findings.get(&a.path).cloned().unwrap_or_default();
-        let current = ip.unit_hashes.get(&a.path) == Some(&a.text_hash);
-        for fd in deterministic_findings(&a, &ws, current) {
             if f.start_line <= fd.line && fd.line <= f.end_line {
                 let mut item = format!("line {}: `{}` {}", fd.line, fd.rule, fd.message);
                 // A taint flow: its path, source to sink.
