@@ -10,7 +10,7 @@ use super::dataflow::analyze_cfg;
 use super::findings::{self, Finding};
 use super::pointsto::{analyze_points_to, PointsToEntry};
 use super::taint::{analyze_taint, TaintFlow, TaintSpecs, TaintedVariable};
-use crate::syntax::functions::{collect_functions, FunctionKind};
+use crate::syntax::functions::FunctionKind;
 use crate::syntax::parse::SourceError;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
@@ -117,30 +117,108 @@ impl CfgReport {
 
 /// Analyses every function of one parsed file.
 pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileReport {
-    let mut errors = file.errors.clone();
-    // Errors already listed (a set: a linear `contains` per function made files with many
-    // partial functions quadratic).
-    let mut listed: std::collections::HashSet<SourceError> = errors.iter().cloned().collect();
-    let mut functions = Vec::new();
-    let mut found = findings::pattern_findings(path, file, cancel);
-    for func in collect_functions(file) {
-        if cancel.is_cancelled() {
-            errors.push(SourceError {
-                line: 0,
-                message: "analysis cancelled; results are partial".into(),
-            });
-            break;
+    analyze_parsed_with(path, file, cancel, None)
+}
+
+/// What [`analyze_parsed`] finds in one function: its report, its unreachable-code findings
+/// and its CFG and data-flow errors.
+#[derive(Debug, Clone)]
+struct FunctionResult {
+    report: FunctionReport,
+    findings: Vec<Finding>,
+    errors: Vec<SourceError>,
+}
+
+impl FunctionResult {
+    /// The result of the same function moved by `delta` lines, when only the report's line
+    /// numbers change (findings and errors spell lines inside their messages: a function
+    /// that has any is analysed again where it moved).
+    fn moved(&self, delta: isize) -> Option<FunctionResult> {
+        if !self.findings.is_empty() || !self.errors.is_empty() {
+            return None;
         }
-        let (cfg, unreachable) = build_cfg_with_unreachable(file, &func, cancel);
-        found.extend(findings::unreachable_findings(path, &cfg, &unreachable));
-        let flow = analyze_cfg(file, &func, &cfg, cancel);
-        for e in cfg.errors.iter().chain(flow.errors.iter()) {
-            if listed.insert(e.clone()) {
-                errors.push(e.clone());
+        let shift = |l: usize| {
+            if l == 0 {
+                0
+            } else {
+                l.saturating_add_signed(delta).max(1)
             }
+        };
+        let mut r = self.clone();
+        r.report.start_line = shift(r.report.start_line);
+        r.report.end_line = shift(r.report.end_line);
+        for n in &mut r.report.cfg.nodes {
+            n.line = shift(n.line);
         }
-        let fn_has_syntax_error = func.node.has_error();
-        functions.push(FunctionReport {
+        Some(r)
+    }
+}
+
+/// Per-function results of [`analyze_parsed_with`] kept between analyses of one document, so
+/// an edit re-analyses only the functions whose text (or context) changed. The key is a hash
+/// of everything a function's CFG and data flow read: its text and start column, names,
+/// kind, parameters, the file's language and imported names. Only results of error-free
+/// parses that were not cancelled are kept. A function that moved keeps its result when
+/// only line numbers change ([`FunctionResult::moved`]). Each analysis keeps exactly the
+/// entries it used, so the memo holds at most one entry per function of the last version.
+#[derive(Debug, Default)]
+pub struct FunctionMemo {
+    entries: std::collections::HashMap<String, FunctionResult>,
+    /// Functions analysed / reused by the last analysis (for tests and traces).
+    pub analysed: usize,
+    pub reused: usize,
+}
+
+/// The exact key (not a hash: a collision would reuse a wrong result silently); its size is
+/// about that of the function's text.
+fn memo_key(
+    file: &ParsedFile,
+    func: &crate::syntax::functions::Function<'_>,
+    imports: &str,
+) -> String {
+    let col = file
+        .position(
+            func.node.start_byte(),
+            crate::syntax::position::ColumnEncoding::Utf8,
+        )
+        .col;
+    let parts = [
+        file.node_text(func.node),
+        &func.name,
+        &func.simple_name,
+        func.class.as_deref().unwrap_or("\u{1}"),
+        func.container.as_deref().unwrap_or("\u{1}"),
+        &func.signature,
+        &func.params.join("\u{1}"),
+        imports,
+    ];
+    let mut key = format!("{:?}\u{0}{col}\u{0}{:?}", file.language, func.kind);
+    for p in parts {
+        // Length-prefixed, so no two part lists spell the same key.
+        key.push_str(&format!("\u{0}{}:", p.len()));
+        key.push_str(p);
+    }
+    key
+}
+
+fn analyze_function(
+    path: &str,
+    file: &ParsedFile,
+    func: &crate::syntax::functions::Function<'_>,
+    cancel: &Cancel,
+) -> FunctionResult {
+    let (cfg, unreachable) = build_cfg_with_unreachable(file, func, cancel);
+    let findings = findings::unreachable_findings(path, &cfg, &unreachable);
+    let flow = analyze_cfg(file, func, &cfg, cancel);
+    let mut errors: Vec<SourceError> = Vec::new();
+    for e in cfg.errors.iter().chain(flow.errors.iter()) {
+        if !errors.contains(e) {
+            errors.push(e.clone());
+        }
+    }
+    let fn_has_syntax_error = func.node.has_error();
+    FunctionResult {
+        report: FunctionReport {
             name: func.name.clone(),
             signature: func.signature.clone(),
             kind: func.kind,
@@ -154,7 +232,96 @@ pub fn analyze_parsed(path: &str, file: &ParsedFile, cancel: &Cancel) -> FileRep
                 .map(|(k, v)| (k.clone(), v.iter().cloned().collect()))
                 .collect(),
             partial: cfg.partial || flow.partial || fn_has_syntax_error,
+        },
+        findings,
+        errors,
+    }
+}
+
+/// [`analyze_parsed`], reusing (and refreshing) a [`FunctionMemo`] when one is given. The
+/// result is the same as without the memo (tested on every fixture and on edit sequences).
+pub fn analyze_parsed_with(
+    path: &str,
+    file: &ParsedFile,
+    cancel: &Cancel,
+    memo: Option<&mut FunctionMemo>,
+) -> FileReport {
+    let mut errors = file.errors.clone();
+    // Errors already listed (a set: a linear `contains` per function made files with many
+    // partial functions quadratic).
+    let mut listed: std::collections::HashSet<SourceError> = errors.iter().cloned().collect();
+    let mut functions = Vec::new();
+    let mut found = findings::pattern_findings(path, file, cancel);
+    // A parse with errors may shape a function's text differently from an error-free one:
+    // no reuse then (and nothing kept).
+    let memo_usable = !file.has_errors();
+    let imports = if memo.is_some() && memo_usable {
+        file.imported_names()
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\u{0}")
+    } else {
+        String::new()
+    };
+    let mut kept: std::collections::HashMap<String, FunctionResult> = Default::default();
+    let (mut analysed, mut reused) = (0, 0);
+    for func in file.functions() {
+        if cancel.is_cancelled() {
+            errors.push(SourceError {
+                line: 0,
+                message: "analysis cancelled; results are partial".into(),
+            });
+            break;
+        }
+        let key = match (&memo, memo_usable) {
+            (Some(_), true) => Some(memo_key(file, func, &imports)),
+            _ => None,
+        };
+        let prior = key.as_ref().and_then(|k| {
+            let m = memo.as_deref()?;
+            let r = m.entries.get(k).or_else(|| kept.get(k))?;
+            let delta = func.start_line as isize - r.report.start_line as isize;
+            if delta == 0 {
+                Some(r.clone())
+            } else {
+                r.moved(delta)
+            }
         });
+        let result = match prior {
+            Some(r) => {
+                reused += 1;
+                r
+            }
+            None => {
+                analysed += 1;
+                analyze_function(path, file, func, cancel)
+            }
+        };
+        if let Some(k) = key {
+            if !cancel.is_cancelled() {
+                kept.insert(k, result.clone());
+            }
+        }
+        let FunctionResult {
+            report,
+            findings: fn_findings,
+            errors: fn_errors,
+        } = result;
+        found.extend(fn_findings);
+        for e in fn_errors {
+            if listed.insert(e.clone()) {
+                errors.push(e);
+            }
+        }
+        functions.push(report);
+    }
+    if let Some(m) = memo {
+        if !cancel.is_cancelled() {
+            m.entries = kept;
+        }
+        m.analysed = analysed;
+        m.reused = reused;
     }
     errors.sort_by(|a, b| (a.line, &a.message).cmp(&(b.line, &b.message)));
     FileReport {

@@ -7,7 +7,7 @@
 
 use super::findings::{self, Finding, Severity};
 use crate::analysis::cfg::{build_cfg, NodeKind};
-use crate::analysis::report::{analyze_parsed, CfgReport, FileReport};
+use crate::analysis::report::{analyze_parsed_with, CfgReport, FileReport, FunctionMemo};
 use crate::syntax::functions::{collect_functions, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::{Deserialize, Serialize};
@@ -143,8 +143,24 @@ pub fn analyze(
     parsed: &ParsedFile,
     cancel: &Cancel,
 ) -> FileAnalysis {
+    analyze_with_memo(uri, path, version, parsed, cancel, None)
+}
+
+/// [`analyze`] reusing the per-function results of the document's previous analysis (see
+/// `analysis::report::FunctionMemo`); the result is the same as without it.
+pub fn analyze_with_memo(
+    uri: &str,
+    path: &str,
+    version: i32,
+    parsed: &ParsedFile,
+    cancel: &Cancel,
+    memo: Option<&mut FunctionMemo>,
+) -> FileAnalysis {
     let started = std::time::Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| analyze_inner(path, parsed, cancel)));
+    let mut memo = memo;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        analyze_inner(path, parsed, cancel, memo.as_deref_mut())
+    }));
     let (report, functions, mut findings) = match result {
         Ok(r) => r,
         Err(panic) => {
@@ -154,6 +170,10 @@ pub fn analyze(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
             tracing::error!(%uri, "analysis panicked: {what}");
+            // The memo may hold a half-updated state: start it afresh.
+            if let Some(m) = memo {
+                *m = FunctionMemo::default();
+            }
             let mut report =
                 crate::analysis::report::refused_file(path, Some(parsed.language), String::new());
             report.errors = parsed.errors.clone();
@@ -191,8 +211,9 @@ fn analyze_inner(
     path: &str,
     parsed: &ParsedFile,
     cancel: &Cancel,
+    memo: Option<&mut FunctionMemo>,
 ) -> (FileReport, Vec<FunctionFacts>, Vec<Finding>) {
-    let mut report = analyze_parsed(path, parsed, cancel);
+    let mut report = analyze_parsed_with(path, parsed, cancel, memo);
     let taint = crate::analysis::taint::analyze_file(path, parsed, cancel);
     report.tainted_variables = taint.tainted_variables_for(path).to_vec();
     let mut all = std::mem::take(&mut report.findings);
@@ -211,7 +232,7 @@ fn analyze_inner(
             report.errors.push(err);
         }
     }
-    let syntax_functions = collect_functions(parsed);
+    let syntax_functions = parsed.functions();
     let mut functions = Vec::with_capacity(report.functions.len());
     let ids = function_ids(
         syntax_functions

@@ -32,6 +32,7 @@ use super::handlers;
 use super::scheduler::{CheckError, CheckJob, Checker, Scheduler, SchedulerEvent};
 use super::transport;
 use super::workspace::{self, Interproc};
+use crate::analysis::report::FunctionMemo;
 use crate::crosscheck::record::{CacheBackend, RecordSink};
 use crate::syntax::position::{ColumnEncoding, LineIndex};
 use crate::syntax::{Cancel, ParsedFile};
@@ -436,6 +437,9 @@ pub struct State {
     /// Per open document: function id -> hash of its text at the first analysis after
     /// opening (which functions count as edited, for `llm.function_checks = "edited"`).
     pub(crate) baselines: Mutex<BTreeMap<String, BTreeMap<String, String>>>,
+    /// Per open document, the per-function results of its last analysis, reused by the next
+    /// (an edit re-analyses only the functions it changed).
+    pub(crate) memos: Mutex<BTreeMap<String, Arc<Mutex<FunctionMemo>>>>,
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking holder must not wedge the server).
@@ -540,6 +544,7 @@ impl State {
             publishing: tokio::sync::Mutex::new(()),
             flaky_hints: Default::default(),
             baselines: Mutex::new(BTreeMap::new()),
+            memos: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -735,8 +740,19 @@ impl State {
         let path = workspace::unit_path(uri);
         let flag = cancel.clone();
         let uri_owned = uri.to_string();
+        let memo = Arc::clone(lock(&self.memos).entry(uri.to_string()).or_default());
         let joined = tokio::task::spawn_blocking(move || {
-            engine::analyze(&uri_owned, &path, version, &parsed, &flag)
+            // An older version's analysis still winding down holds the memo: analyse from
+            // scratch rather than wait.
+            let mut held = memo.try_lock().ok();
+            engine::analyze_with_memo(
+                &uri_owned,
+                &path,
+                version,
+                &parsed,
+                &flag,
+                held.as_deref_mut(),
+            )
         })
         .await;
         let Ok(analysis) = joined else {
@@ -747,6 +763,7 @@ impl State {
             return false;
         }
         let elapsed = analysis.elapsed_ms;
+        tracing::debug!(%uri, version, elapsed_ms = elapsed, "analysed");
         let functions = analysis.functions.len();
         {
             // Analyses of one document run concurrently only while an older one winds down;
@@ -780,6 +797,7 @@ impl State {
     /// of the states they were computed from.
     async fn publish(&self, uri: &str) {
         let _order = self.publishing.lock().await;
+        let started = std::time::Instant::now();
         let Some((version, text, lines, parsed)) = ({
             let docs = lock(&self.docs);
             docs.get(uri).map(|d| {
@@ -850,6 +868,13 @@ impl State {
         };
         lock(&self.published).insert(uri.to_string(), diags.clone());
         self.publications.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(
+            %uri,
+            version,
+            diagnostics = diags.len(),
+            prepared_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "publishing"
+        );
         self.client
             .publish_diagnostics(parsed_uri, diags, Some(version))
             .await;

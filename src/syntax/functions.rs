@@ -112,56 +112,204 @@ fn collapse_ws(s: &str) -> String {
     out
 }
 
-/// Finds all functions in document order.
+/// Finds all functions in document order (a copy of [`ParsedFile::functions`], which is
+/// computed once per parse; borrow that where a slice will do).
 pub fn collect_functions(file: &ParsedFile) -> Vec<Function<'_>> {
-    let lang = file.language;
-    let sep = separator(lang);
+    file.functions().to_vec()
+}
+
+/// Walks the tree rooted at `root` (the root of `file`'s tree or of a copy of it) for its
+/// functions, in document order. The functions borrow only the tree, not `file`.
+pub(crate) fn find_functions<'t>(file: &ParsedFile, root: Node<'t>) -> Vec<Function<'t>> {
+    find_functions_in(file, root)
+}
+
+/// The functions as found by the reference walk: every named node examined, over each node's
+/// named children. Slower; the oracle that `tests/per_parse_facts.rs` compares
+/// [`ParsedFile::functions`] with on every fixture.
+pub fn reference_functions(file: &ParsedFile) -> Vec<Function<'_>> {
+    reference_walk(file, file.root())
+}
+
+/// The node kinds that can open a scope or define a function, per language: the union of
+/// the kinds `class_like_name`, `namespace_name` and `function_at` match (nodes of any other
+/// kind are only descended into). `tests/per_parse_facts.rs` checks that the walk with this
+/// filter finds what [`reference_functions`] finds on every fixture.
+fn scope_kinds(lang: Language) -> &'static [&'static str] {
+    match lang {
+        Language::Python => &["class_definition", "function_definition", "lambda"],
+        Language::Java => &[
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "annotation_type_declaration",
+            "class_body",
+            "method_declaration",
+            "constructor_declaration",
+            "compact_constructor_declaration",
+            "lambda_expression",
+        ],
+        Language::C => &["function_definition"],
+        Language::Cpp => &[
+            "class_specifier",
+            "struct_specifier",
+            "union_specifier",
+            "namespace_definition",
+            "function_definition",
+            "lambda_expression",
+        ],
+        Language::Solidity => &[
+            "contract_declaration",
+            "interface_declaration",
+            "library_declaration",
+            "function_definition",
+            "constructor_definition",
+            "modifier_definition",
+            "fallback_receive_definition",
+        ],
+        // TypeScript's grammar (TSX) has JavaScript's kinds, and abstract classes.
+        Language::JavaScript | Language::TypeScript => &[
+            "class_declaration",
+            "class",
+            "abstract_class_declaration",
+            "function_declaration",
+            "generator_function_declaration",
+            "method_definition",
+            "arrow_function",
+            "function_expression",
+            "generator_function",
+        ],
+    }
+}
+
+/// [`scope_kinds`] as a table over the grammar's kind ids (every id whose name is listed,
+/// aliases included), built once per language.
+fn scope_kind_ids(lang: Language) -> &'static [bool] {
+    use std::sync::OnceLock;
+    static TABLES: [OnceLock<Vec<bool>>; Language::ALL.len()] =
+        [const { OnceLock::new() }; Language::ALL.len()];
+    let i = Language::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+    TABLES[i].get_or_init(|| {
+        let g = lang.grammar();
+        let names = scope_kinds(lang);
+        (0..g.node_kind_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| g.node_kind_for_id(id))
+                    .is_some_and(|k| names.contains(&k))
+            })
+            .collect()
+    })
+}
+
+/// Opens the scope `node` declares (class-like, namespace or function; a function is added to
+/// `out`), returning the scope index for its children.
+fn open_scope<'t>(
+    file: &ParsedFile,
+    node: Node<'t>,
+    si: usize,
+    scopes: &mut Vec<Scope>,
+    out: &mut Vec<Function<'t>>,
+) -> usize {
+    let sep = separator(file.language);
+    let Some(scope) = scopes.get(si) else {
+        return si;
+    };
+    let opened = if let Some(class_name) = class_like_name(file, node) {
+        let path = join(sep, &scope.path, &class_name);
+        Some(Scope {
+            path: path.clone(),
+            class: Some(path),
+        })
+    } else if let Some(ns) = namespace_name(file, node) {
+        Some(Scope {
+            path: join(sep, &scope.path, &ns),
+            class: scope.class.clone(),
+        })
+    } else if let Some(f) = function_at(file, node, scope) {
+        let inner = Scope {
+            path: f.name.clone(),
+            class: scope.class.clone(),
+        };
+        out.push(f);
+        Some(inner)
+    } else {
+        None
+    };
+    match opened {
+        Some(s) => {
+            scopes.push(s);
+            scopes.len() - 1
+        }
+        None => si,
+    }
+}
+
+/// The walk: named nodes in document order with one tree cursor (no recursion, so deep
+/// input cannot overflow the stack; no allocation per node). Only nodes of a
+/// [`scope_kinds`] kind are examined; [`reference_functions`] examines every named node.
+fn find_functions_in<'t>(file: &ParsedFile, root: Node<'t>) -> Vec<Function<'t>> {
+    let table = scope_kind_ids(file.language);
+    let may_open = |n: Node<'_>| table.get(usize::from(n.kind_id())).copied().unwrap_or(true);
     let mut out = Vec::new();
-    let root = file.root();
-    let top = Scope {
+    // Scopes live in an arena; `parents[d]` is the scope of the nodes at depth d + 1 on the
+    // cursor's path.
+    let mut scopes: Vec<Scope> = vec![Scope {
         path: String::new(),
         class: None,
+    }];
+    let mut parents: Vec<usize> = Vec::new();
+    let mut cursor = root.walk();
+    let mut child_scope = if may_open(root) {
+        open_scope(file, root, 0, &mut scopes, &mut out)
+    } else {
+        0
     };
-    // Scopes live in an arena; the explicit stack holds (node, scope index) pairs, children
-    // pushed in reverse to keep document order. Only nodes that open a scope allocate.
-    let mut scopes: Vec<Scope> = vec![top];
-    let mut stack: Vec<(Node<'_>, usize)> = vec![(root, 0)];
-    let mut children: Vec<Node<'_>> = Vec::new();
-    while let Some((node, si)) = stack.pop() {
-        let Some(scope) = scopes.get(si) else {
-            continue;
-        };
-        let opened = if let Some(class_name) = class_like_name(file, node) {
-            let path = join(sep, &scope.path, &class_name);
-            Some(Scope {
-                path: path.clone(),
-                class: Some(path),
-            })
-        } else if let Some(ns) = namespace_name(file, node) {
-            Some(Scope {
-                path: join(sep, &scope.path, &ns),
-                class: scope.class.clone(),
-            })
-        } else if let Some(f) = function_at(file, node, scope) {
-            let inner = Scope {
-                path: f.name.clone(),
-                class: scope.class.clone(),
-            };
-            out.push(f);
-            Some(inner)
+    let mut descend = true;
+    'walk: loop {
+        if descend && cursor.goto_first_child() {
+            parents.push(child_scope);
         } else {
-            None
-        };
-        let child_scope = match opened {
-            Some(s) => {
-                scopes.push(s);
-                scopes.len() - 1
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                parents.pop();
             }
-            None => si,
+        }
+        let node = cursor.node();
+        if !node.is_named() {
+            descend = false;
+            continue;
+        }
+        let si = parents.last().copied().unwrap_or(0);
+        child_scope = if may_open(node) {
+            open_scope(file, node, si, &mut scopes, &mut out)
+        } else {
+            si
         };
+        descend = true;
+    }
+    out
+}
+
+/// The walk without the kind table, over each node's named children.
+fn reference_walk<'t>(file: &ParsedFile, root: Node<'t>) -> Vec<Function<'t>> {
+    let mut out = Vec::new();
+    let mut scopes: Vec<Scope> = vec![Scope {
+        path: String::new(),
+        class: None,
+    }];
+    let mut stack: Vec<(Node<'_>, usize)> = vec![(root, 0)];
+    while let Some((node, si)) = stack.pop() {
+        let child_scope = open_scope(file, node, si, &mut scopes, &mut out);
         let mut cursor = node.walk();
-        children.clear();
-        children.extend(node.named_children(&mut cursor));
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for &child in children.iter().rev() {
             stack.push((child, child_scope));
         }
@@ -238,7 +386,7 @@ fn namespace_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 }
 
 /// If `node` defines a function, describe it.
-fn function_at<'t>(file: &'t ParsedFile, node: Node<'t>, scope: &Scope) -> Option<Function<'t>> {
+fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<Function<'t>> {
     let lang = file.language;
     let sep = separator(lang);
     let line = || file.line_of(node.start_byte());
@@ -569,6 +717,20 @@ fn declared_identifier(file: &ParsedFile, mut node: Node<'_>) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_scope_kind_is_a_kind_of_its_grammar() {
+        for lang in Language::ALL {
+            let g = lang.grammar();
+            for k in scope_kinds(lang) {
+                // JavaScript has no abstract classes; the list is shared with TypeScript.
+                if lang == Language::JavaScript && *k == "abstract_class_declaration" {
+                    continue;
+                }
+                assert_ne!(g.id_for_node_kind(k, true), 0, "{lang:?}: no kind {k}");
+            }
+        }
+    }
 
     fn names(lang: Language, src: &str) -> Vec<(String, String)> {
         let f = ParsedFile::parse(lang, src);

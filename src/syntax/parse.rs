@@ -1,6 +1,7 @@
 //! Parsing with tree-sitter: source validation, error regions, and incremental reparsing.
 
 use super::cancel::Cancel;
+use super::functions::Function;
 use super::language::Language;
 use super::position::{ColumnEncoding, LineCol, LineIndex};
 use serde::Serialize;
@@ -86,7 +87,22 @@ pub struct ParsedFile {
     pub cancelled: bool,
     /// Per-file facts computed at most once per parse (see [`ParsedFile::imported_names`]).
     imports: std::sync::OnceLock<BTreeSet<String>>,
+    /// The file's functions, found at most once per parse (see [`ParsedFile::functions`]).
+    functions: std::sync::OnceLock<FunctionCell>,
 }
+
+/// The functions of a parse, borrowing the nodes of a copy of its tree (a tree-sitter tree
+/// copy shares the syntax nodes; it only adds a reference). Owning the copy keeps the cell
+/// valid whatever later happens to the `ParsedFile`'s own `tree` field.
+type FunctionList<'t> = Vec<Function<'t>>;
+
+self_cell::self_cell!(
+    struct FunctionCell {
+        owner: Tree,
+        #[covariant]
+        dependent: FunctionList,
+    }
+);
 
 impl Clone for ParsedFile {
     fn clone(&self) -> Self {
@@ -98,6 +114,9 @@ impl Clone for ParsedFile {
             errors: self.errors.clone(),
             cancelled: self.cancelled,
             imports: self.imports.clone(),
+            // The copy's functions are found again on first use (they would borrow the
+            // original's tree copy).
+            functions: std::sync::OnceLock::new(),
         }
     }
 }
@@ -174,6 +193,7 @@ impl ParsedFile {
             errors: Vec::new(),
             cancelled,
             imports: std::sync::OnceLock::new(),
+            functions: std::sync::OnceLock::new(),
         };
         file.errors = file.collect_errors();
         if cancelled {
@@ -249,6 +269,18 @@ impl ParsedFile {
     pub fn imported_names(&self) -> &BTreeSet<String> {
         self.imports
             .get_or_init(|| super::imports::imported_names(self))
+    }
+
+    /// Every function of the file in document order, found on first use and kept for the
+    /// life of this parse (every analysis of the parse shares one list).
+    pub fn functions(&self) -> &[Function<'_>] {
+        self.functions
+            .get_or_init(|| {
+                FunctionCell::new(self.tree.clone(), |tree| {
+                    super::functions::find_functions(self, tree.root_node())
+                })
+            })
+            .borrow_dependent()
     }
 
     pub fn root(&self) -> Node<'_> {

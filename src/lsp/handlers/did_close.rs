@@ -10,6 +10,7 @@ pub fn handle(state: &Arc<State>, params: DidCloseTextDocumentParams) {
     lock(&state.analyses).remove(&uri);
     state.scheduler.forget(&uri);
     lock(&state.baselines).remove(&uri);
+    lock(&state.memos).remove(&uri);
     state.flaky_hints.forget(&uri);
     state.send(EngineMsg::Closed(uri));
     state.wake_workspace();

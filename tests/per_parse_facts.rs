@@ -1,0 +1,152 @@
+//! Spec: facts computed once per parse and results reused across parses change nothing.
+//!
+//! The function list (`ParsedFile::functions`, a filtered cursor walk) equals the reference
+//! walk's on every fixture. The per-function memo of `analysis::report::analyze_parsed_with` (used by the
+//! language server between edits) never changes a result. On every fixture, an analysis that
+//! reuses the memo equals a fresh analysis of the same text: re-analysing the same text, after
+//! moving every function down, and along seeded random edit sequences (characters typed and
+//! deleted, lines added and removed, syntax broken and mended).
+
+use crosscheck::analysis::report::{analyze_parsed, analyze_parsed_with, FunctionMemo};
+use crosscheck::syntax::functions::{reference_functions, Function};
+use crosscheck::syntax::{Cancel, Language, ParsedFile};
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> Vec<(PathBuf, Language, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut stack = vec![root.join("tests/fixtures"), root.join("examples")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Some(lang) = Language::from_path(&p) {
+                if let Ok(text) = std::fs::read_to_string(&p) {
+                    out.push((p, lang, text));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(out.len() > 100, "fixtures not found: {}", out.len());
+    out
+}
+
+#[test]
+fn the_function_list_is_the_reference_walks() {
+    let show = |fs: &[Function<'_>]| {
+        fs.iter()
+            .map(|f| {
+                format!(
+                    "{} {:?} {} {:?} {:?} {:?} {:?}",
+                    f.name, f.kind, f.signature, f.params, f.class, f.container, f.node
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut found = 0;
+    for (path, lang, text) in fixtures() {
+        let file = ParsedFile::parse(lang, text);
+        let reference = reference_functions(&file);
+        assert_eq!(
+            show(file.functions()),
+            show(&reference),
+            "{}",
+            path.display()
+        );
+        found += reference.len();
+    }
+    assert!(found > 500, "{found} functions");
+}
+
+fn json(file: &ParsedFile, memo: Option<&mut FunctionMemo>) -> String {
+    let report = match memo {
+        Some(m) => analyze_parsed_with("/f", file, &Cancel::never(), Some(m)),
+        None => analyze_parsed("/f", file, &Cancel::never()),
+    };
+    serde_json::to_string_pretty(&report).unwrap()
+}
+
+/// A fixed-seed xorshift generator.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn same_text_reuses_every_function_and_gives_the_same_report() {
+    let mut reused_any = 0usize;
+    for (path, lang, text) in fixtures() {
+        let file = ParsedFile::parse(lang, text.clone());
+        let mut memo = FunctionMemo::default();
+        let first = json(&file, Some(&mut memo));
+        assert_eq!(first, json(&file, None), "{}", path.display());
+        assert_eq!(memo.reused, 0);
+        let again = ParsedFile::parse(lang, text);
+        let second = json(&again, Some(&mut memo));
+        assert_eq!(second, first, "{}", path.display());
+        if !file.has_errors() {
+            assert_eq!(memo.analysed, 0, "{}: nothing changed", path.display());
+            reused_any += memo.reused;
+        }
+    }
+    assert!(reused_any > 500, "the memo was hardly used: {reused_any}");
+}
+
+#[test]
+fn moved_functions_keep_their_results_with_their_new_lines() {
+    let mut moved = 0usize;
+    for (path, lang, text) in fixtures() {
+        let file = ParsedFile::parse(lang, text.clone());
+        let mut memo = FunctionMemo::default();
+        json(&file, Some(&mut memo));
+        let shifted = ParsedFile::parse(lang, format!("\n\n\n{text}"));
+        let with_memo = json(&shifted, Some(&mut memo));
+        assert_eq!(with_memo, json(&shifted, None), "{}", path.display());
+        moved += memo.reused;
+    }
+    assert!(
+        moved > 300,
+        "moved functions were analysed again: {moved} reused"
+    );
+}
+
+#[test]
+fn random_edit_sequences_settle_on_the_fresh_report() {
+    const PIECES: [&str; 10] = ["x", " ", "\n", "(", ")", "{", "}", ":", ";", "1"];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for (path, lang, text) in fixtures() {
+        if text.len() > 40_000 {
+            continue;
+        }
+        let mut file = ParsedFile::parse(lang, text);
+        let mut memo = FunctionMemo::default();
+        json(&file, Some(&mut memo));
+        for step in 0..12 {
+            let len = file.text.len();
+            let start = rng.below(len + 1);
+            let del = if rng.below(3) == 0 { rng.below(4) } else { 0 };
+            let piece = PIECES[rng.below(PIECES.len())];
+            file.edit(start, start + del, piece);
+            let fresh = ParsedFile::parse(lang, file.text.clone());
+            assert_eq!(
+                json(&file, Some(&mut memo)),
+                json(&fresh, None),
+                "{} after edit {step} at byte {start}",
+                path.display()
+            );
+        }
+    }
+}
