@@ -745,14 +745,24 @@ impl State {
             // An older version's analysis still winding down holds the memo: analyse from
             // scratch rather than wait.
             let mut held = memo.try_lock().ok();
-            engine::analyze_with_memo(
+            let a = engine::analyze_with_memo(
                 &uri_owned,
                 &path,
                 version,
                 &parsed,
                 &flag,
                 held.as_deref_mut(),
-            )
+            );
+            if let Some(m) = held {
+                tracing::debug!(
+                    uri = %uri_owned,
+                    version,
+                    reused = m.reused,
+                    analysed = m.analysed,
+                    "function memo"
+                );
+            }
+            a
         })
         .await;
         let Ok(analysis) = joined else {
