@@ -394,6 +394,17 @@ pub(crate) struct WorkspaceState {
     pub disk: BTreeMap<PathBuf, Arc<ParsedFile>>,
 }
 
+/// The function-task questions of one document version (see `State::function_questions`).
+pub(crate) struct FunctionQuestions {
+    /// Version, tasks and `llm.function_checks` mode they were made for.
+    made_for: (
+        i32,
+        Vec<crate::crosscheck::task::Task>,
+        super::config::FunctionChecks,
+    ),
+    jobs: Vec<CheckJob>,
+}
+
 /// Shared server state.
 pub struct State {
     pub(crate) client: Client,
@@ -440,6 +451,10 @@ pub struct State {
     /// Per open document, the per-function results of its last analysis, reused by the next
     /// (an edit re-analyses only the functions it changed).
     pub(crate) memos: Mutex<BTreeMap<String, Arc<Mutex<FunctionMemo>>>>,
+    /// Per open document, the function-task questions of one analysed version and the
+    /// settings they were made with: every workspace run reschedules every open document,
+    /// and an unchanged version's questions (each a call graph of its file) are not made again.
+    pub(crate) function_questions: Mutex<BTreeMap<String, FunctionQuestions>>,
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking holder must not wedge the server).
@@ -545,6 +560,7 @@ impl State {
             flaky_hints: Default::default(),
             baselines: Mutex::new(BTreeMap::new()),
             memos: Mutex::new(BTreeMap::new()),
+            function_questions: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -687,19 +703,42 @@ impl State {
             .cloned()
             .unwrap_or_default();
         let mode = settings.llm_function_checks;
-        let include = |f: &engine::FunctionFacts| match mode {
-            FunctionChecks::Off => false,
-            FunctionChecks::All => true,
-            FunctionChecks::Edited => baseline.get(&f.id) != Some(&engine::document_hash(&f.text)),
+        let made_for = (a.version, settings.llm_tasks.clone(), mode);
+        let cached = lock(&self.function_questions)
+            .get(&a.uri)
+            .filter(|q| q.made_for == made_for)
+            .map(|q| q.jobs.clone());
+        let function_jobs = match cached {
+            Some(j) => j,
+            None => {
+                let include = |f: &engine::FunctionFacts| match mode {
+                    FunctionChecks::Off => false,
+                    FunctionChecks::All => true,
+                    FunctionChecks::Edited => {
+                        baseline.get(&f.id) != Some(&engine::document_hash(&f.text))
+                    }
+                };
+                let made = super::questions::function_jobs(
+                    a,
+                    &parsed,
+                    &settings.llm_tasks,
+                    &include,
+                    crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
+                    &self.cancel,
+                );
+                if !self.cancel.is_cancelled() {
+                    lock(&self.function_questions).insert(
+                        a.uri.clone(),
+                        FunctionQuestions {
+                            made_for,
+                            jobs: made.clone(),
+                        },
+                    );
+                }
+                made
+            }
         };
-        jobs.extend(super::questions::function_jobs(
-            a,
-            &parsed,
-            &settings.llm_tasks,
-            &include,
-            crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
-            &self.cancel,
-        ));
+        jobs.extend(function_jobs);
         Some(jobs)
     }
 

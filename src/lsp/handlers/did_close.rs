@@ -11,6 +11,7 @@ pub fn handle(state: &Arc<State>, params: DidCloseTextDocumentParams) {
     state.scheduler.forget(&uri);
     lock(&state.baselines).remove(&uri);
     lock(&state.memos).remove(&uri);
+    lock(&state.function_questions).remove(&uri);
     state.flaky_hints.forget(&uri);
     state.send(EngineMsg::Closed(uri));
     state.wake_workspace();
