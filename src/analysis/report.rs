@@ -155,8 +155,8 @@ impl FunctionResult {
 }
 
 /// Per-function results of [`analyze_parsed_with`] kept between analyses of one document, so
-/// an edit re-analyses only the functions whose text (or context) changed. The key is a hash
-/// of everything a function's CFG and data flow read: its text and start column, names,
+/// an edit re-analyses only the functions whose text (or context) changed. The key (exact,
+/// see `memo_key`) is everything a function's CFG and data flow read: its text and start column, names,
 /// kind, parameters, the file's language and imported names. Only results of error-free
 /// parses that were not cancelled are kept. A function that moved keeps its result when
 /// only line numbers change ([`FunctionResult::moved`]). Each analysis keeps exactly the
@@ -210,12 +210,13 @@ fn analyze_function(
     let (cfg, unreachable) = build_cfg_with_unreachable(file, func, cancel);
     let findings = findings::unreachable_findings(path, &cfg, &unreachable);
     let flow = analyze_cfg(file, func, &cfg, cancel);
-    let mut errors: Vec<SourceError> = Vec::new();
-    for e in cfg.errors.iter().chain(flow.errors.iter()) {
-        if !errors.contains(e) {
-            errors.push(e.clone());
-        }
-    }
+    // Duplicates are dropped once, by the file's set of listed errors.
+    let errors: Vec<SourceError> = cfg
+        .errors
+        .iter()
+        .chain(flow.errors.iter())
+        .cloned()
+        .collect();
     let fn_has_syntax_error = func.node.has_error();
     FunctionResult {
         report: FunctionReport {
