@@ -107,24 +107,31 @@ fn user_tables(conn: &Connection) -> rusqlite::Result<i64> {
 /// Checks that the file is a crosscheck store (or empty) and not newer than `migrations`
 /// know; returns its version.
 pub fn check(conn: &Connection, path: &Path, migrations: &[Migration]) -> Result<u32, StoreError> {
-    let (app, version) = read_version(conn).map_err(|e| StoreError::sqlite(path, e))?;
+    // One read snapshot for the header and the table count: read one statement at a time, a
+    // first open in another process could commit its migration between them, and the file
+    // would look like tables without a crosscheck application_id.
+    let (app, version, tables) = (|| {
+        let tx = conn.unchecked_transaction()?;
+        let (app, version) = read_version(&tx)?;
+        let tables = if app == 0 { user_tables(&tx)? } else { 0 };
+        tx.commit()?;
+        Ok((app, version, tables))
+    })()
+    .map_err(|e| StoreError::sqlite(path, e))?;
     if app != 0 && app != APPLICATION_ID {
         return Err(StoreError::Foreign {
             path: path.to_path_buf(),
             reason: format!("application_id is {app:#x}"),
         });
     }
-    if app == 0 {
-        let tables = user_tables(conn).map_err(|e| StoreError::sqlite(path, e))?;
-        if tables > 0 || version != 0 {
-            return Err(StoreError::Foreign {
-                path: path.to_path_buf(),
-                reason: format!(
-                    "it has {tables} table(s) and user_version {version} but no crosscheck \
-                     application_id"
-                ),
-            });
-        }
+    if app == 0 && (tables > 0 || version != 0) {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            reason: format!(
+                "it has {tables} table(s) and user_version {version} but no crosscheck \
+                 application_id"
+            ),
+        });
     }
     let latest = migrations.last().map_or(0, |m| m.version);
     if version > latest {
