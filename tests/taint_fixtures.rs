@@ -158,6 +158,7 @@ fixtures! {
     java_cross_file_repository => "java/xfile",
     c_commands_formats_and_buffers => "c/cmd.c",
     c_out_parameters_and_pointers => "c/interproc.c",
+    c_macros_offset_writes_function_pointers_and_wide_sinks => "c/macros.c",
     cpp_streams_and_strings => "cpp/streams.cpp",
     solidity_wallet_authorisation_and_transfers => "solidity/Wallet.sol",
     solidity_proxy_delegatecall => "solidity/Proxy.sol",

@@ -8,6 +8,7 @@ pub mod language;
 pub mod normalize;
 pub mod parse;
 pub mod position;
+pub mod preproc;
 
 pub use cancel::Cancel;
 pub use language::Language;

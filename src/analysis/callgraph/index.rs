@@ -622,9 +622,18 @@ impl<'t> Index<'t> {
                             ),
                             _ => (Some(d), None),
                         };
-                        let Some(name_node) = name_node else { continue };
+                        let Some(mut name_node) = name_node else {
+                            continue;
+                        };
                         if name_node.kind() == "function_declarator" {
-                            continue; // a prototype
+                            // `void (*fp)(char *) = f;` declares a function pointer variable;
+                            // `void f(char *);` is a prototype.
+                            match name_node.child_by_field_name("declarator") {
+                                Some(inner) if inner.kind() == "parenthesized_declarator" => {
+                                    name_node = inner;
+                                }
+                                _ => continue,
+                            }
                         }
                         if matches!(name_node.kind(), "identifier" | "field_identifier")
                             && value.is_none_or(|v| {

@@ -1511,6 +1511,9 @@ impl<'a, 't> Resolver<'a, 't> {
                         _ => None,
                     })
                     .collect();
+                if lambdas.is_empty() && matches!(lang, Language::C | Language::Cpp) {
+                    return self.c_function_pointer(facts, args, ctx, depth);
+                }
                 let values = facts
                     .iter()
                     .filter(|f| matches!(f, Fact::Value(_) | Fact::Opaque))
@@ -1589,6 +1592,55 @@ impl<'a, 't> Resolver<'a, 't> {
                 funs(self.select(fs, args, ctx, 0))
             }
         }
+    }
+
+    /// C/C++: a call through a local function pointer calls every function the pointer is
+    /// given (`void (*fp)(char *) = f;`, `fp = &g;`); nothing when any value is not a
+    /// function name (a parameter, a table lookup) or the local is not a pointer at all.
+    fn c_function_pointer(
+        &self,
+        facts: &[Fact<'t>],
+        args: &[Node<'t>],
+        ctx: Ctx,
+        depth: usize,
+    ) -> Vec<Target> {
+        if depth > MAX_DEPTH || !self.tick() {
+            self.degraded.set(true);
+            return Vec::new();
+        }
+        let file = self.file(ctx.unit);
+        let mut out: Vec<Target> = Vec::new();
+        let mut values = 0;
+        for f in facts {
+            match f {
+                Fact::Value(v) => {
+                    values += 1;
+                    let mut v = *v;
+                    if v.kind() == "pointer_expression" {
+                        match v.child_by_field_name("argument") {
+                            Some(a) => v = a,
+                            None => return Vec::new(),
+                        }
+                    }
+                    if v.kind() != "identifier" {
+                        return Vec::new();
+                    }
+                    let name = file.node_text(v);
+                    // Another local pointer is followed the same way, up to the depth bound.
+                    for t in self.resolve_name(name, args, ctx, depth + 1) {
+                        if !out.contains(&t) {
+                            out.push(t);
+                        }
+                    }
+                }
+                Fact::Opaque => return Vec::new(),
+                _ => {}
+            }
+        }
+        if values == 0 {
+            return Vec::new();
+        }
+        out
     }
 
     /// Python/JS: module-level functions, classes, aliases, then imports.

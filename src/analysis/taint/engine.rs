@@ -15,6 +15,7 @@ use crate::analysis::cfg::build_cfg;
 use crate::analysis::pointsto::PointsTo;
 use crate::analysis::rules;
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::preproc::Macros;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -244,6 +245,8 @@ pub(super) struct UnitCx<'t> {
     pub imports: BTreeMap<String, Vec<Seg>>,
     /// Java: class (qualified) -> its fields.
     pub class_fields: BTreeMap<String, ClassFields>,
+    /// C/C++: the file's macros and those of the workspace headers it includes.
+    pub macros: Macros,
 }
 
 pub(super) struct Workspace<'t> {
@@ -543,14 +546,21 @@ pub(super) fn run(
         } else {
             BTreeMap::new()
         };
+        let macros = if enabled {
+            Macros::of(u.file)
+        } else {
+            Macros::default()
+        };
         ws.units.push(UnitCx {
             path: u.path.clone(),
             file: u.file,
             functions,
             imports,
             class_fields,
+            macros,
         });
     }
+    merge_included_macros(&mut ws.units);
     for f in &ws.fns {
         if let Some(c) = &f.class {
             ws.classes.insert(class_simple(c).to_string());
@@ -1031,6 +1041,48 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
     }
 }
 
+/// Adds to each C/C++ unit the macros of the workspace headers it includes (`#include
+/// "x.h"` matched by path suffix), two levels deep.
+fn merge_included_macros(units: &mut [UnitCx<'_>]) {
+    // Headers by file name, so each include looks at the few units of that name.
+    let paths: Vec<String> = units.iter().map(|u| u.path.replace('\\', "/")).collect();
+    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (j, p) in paths.iter().enumerate() {
+        if !units[j].macros.is_empty() {
+            by_name
+                .entry(p.rsplit('/').next().unwrap_or(p))
+                .or_default()
+                .push(j);
+        }
+    }
+    for _ in 0..2 {
+        let own: Vec<Macros> = units.iter().map(|u| u.macros.clone()).collect();
+        for (i, unit) in units.iter_mut().enumerate() {
+            let includes = unit.macros.includes().to_vec();
+            for inc in &includes {
+                let inc = inc.trim_start_matches("./");
+                let name = inc.rsplit('/').next().unwrap_or(inc);
+                for &j in by_name.get(name).map(Vec::as_slice).unwrap_or(&[]) {
+                    let p = &paths[j];
+                    if j != i && (p == inc || p.ends_with(&format!("/{inc}"))) {
+                        unit.macros.merge(&own[j]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The names a call may stand for: its own, and for C/C++ what a macro of that name may
+/// expand to (`EXECL(..)` with `#define EXECL execl`).
+pub(super) fn call_names(unit: &UnitCx<'_>, parts: &super::syntax::CallParts<'_>) -> Vec<String> {
+    let mut names = vec![parts.name.clone()];
+    if parts.receiver.is_none() && !parts.is_new && !unit.macros.is_empty() {
+        names.extend(unit.macros.call_aliases(&parts.name));
+    }
+    names
+}
+
 /// The path as imported (Python aliases) or without `std::` (C++), if different.
 fn canonical_path(unit: &UnitCx<'_>, path: &[Seg]) -> Option<Vec<Seg>> {
     let first = path.first()?;
@@ -1067,9 +1119,20 @@ fn is_source_call(
             _ => None,
         }
     });
-    [Some(path), canon].into_iter().flatten().any(|p| {
+    let aliases = call_names(unit, parts).into_iter().skip(1).map(|a| {
+        let p = vec![Seg {
+            name: a.clone(),
+            call: false,
+        }];
+        (a, p)
+    });
+    let written = [Some(path), canon]
+        .into_iter()
+        .flatten()
+        .map(|p| (parts.name.clone(), p));
+    written.chain(aliases).any(|(name, p)| {
         spec.match_call(
-            &parts.name,
+            &name,
             &CallShape {
                 path: &p,
                 receiver_type: rtype.as_deref(),
@@ -1153,6 +1216,23 @@ fn resolve(
                     .collect()
             })
             .unwrap_or_default();
+        if out.is_empty() && types.contains_key(name) && parts.receiver.is_none() {
+            // C/C++ call through a local function pointer: the call graph names the
+            // functions it is given, not the pointer; a function called inside the arguments
+            // is the callee of that nested call instead.
+            if let (Some(unit), Some(v)) = (ws.units.get(caller.unit), edges.get(&(fid, line))) {
+                let nested: Vec<&str> =
+                    parts.args.iter().map(|a| unit.file.node_text(*a)).collect();
+                out = v
+                    .iter()
+                    .filter(|(simple, _)| {
+                        let call = format!("{simple}(");
+                        !nested.iter().any(|t| t.contains(&call))
+                    })
+                    .map(|(_, g)| *g)
+                    .collect();
+            }
+        }
         out.sort_unstable();
         out.dedup();
         if !out.is_empty() || has_edges.contains(&fid) {

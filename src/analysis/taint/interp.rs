@@ -6,7 +6,7 @@
 //! is flagged partial. Statement walks outside the CFG (module top level, collapsed over-deep
 //! statements, unparsed regions) are iterative.
 
-use super::engine::{Env, FnId, FnOut, Tables, Workspace};
+use super::engine::{call_names, Env, FnId, FnOut, Tables, Workspace};
 use super::spec::{ArgSel, CallShape, Seg};
 use super::syntax::{
     call_parts, callee_path, declarator_name, is_call_kind, is_definition, is_string_kind,
@@ -730,6 +730,33 @@ impl<'a, 't> Interp<'a, 't> {
         self.read_key(&key)
     }
 
+    /// C/C++: the value of an object-like macro that is not shadowed by a variable and
+    /// stands for other names (`#define COMMAND_ARG3 data`): the join of what those names
+    /// hold, every `#if` alternative included.
+    fn macro_value(&mut self, name: &str) -> Option<Val> {
+        let declared = self.cx.locals.contains(name)
+            || self.cx.params.iter().any(|p| p == name)
+            || self.ws.c_globals.contains(name);
+        if declared || self.state.contains_key(name) {
+            return None;
+        }
+        let aliases = self
+            .ws
+            .units
+            .get(self.cx.unit)
+            .filter(|u| !u.macros.is_empty())
+            .map(|u| u.macros.object_aliases(name))?;
+        if aliases.is_empty() {
+            return None;
+        }
+        let mut t = Taint::default();
+        for a in &aliases {
+            let v = self.read_var(a);
+            t.join(&v.flat(&self.tabs.trails), &self.tabs.trails);
+        }
+        Some(Val::of_taint(t))
+    }
+
     fn is_instance_field(&self, name: &str) -> bool {
         self.cx.has_this && self.cx.instance_fields.contains(name)
     }
@@ -944,6 +971,21 @@ impl<'a, 't> Interp<'a, 't> {
                     n = n.child_by_field_name("argument")?
                 }
                 "cast_expression" => n = n.child_by_field_name("value")?,
+                // C/C++ pointer arithmetic: a write through `p + len` writes the object of `p`.
+                "binary_expression"
+                    if matches!(self.cx.lang, Language::C | Language::Cpp)
+                        && matches!(
+                            n.child_by_field_name("operator").map(|o| o.kind()),
+                            Some("+" | "-")
+                        ) =>
+                {
+                    let left = unwrap(n.child_by_field_name("left")?);
+                    n = if left.kind() == "number_literal" {
+                        n.child_by_field_name("right")?
+                    } else {
+                        left
+                    };
+                }
                 "parenthesized_expression" | "expression" | "call_argument" => {
                     n = named_children(n).into_iter().next()?
                 }
@@ -1117,6 +1159,9 @@ impl<'a, 't> Interp<'a, 't> {
                         call: false,
                     }];
                     if let Some(v) = self.attr_source(node, &path) {
+                        return v;
+                    }
+                    if let Some(v) = self.macro_value(name) {
                         return v;
                     }
                 }
@@ -1971,6 +2016,23 @@ impl<'a, 't> Interp<'a, 't> {
                 },
             );
             matches.merge(more);
+        }
+        if let Some(unit) = self.ws.units.get(self.cx.unit) {
+            for alias in call_names(unit, &parts).into_iter().skip(1) {
+                let path = [Seg {
+                    name: alias.clone(),
+                    call: false,
+                }];
+                let more = spec.match_call(
+                    &alias,
+                    &CallShape {
+                        path: &path,
+                        receiver_type: None,
+                        is_new: false,
+                    },
+                );
+                matches.merge(more);
+            }
         }
         if matches.is_empty() {
             return result;

@@ -660,10 +660,20 @@ impl TaintSpec {
             }
         };
         // The bundled files are checked by tests; a broken one degrades to an empty spec.
-        TaintSpec::from_toml(text, Provenance::Builtin).unwrap_or_else(|_| TaintSpec {
-            language: Some(language),
-            ..TaintSpec::default()
-        })
+        let parse = |text: &str| {
+            TaintSpec::from_toml(text, Provenance::Builtin).unwrap_or_else(|_| TaintSpec {
+                language: Some(language),
+                ..TaintSpec::default()
+            })
+        };
+        if language == Language::Cpp {
+            // C++ is C plus its own rows (see the header of specs/cpp.toml).
+            let mut spec = parse(include_str!("specs/c.toml"));
+            spec.language = Some(Language::Cpp);
+            spec.merge(parse(text));
+            return spec;
+        }
+        parse(text)
     }
 
     /// Adds `other`'s rules; a rule with the id of an existing rule of the same section

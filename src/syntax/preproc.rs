@@ -1,0 +1,296 @@
+//! C/C++ macro definitions, read once per file for the analyses that must see through them.
+//!
+//! This is not a preprocessor: the text is never rewritten and positions never move. It
+//! records each `#define` of a file with every alternative definition (one per `#if` /
+//! `#ifdef` / `#else` arm, since either arm may be the one compiled), so an analysis can ask
+//! what a name may stand for:
+//!
+//! - an object-like macro whose body is one identifier is an alias (`#define EXECL execl`,
+//!   `#define COMMAND_ARG3 data`); chains are followed (bounded, cycles stop);
+//! - a function-like macro whose body is one call passing its parameters in order is a call
+//!   alias (`#define SYSTEM(x) system(x)`, `#define GETENV(n) getenv(n)`).
+//!
+//! Other bodies (expressions, statements, token pasting) are kept as text and resolve to
+//! nothing. Definitions are collected at file scope and inside preprocessor conditionals and
+//! `extern "C"` / namespace blocks; the walk visits only those containers, so it is linear in
+//! the number of top-level declarations. `#undef` is not tracked (a name keeps every
+//! definition it ever had: the analyses over-approximate).
+
+use super::{Language, ParsedFile};
+use std::collections::BTreeMap;
+use tree_sitter::Node;
+
+/// Longest alias chain followed (`#define A B`, `#define B C`, ...).
+const CHAIN_LIMIT: usize = 8;
+/// Most definitions kept per file (hostile input: a generated header with millions).
+const MAX_DEFINITIONS: usize = 100_000;
+
+/// One definition of a macro.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MacroDef {
+    /// `None` for object-like macros; the parameter names of function-like ones.
+    pub params: Option<Vec<String>>,
+    /// The replacement text, trimmed, with line continuations joined.
+    pub body: String,
+}
+
+/// The macros of a file (and, merged in by the caller, of the headers it includes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Macros {
+    defs: BTreeMap<String, Vec<MacroDef>>,
+    /// `#include "..."` paths of the file, as written.
+    includes: Vec<String>,
+}
+
+impl Macros {
+    /// The macros defined in `file`; empty for languages without a preprocessor.
+    pub fn of(file: &ParsedFile) -> Macros {
+        let mut m = Macros::default();
+        if !matches!(file.language, Language::C | Language::Cpp) {
+            return m;
+        }
+        let mut stack = vec![file.root()];
+        let mut count = 0usize;
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "preproc_def" | "preproc_function_def" if count < MAX_DEFINITIONS => {
+                    count += 1;
+                    m.add(file, node);
+                }
+                "preproc_include" => {
+                    if let Some(p) = node.child_by_field_name("path") {
+                        if p.kind() == "string_literal" {
+                            let t = file.node_text(p).trim_matches('"').to_string();
+                            if !t.is_empty() {
+                                m.includes.push(t);
+                            }
+                        }
+                    }
+                }
+                "translation_unit"
+                | "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef"
+                | "linkage_specification"
+                | "declaration_list"
+                | "namespace_definition" => {
+                    let mut c = node.walk();
+                    let kids: Vec<Node<'_>> = node.named_children(&mut c).collect();
+                    stack.extend(kids.into_iter().rev());
+                }
+                _ => {}
+            }
+        }
+        m
+    }
+
+    fn add(&mut self, file: &ParsedFile, node: Node<'_>) {
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
+        let body = node
+            .child_by_field_name("value")
+            .map(|v| clean_body(file.node_text(v)))
+            .unwrap_or_default();
+        let params = (node.kind() == "preproc_function_def").then(|| {
+            node.child_by_field_name("parameters")
+                .map(|p| {
+                    let mut c = p.walk();
+                    p.named_children(&mut c)
+                        .map(|n| file.node_text(n).to_string())
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let def = MacroDef { params, body };
+        let list = self
+            .defs
+            .entry(file.node_text(name).to_string())
+            .or_default();
+        if !list.contains(&def) {
+            list.push(def);
+        }
+    }
+
+    /// Adds the definitions of `other` (an included header's).
+    pub fn merge(&mut self, other: &Macros) {
+        for (name, defs) in &other.defs {
+            let list = self.defs.entry(name.clone()).or_default();
+            for d in defs {
+                if !list.contains(d) {
+                    list.push(d.clone());
+                }
+            }
+        }
+    }
+
+    /// The `#include "..."` paths of the file, as written (system `<...>` includes excluded).
+    pub fn includes(&self) -> &[String] {
+        &self.includes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+
+    /// Every definition of `name`, in document order.
+    pub fn get(&self, name: &str) -> &[MacroDef] {
+        self.defs.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The identifiers an object-like macro `name` may finally stand for, following alias
+    /// chains through every alternative. Empty when `name` is no such macro.
+    pub fn object_aliases(&self, name: &str) -> Vec<String> {
+        self.aliases(name, false)
+    }
+
+    /// The functions a call `name(args)` may finally call when `name` is a macro: an
+    /// object-like alias (`EXECL(..)` with `#define EXECL execl`) or a function-like macro
+    /// that forwards its parameters in order (`#define SYSTEM(x) system(x)`).
+    pub fn call_aliases(&self, name: &str) -> Vec<String> {
+        self.aliases(name, true)
+    }
+
+    fn aliases(&self, name: &str, call: bool) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut frontier = vec![name.to_string()];
+        let mut seen = vec![name.to_string()];
+        for _ in 0..CHAIN_LIMIT {
+            let mut next = Vec::new();
+            for n in &frontier {
+                let defs = self.get(n);
+                if defs.is_empty() {
+                    if n != name && !out.contains(n) {
+                        out.push(n.clone());
+                    }
+                    continue;
+                }
+                for d in defs {
+                    let target = match &d.params {
+                        None => is_identifier(&d.body).then(|| d.body.clone()),
+                        Some(params) if call => forwarded_callee(&d.body, params),
+                        Some(_) => None,
+                    };
+                    if let Some(t) = target {
+                        if !seen.contains(&t) {
+                            seen.push(t.clone());
+                            next.push(t);
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        // The chain may end right at the bound: its undefined names are aliases too.
+        for n in frontier {
+            if n != name && self.get(&n).is_empty() && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
+    }
+}
+
+/// A macro body with comments and line continuations removed and whitespace collapsed.
+fn clean_body(raw: &str) -> String {
+    let joined = raw.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut out = String::new();
+    let mut rest = joined.as_str();
+    while !rest.is_empty() {
+        if let Some(i) = rest.find("/*") {
+            out.push_str(&rest[..i]);
+            match rest[i + 2..].find("*/") {
+                Some(j) => {
+                    out.push(' ');
+                    rest = &rest[i + 2 + j + 2..];
+                }
+                None => rest = "",
+            }
+        } else {
+            out.push_str(rest);
+            rest = "";
+        }
+    }
+    let out = match out.find("//") {
+        Some(i) => &out[..i],
+        None => out.as_str(),
+    };
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `f(a, b)` whose arguments are exactly `params` in order -> `f`.
+fn forwarded_callee(body: &str, params: &[String]) -> Option<String> {
+    let open = body.find('(')?;
+    let callee = body[..open].trim();
+    let inner = body[open + 1..].trim_end().strip_suffix(')')?;
+    if !is_identifier(callee) || inner.contains(['(', ')']) {
+        return None;
+    }
+    let args: Vec<&str> = if inner.trim().is_empty() {
+        Vec::new()
+    } else {
+        inner.split(',').map(str::trim).collect()
+    };
+    let same = args.len() == params.len() && args.iter().zip(params).all(|(a, p)| a == p);
+    same.then(|| callee.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn macros(lang: Language, src: &str) -> Macros {
+        Macros::of(&ParsedFile::parse(lang, src))
+    }
+
+    #[test]
+    fn aliases_follow_every_conditional_arm_and_chains() {
+        let m = macros(
+            Language::C,
+            "#ifdef _WIN32\n#define EXECL _execl\n#else\n#define EXECL execl\n#endif\n\
+             #define RUN EXECL\n#define ARG data /* the buffer */\n#define PATH \"/bin/sh\"\n\
+             #define LOOP LOOP\n",
+        );
+        assert_eq!(m.object_aliases("EXECL"), ["_execl", "execl"]);
+        assert_eq!(m.call_aliases("RUN"), ["_execl", "execl"]);
+        assert_eq!(m.object_aliases("ARG"), ["data"]);
+        assert!(m.object_aliases("PATH").is_empty());
+        assert!(m.object_aliases("LOOP").is_empty());
+        assert!(m.object_aliases("execl").is_empty());
+    }
+
+    #[test]
+    fn function_like_macros_alias_only_forwarding_calls() {
+        let m = macros(
+            Language::Cpp,
+            "#define SYSTEM(x) system(x)\n#define TWO(a, b) f(a, b)\n#define SWAP(a, b) f(b, a)\n\
+             #define WRAP(x) g(h(x))\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\
+             #include \"local.h\"\n#include <stdio.h>\n",
+        );
+        assert_eq!(m.call_aliases("SYSTEM"), ["system"]);
+        assert_eq!(m.call_aliases("TWO"), ["f"]);
+        assert!(m.call_aliases("SWAP").is_empty());
+        assert!(m.call_aliases("WRAP").is_empty());
+        assert!(m.call_aliases("MAX").is_empty());
+        assert!(m.object_aliases("SYSTEM").is_empty());
+        assert_eq!(m.includes(), ["local.h"]);
+    }
+
+    #[test]
+    fn other_languages_have_no_macros() {
+        assert!(macros(Language::Python, "#define X y\n").is_empty());
+    }
+}
