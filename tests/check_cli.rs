@@ -3,7 +3,7 @@
 //! stable fingerprints, baselines, exit codes per threshold, the JSON and text formats, and
 //! hostile input.
 //!
-//! Fixtures (`tests/fixtures/check/`): `taint/app.py` (a command built from `sys.argv` reaches
+//! Fixtures (`tests/fixtures/check/`): `taint/app.py` (a command built from socket data reaches
 //! `os.system`: error, with an intermediate step; plus one unreachable statement: warning),
 //! `mixed/io.c` (`gets`: error; `printf(who)`: a non-literal format (warning) that the line read
 //! by `gets` in the caller reaches (taint error)), `warn/dead.py` (one warning only),
@@ -286,7 +286,7 @@ fn taint_finding_has_a_code_flow_from_source_through_steps_to_sink() {
     let lines: Vec<u64> = steps.iter().map(|s| s.0).collect();
     assert_eq!(lines, vec![7, 8, 9], "source, step, sink: {steps:?}");
     assert!(steps[0].1.starts_with("source: "), "{steps:?}");
-    assert!(steps[0].1.contains("sys.argv"), "{steps:?}");
+    assert!(steps[0].1.contains("recv"), "{steps:?}");
     assert!(steps[1].1.starts_with("step"), "{steps:?}");
     assert!(steps[2].1.starts_with("sink: "), "{steps:?}");
     assert!(steps[2].1.contains("os.system"), "{steps:?}");
@@ -407,6 +407,124 @@ fn identical_findings_in_one_function_get_distinct_fingerprints() {
     assert_eq!(fps[0].split(':').next(), fps[1].split(':').next());
 }
 
+// ---------------------------------------------------------------- trust profile
+
+/// A command from `sys.argv` (local) and one from a socket (remote).
+const TRUST_APP: &str = "import os, sys\n\ndef local_tool():\n    os.system(\"ls \" + sys.argv[1])\n\ndef server(conn):\n    os.system(\"ls \" + conn.recv(64).decode())\n";
+
+fn severities(v: &Value) -> Vec<(String, String, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["function"].as_str().unwrap_or("").to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["trust"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn local_flows_are_notes_unless_the_profile_reports_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.py"), TRUST_APP).unwrap();
+    let json = |extra: &[&str]| -> Value {
+        let mut args = vec!["app.py", "--format", "json", "--fail-on", "none"];
+        args.extend_from_slice(extra);
+        let out = check_in(dir.path(), &args);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let row = |f: &str, s: &str, t: &str| (f.to_string(), s.to_string(), t.to_string());
+    // Default: remote and stored are reported, local is a note; each names its class.
+    let v = json(&[]);
+    assert_eq!(
+        severities(&v),
+        vec![
+            row("local_tool", "note", "local"),
+            row("server", "error", "remote")
+        ]
+    );
+    let messages: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages[0].contains("local command_line data"),
+        "{messages:?}"
+    );
+    assert!(messages[1].contains("remote network data"), "{messages:?}");
+    // `--report` chooses.
+    let v = json(&["--report", "remote,stored,local"]);
+    assert_eq!(
+        severities(&v),
+        vec![
+            row("local_tool", "error", "local"),
+            row("server", "error", "remote")
+        ]
+    );
+    // The nearest crosscheck.toml chooses when --report is absent; --report wins over it.
+    std::fs::write(
+        dir.path().join("crosscheck.toml"),
+        "[taint]\nreport = [\"local\"]\n",
+    )
+    .unwrap();
+    let v = json(&[]);
+    assert_eq!(
+        severities(&v),
+        vec![
+            row("local_tool", "error", "local"),
+            row("server", "note", "remote")
+        ]
+    );
+    let v = json(&["--report", "remote"]);
+    assert_eq!(
+        severities(&v),
+        vec![
+            row("local_tool", "note", "local"),
+            row("server", "error", "remote")
+        ]
+    );
+    // SARIF names the class in the result's properties.
+    let (s, _) = sarif_in(dir.path(), &["app.py", "--fail-on", "none"]);
+    let classes: Vec<&str> = results(&s)
+        .iter()
+        .map(|r| r["properties"]["trust"].as_str().unwrap())
+        .collect();
+    assert_eq!(classes, vec!["local", "remote"]);
+}
+
+#[test]
+fn a_bad_trust_profile_is_reported_and_the_default_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.py"), TRUST_APP).unwrap();
+    std::fs::write(
+        dir.path().join("crosscheck.toml"),
+        "[taint]\nreport = [\"public\"]\n",
+    )
+    .unwrap();
+    let out = check_in(
+        dir.path(),
+        &["app.py", "--format", "json", "--fail-on", "none"],
+    );
+    assert_eq!(code(&out), 0);
+    assert!(
+        stderr(&out).contains("unknown trust class `public`"),
+        "{}",
+        stderr(&out)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(severities(&v)[0].1, "note");
+    // On the command line it is a usage error.
+    let out = check_in(dir.path(), &["app.py", "--report", "everyone"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+}
+
 // ---------------------------------------------------------------- baselines
 
 fn baseline_round_trip(baseline_name: &str) {
@@ -427,7 +545,7 @@ fn baseline_round_trip(baseline_name: &str) {
 
     // Code moves and a new injection appears: only the new one fails.
     let grown = APP.replacen("import os\n", "import os\n# a comment\n", 1)
-        + "\n\ndef cleanup():\n    target = sys.argv[2]\n    os.system(\"rm -rf \" + target)\n";
+        + "\n\ndef cleanup(conn):\n    target = conn.recv(32).decode()\n    os.system(\"rm -rf \" + target)\n";
     std::fs::write(dir.path().join("app.py"), grown).unwrap();
     let (v, exit) = sarif_in(dir.path(), &["app.py", "--baseline", baseline_name]);
     assert_eq!(exit, 1);

@@ -167,7 +167,8 @@ async fn each_taint_finding_is_asked_about_and_its_answer_decides_its_tier() {
             .1;
         for d in taint_diags(&p) {
             assert_eq!(d["data"]["tier"], tier, "{answer}: {d}");
-            assert_eq!(d["severity"], 1, "the rule's severity, whatever the answer");
+            // `input()` is local: an information under the default trust profile.
+            assert_eq!(d["severity"], 3, "the flow's severity, whatever the answer");
             let llm = &d["data"]["llm"];
             assert_eq!(llm["task"], "taint");
             assert_eq!(llm["verdict"], answer);

@@ -13,13 +13,15 @@
 //!   `send`/`call`/`delegatecall`/`staticcall` as a statement, result dropped),
 //!   `subprocess-shell-true` (Python: `subprocess.*(.., shell=True)` whose command is not a
 //!   string literal), `format-string-not-literal` (C/C++: printf family with a format that is
-//!   neither a literal nor an ALL-CAPS macro), `dangerous-gets` (C/C++: any call of `gets`).
+//!   neither a literal nor an ALL-CAPS macro and that the file's writes show can hold program
+//!   input, [`super::constfmt`]), `dangerous-gets` (C/C++: any call of `gets`).
 //!
 //! Output is sorted by (line, rule, message) and deduplicated.
 
 use super::cfg::{Cfg, Unreachable};
+use super::constfmt::{Constness, FormatConstness};
 use super::rules::{rule, Severity};
-use super::taint::TaintFlow;
+use super::taint::{TaintFlow, Trust};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +46,53 @@ pub struct Finding {
     pub severity: Severity,
     pub message: String,
     pub evidence: Vec<Evidence>,
+    /// Taint findings: the trust class of the most exposed source (remote > stored > local).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Trust>,
+}
+
+/// Which source trust classes are reported at their rule's severity; flows whose sources are
+/// all of other classes are notes. Default: `remote` and `stored`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustReport(pub BTreeSet<Trust>);
+
+impl Default for TrustReport {
+    fn default() -> Self {
+        TrustReport(BTreeSet::from([Trust::Remote, Trust::Stored]))
+    }
+}
+
+impl TrustReport {
+    /// Every class (`[taint] report = ["remote", "stored", "local"]`).
+    pub fn all() -> TrustReport {
+        TrustReport(Trust::ALL.into_iter().collect())
+    }
+
+    /// Parses class names; unknown names are returned as errors.
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<TrustReport, String> {
+        let mut set = BTreeSet::new();
+        for n in names {
+            set.insert(Trust::parse(n).ok_or_else(|| {
+                format!("unknown trust class `{n}` (expected remote, stored or local)")
+            })?);
+        }
+        Ok(TrustReport(set))
+    }
+
+    /// The severity of a finding of `rule_id` whose most exposed source is `trust`.
+    pub fn severity(&self, rule_id: &str, trust: Option<Trust>) -> Severity {
+        match trust {
+            Some(t) if !self.0.contains(&t) => Severity::Note,
+            _ => severity_of(rule_id),
+        }
+    }
+
+    /// Re-derives the severity of every taint finding under this profile.
+    pub fn apply(&self, findings: &mut [Finding]) {
+        for f in findings.iter_mut().filter(|f| f.trust.is_some()) {
+            f.severity = self.severity(&f.rule, f.trust);
+        }
+    }
 }
 
 fn severity_of(rule_id: &str) -> Severity {
@@ -91,8 +140,10 @@ pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow])
                 format!("{}:{}", f.source.file, f.source.line)
             };
             let origin = format!(
-                "{} data from `{}` ({where_from})",
-                f.source.kind, f.source.text
+                "{} {} data from `{}` ({where_from})",
+                f.trust.name(),
+                f.source.kind,
+                f.source.text
             );
             if !origins.contains(&origin) {
                 origins.push(origin);
@@ -135,12 +186,15 @@ pub fn flow_findings(path: &str, file: Option<&ParsedFile>, flows: &[TaintFlow])
         if origins.len() > MESSAGE_SOURCES {
             named.push(format!("{} more sources", origins.len() - MESSAGE_SOURCES));
         }
+        // Remote before stored before local: the most exposed source decides.
+        let trust = group.iter().map(|f| f.trust).min();
         out.push(Finding {
             rule: rule_id.to_string(),
             line,
-            severity: severity_of(rule_id),
+            severity: TrustReport::default().severity(rule_id, trust),
             message: format!("{name}: {} {verb} `{sink_text}`", join_and(&named)),
             evidence,
+            trust,
         });
     }
     out
@@ -219,6 +273,7 @@ pub fn unreachable_findings(path: &str, cfg: &Cfg, unreachable: &[Unreachable]) 
                 severity: severity_of("unreachable-code"),
                 message,
                 evidence,
+                trust: None,
             })
         })
         .collect()
@@ -239,6 +294,8 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
         BTreeMap::new()
     };
     let mut out = Vec::new();
+    // Built on the first non-literal format of the file.
+    let mut consts: Option<FormatConstness<'_>> = None;
     let mut stack = vec![file.root()];
     let mut visited = 0usize;
     while let Some(n) = stack.pop() {
@@ -250,7 +307,9 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
             (Language::Solidity, "member_expression") => tx_origin(path, file, n, &mut out),
             (Language::Solidity, "expression_statement") => unchecked_call(path, file, n, &mut out),
             (Language::Python, "call") => shell_true(path, file, n, &imports, &mut out),
-            (Language::C | Language::Cpp, "call_expression") => c_call(path, file, n, &mut out),
+            (Language::C | Language::Cpp, "call_expression") => {
+                c_call(path, file, n, &mut consts, &mut out)
+            }
             _ => {}
         }
         let mut c = n.walk();
@@ -279,6 +338,7 @@ fn finding(
             role: role.into(),
             text,
         }],
+        trust: None,
     }
 }
 
@@ -522,13 +582,21 @@ fn shell_true(
 fn format_index(name: &str) -> Option<usize> {
     Some(match name {
         "printf" | "vprintf" | "wprintf" | "vwprintf" => 0,
-        "fprintf" | "vfprintf" | "sprintf" | "vsprintf" | "dprintf" | "syslog" | "fwprintf" => 1,
-        "snprintf" | "vsnprintf" | "swprintf" => 2,
+        "fprintf" | "vfprintf" | "sprintf" | "vsprintf" | "dprintf" | "vdprintf" | "syslog"
+        | "vsyslog" | "fwprintf" | "vfwprintf" => 1,
+        "snprintf" | "vsnprintf" | "swprintf" | "vswprintf" | "_snprintf" | "_vsnprintf"
+        | "_snwprintf" | "_vsnwprintf" => 2,
         _ => return None,
     })
 }
 
-fn c_call(path: &str, file: &ParsedFile, call: Node<'_>, out: &mut Vec<Finding>) {
+fn c_call<'t>(
+    path: &str,
+    file: &'t ParsedFile,
+    call: Node<'t>,
+    consts: &mut Option<FormatConstness<'t>>,
+    out: &mut Vec<Finding>,
+) {
     let Some(f) = call.child_by_field_name("function") else {
         return;
     };
@@ -577,12 +645,18 @@ fn c_call(path: &str, file: &ParsedFile, call: Node<'_>, out: &mut Vec<Finding>)
     if is_literal || is_macro || is_wrapped_literal {
         return;
     }
+    // The lint next to the flow: quiet unless the writes the file shows put program input
+    // into the format (constants, or values out of sight, are left to the taint analysis).
+    let ix = consts.get_or_insert_with(|| FormatConstness::new(file));
+    if ix.of(*fmt) != Constness::Runtime {
+        return;
+    }
     out.push(finding(
         "format-string-not-literal",
         path,
         line,
         format!(
-            "`{name}` is called with a non-literal format string `{}`",
+            "`{name}` is called with a non-literal format string `{}` that can hold program input",
             fmt_text.chars().take(40).collect::<String>()
         ),
         "call",

@@ -5,6 +5,7 @@
 
 pub mod callgraph;
 pub mod cfg;
+pub mod constfmt;
 pub mod dataflow;
 pub mod equiv;
 pub mod findings;

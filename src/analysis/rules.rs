@@ -226,6 +226,12 @@ pub const RULES: &[Rule] = &[
         evidence: "the call",
         sink_kind: None,
     },
+    taint(
+        "taint-header",
+        "header",
+        "HTTP header injection (response splitting)",
+        "Data from an untrusted source is written into an HTTP response header or cookie; a CR/LF in it starts a new header or a new response. Encode it (URLEncoder.encode) or reject line breaks.",
+    ),
 ];
 
 /// Looks a rule up by id.

@@ -21,7 +21,8 @@
 //! `originalUriBaseIds`, or an absolute `file:` URI for files outside it), `codeFlows` for taint
 //! findings (source, steps, sink as thread-flow locations), `partialFingerprints`,
 //! `baselineState` when a baseline was given, `suppressions` for in-source suppression comments,
-//! and `properties` `{tier, rule, function}` (plus `llm`, the answer to the finding's own
+//! and `properties` `{tier, rule, function}` (plus `trust`, the trust class of a taint finding's
+//! most exposed source, and `llm`, the answer to the finding's own
 //! question, with `check --llm`). Files that could not be analysed become
 //! tool-execution notifications of the run's invocation.
 //!
@@ -369,6 +370,9 @@ fn result(f: &CheckFinding) -> sarif::Result {
     ];
     if let Some(func) = &f.function {
         props.push(("function", serde_json::Value::from(func.clone())));
+    }
+    if let Some(t) = f.finding.trust {
+        props.push(("trust", serde_json::Value::from(t.name())));
     }
     if let Some(llm) = &f.llm {
         props.push(("llm", llm.clone()));

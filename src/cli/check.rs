@@ -26,6 +26,7 @@
 //!   the JSON format otherwise. `--baseline` reads either.
 
 use super::inputs::{collect_inputs, InputArgs};
+use crate::analysis::findings::TrustReport;
 use crate::analysis::report::build_report;
 use crate::analysis::rules::Severity;
 use crate::analysis::sarif::{
@@ -102,6 +103,11 @@ pub struct CheckArgs {
     /// makes the finding `confirmed`.
     #[arg(long)]
     pub llm: bool,
+    /// Source trust classes whose taint flows keep their rule's severity (comma-separated:
+    /// remote, stored, local); flows from other classes are notes. Default: the `[taint]
+    /// report` list of the nearest `crosscheck.toml`, else `remote,stored`.
+    #[arg(long, value_name = "CLASSES", value_delimiter = ',')]
+    pub report: Option<Vec<String>>,
 }
 
 /// What `check --llm` asks with: the cross-check engine's parts.
@@ -305,6 +311,57 @@ fn line_text(file: &ParsedFile, line: usize) -> &str {
     file.text.get(start..end).unwrap_or("").trim_end()
 }
 
+/// The project configuration file `check` reads (`[taint] report`).
+const WORKSPACE_CONFIG: &str = "crosscheck.toml";
+
+/// The trust profile: `--report`, else `[taint] report` of the `crosscheck.toml` nearest to the
+/// first input (that directory or a parent), else the default (`remote`, `stored`).
+pub fn trust_profile(args: &CheckArgs, cwd: &Path) -> Result<TrustReport, String> {
+    if let Some(list) = &args.report {
+        return TrustReport::parse(list.iter().map(String::as_str))
+            .map_err(|e| format!("--report: {e}"));
+    }
+    let Some(first) = args.inputs.paths.first() else {
+        return Ok(TrustReport::default());
+    };
+    let start = if first.is_absolute() {
+        first.clone()
+    } else {
+        cwd.join(first)
+    };
+    let mut dir = if start.is_dir() {
+        Some(start.as_path())
+    } else {
+        start.parent()
+    };
+    while let Some(d) = dir {
+        let candidate = d.join(WORKSPACE_CONFIG);
+        if candidate.is_file() {
+            let text = std::fs::read_to_string(&candidate)
+                .map_err(|e| format!("{}: {e}", candidate.display()))?;
+            return parse_trust_table(&text).map_err(|e| format!("{}: {e}", candidate.display()));
+        }
+        dir = d.parent();
+    }
+    Ok(TrustReport::default())
+}
+
+/// `[taint] report = [...]` of a `crosscheck.toml` text; the default when the key is absent.
+pub fn parse_trust_table(text: &str) -> Result<TrustReport, String> {
+    let value: toml::Value = toml::from_str(text).map_err(|e| e.to_string())?;
+    let Some(list) = value.get("taint").and_then(|t| t.get("report")) else {
+        return Ok(TrustReport::default());
+    };
+    let Some(items) = list.as_array() else {
+        return Err("`[taint] report` must be a list of trust classes".to_string());
+    };
+    let names: Vec<&str> = items.iter().filter_map(|v| v.as_str()).collect();
+    if names.len() != items.len() {
+        return Err("`[taint] report` must be a list of strings".to_string());
+    }
+    TrustReport::parse(names).map_err(|e| format!("`[taint] report`: {e}"))
+}
+
 /// Runs the analyses and decides every finding's identity, baseline state and failure.
 /// `baseline` is the set of baseline fingerprints (`None` without `--baseline`).
 pub fn check(
@@ -347,7 +404,12 @@ pub fn check(
     }
     parsed.sort_by(|a, b| a.0.cmp(&b.0));
     parsed.dedup_by(|a, b| a.0 == b.0);
-    let report = build_report(&parsed, Vec::new(), cancel);
+    let mut report = build_report(&parsed, Vec::new(), cancel);
+    // A bad profile was reported by the front end (`run_inner`); the default applies.
+    let profile = trust_profile(args, cwd).unwrap_or_default();
+    for fr in &mut report.files {
+        profile.apply(&mut fr.findings);
+    }
     let by_path: BTreeMap<&str, &ParsedFile> =
         parsed.iter().map(|(p, f)| (p.as_str(), f)).collect();
 
@@ -592,6 +654,13 @@ fn run_inner(args: &CheckArgs) -> Result<i32, String> {
     };
     let cwd = std::env::current_dir()
         .map_err(|e| format!("cannot determine the working directory: {e}"))?;
+    // `--report` must parse (a usage error); a bad `crosscheck.toml` is a warning.
+    if let Err(e) = trust_profile(args, &cwd) {
+        if args.report.is_some() {
+            return Err(e);
+        }
+        eprintln!("crosscheck check: warning: {e}; the default trust profile applies");
+    }
     // `--llm`: the configured LLM through the engine, with the per-user store as the answer
     // cache (shared with `ask` and the editor) and as the telemetry sink.
     let store = if args.llm {

@@ -28,6 +28,9 @@
 //! max_file_bytes = 4000000         # larger files are not analysed (not from a workspace file)
 //! [rules]
 //! disable = ["analysis-partial"]   # rule ids whose diagnostics are not shown
+//! [taint]
+//! report = ["remote", "stored"]    # source trust classes reported at the rule's severity;
+//!                                  # flows from other classes (default: local) are notes
 //! [tiers]                          # presentation per tier: "show" | "hint" | "hidden"
 //! confirmed = "show"
 //! analyzer-only = "show"
@@ -46,7 +49,8 @@
 //! # What a workspace `crosscheck.toml` may do
 //!
 //! A repository is untrusted input. Its `crosscheck.toml` can only narrow:
-//! `files.exclude` and `rules.disable` are ADDED to the effective lists;
+//! `files.exclude` and `rules.disable` are ADDED to the effective lists; `taint.report` (the
+//! project's threat model, which only changes severities) REPLACES the editor's list;
 //! `files.respect_gitignore` can only be turned on; a tier's presentation can only be made
 //! less visible (show > hint > hidden); `llm.enabled` can only be turned off (a project can opt
 //! out of sending its code to an LLM); `llm.tasks` can only drop tasks and
@@ -56,6 +60,7 @@
 //! keys. A file with `version` greater than [`SCHEMA_VERSION`] is ignored with a warning.
 //! Configuration never fails: bad values produce warnings and are skipped.
 
+use crate::analysis::findings::TrustReport;
 use crate::crosscheck::record::Tier;
 use crate::crosscheck::task::Task;
 use serde_json::{Map, Value};
@@ -147,6 +152,8 @@ pub struct Settings {
     pub templates_dir: Option<PathBuf>,
     /// Restricted: user config file only.
     pub allow_code_execution: bool,
+    /// Source trust classes whose taint flows keep their rule's severity (others: notes).
+    pub taint_report: TrustReport,
 }
 
 impl Default for Settings {
@@ -163,6 +170,7 @@ impl Default for Settings {
             llm_function_checks: FunctionChecks::Edited,
             templates_dir: None,
             allow_code_execution: false,
+            taint_report: TrustReport::default(),
         }
     }
 }
@@ -237,6 +245,7 @@ pub struct Layer {
     pub llm_function_checks: Option<FunctionChecks>,
     pub templates_dir: Option<PathBuf>,
     pub allow_code_execution: Option<bool>,
+    pub taint_report: Option<TrustReport>,
 }
 
 /// A parsed layer and the warnings its source produced.
@@ -349,7 +358,7 @@ impl Reader {
             }
             match key.as_str() {
                 "version" => {}
-                "files" | "rules" | "tiers" | "llm" => match v.as_object() {
+                "files" | "rules" | "taint" | "tiers" | "llm" => match v.as_object() {
                     Some(t) => self.read_table(&key, t),
                     None => self.warn(format!("`{key}` must be a table")),
                 },
@@ -383,6 +392,14 @@ impl Reader {
                 }
                 ("rules", "disable") => {
                     self.parsed.layer.disabled_rules = self.string_list(&dotted, v)
+                }
+                ("taint", "report") => {
+                    if let Some(list) = self.string_list(&dotted, v) {
+                        match TrustReport::parse(list.iter().map(String::as_str)) {
+                            Ok(r) => self.parsed.layer.taint_report = Some(r),
+                            Err(e) => self.warn(format!("`{dotted}`: {e}; ignored")),
+                        }
+                    }
                 }
                 ("tiers", tier) => {
                     match (parse_tier(tier), v.as_str().and_then(Presentation::parse)) {
@@ -543,6 +560,9 @@ fn apply_trusted(s: &mut Settings, l: &Layer, restricted_allowed: bool) {
     if let Some(v) = &l.disabled_rules {
         s.disabled_rules = v.iter().cloned().collect();
     }
+    if let Some(v) = &l.taint_report {
+        s.taint_report = v.clone();
+    }
     for (t, p) in &l.tiers {
         s.tiers.set(*t, *p);
     }
@@ -590,6 +610,11 @@ fn apply_narrowing(s: &mut Settings, l: &Layer) -> Vec<String> {
     }
     if let Some(v) = &l.disabled_rules {
         s.disabled_rules.extend(v.iter().cloned());
+    }
+    // The project's threat model: it only changes severities (never what is analysed or
+    // sent), so the project's own list replaces the editor's, like `rules.disable` may.
+    if let Some(v) = &l.taint_report {
+        s.taint_report = v.clone();
     }
     for (t, p) in &l.tiers {
         let cur = s.tiers.get(*t);
@@ -674,6 +699,9 @@ pub fn merge_changed(prev: &Layer, next: &Layer) -> Layer {
     }
     if next.disabled_rules.is_some() {
         out.disabled_rules = next.disabled_rules.clone();
+    }
+    if next.taint_report.is_some() {
+        out.taint_report = next.taint_report.clone();
     }
     for (t, p) in &next.tiers {
         out.tiers.insert(*t, *p);

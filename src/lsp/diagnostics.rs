@@ -212,7 +212,7 @@ pub struct Presented {
     pub severity: Severity,
 }
 
-/// Applies rule switches, suppression comments and tier presentation.
+/// Applies rule switches, suppression comments, tier presentation and the taint trust profile.
 pub fn present(
     merged: Vec<Merged>,
     settings: &Settings,
@@ -244,7 +244,11 @@ pub fn present(
                 merged: m,
             }),
             Presentation::Show => Some(Presented {
-                severity: m.finding.severity,
+                // A flow whose sources are all of classes `taint.report` leaves out is a note.
+                severity: match m.finding.trust {
+                    Some(t) if !settings.taint_report.0.contains(&t) => Severity::Info,
+                    _ => m.finding.severity,
+                },
                 merged: m,
             }),
         })

@@ -104,6 +104,9 @@ pub struct Finding {
     pub path: Vec<PathElement>,
     /// Deterministic findings start as `analyzer-only`; the LLM cross-check may confirm them.
     pub tier: Tier,
+    /// Taint findings: the trust class of the most exposed source (decides the severity
+    /// under the `taint.report` setting).
+    pub trust: Option<crate::analysis::taint::Trust>,
 }
 
 impl Finding {
@@ -118,6 +121,7 @@ impl Finding {
             related: Vec::new(),
             path: Vec::new(),
             tier: Tier::AnalyzerOnly,
+            trust: None,
         }
     }
 }
@@ -145,6 +149,7 @@ pub fn from_analysis_finding(path: &str, f: &AnalysisFinding) -> Finding {
         .map(|r| severity_of_rule(r.severity))
         .unwrap_or_else(|| severity_of_rule(f.severity));
     let mut out = Finding::new(&f.rule, severity, f.line, f.message.clone());
+    out.trust = f.trust;
     let note = |e: &crate::analysis::findings::Evidence| {
         if e.text.is_empty() {
             e.role.clone()

@@ -87,6 +87,15 @@ pub fn editor_settings_schema() -> Value {
             "description": "Rule ids whose diagnostics are not shown (e.g. \"analysis-partial\").",
         }),
     );
+    put(
+        "taint.report",
+        json!({
+            "type": "array",
+            "items": {"type": "string", "enum": ["remote", "stored", "local"]},
+            "default": d.taint_report.0.iter().map(|t| t.name()).collect::<Vec<_>>(),
+            "description": "Source trust classes whose taint flows are shown at the rule's severity: remote (HTTP requests, sockets), stored (database rows: second-order input), local (environment, argv, stdin, files, configuration). Flows whose sources are all of other classes are shown as information. A workspace crosscheck.toml `[taint] report` replaces this list.",
+        }),
+    );
     for (tier, meaning) in TIERS {
         put(
             &format!("tiers.{}", tier.name()),
@@ -276,10 +285,11 @@ mod tests {
             llm_function_checks,
             templates_dir,
             allow_code_execution,
+            taint_report,
         } = parsed.layer;
         assert!(exclude.is_some() && respect_gitignore.is_some() && max_file_bytes.is_some());
         assert!(disabled_rules.is_some() && llm_enabled.is_some() && llm_debounce_ms.is_some());
-        assert!(llm_tasks.is_some() && llm_function_checks.is_some());
+        assert!(llm_tasks.is_some() && llm_function_checks.is_some() && taint_report.is_some());
         assert_eq!(tiers.len(), TIERS.len());
         // Restricted: the user's config file only, so never offered to editors.
         assert!(templates_dir.is_none() && allow_code_execution.is_none());

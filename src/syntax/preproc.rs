@@ -42,6 +42,23 @@ pub struct Macros {
     includes: Vec<String>,
 }
 
+/// C/C++ nodes whose children are still at file scope: the unit, preprocessor arms,
+/// `extern "C"` blocks and namespaces.
+pub fn opens_file_scope(kind: &str) -> bool {
+    matches!(
+        kind,
+        "translation_unit"
+            | "preproc_if"
+            | "preproc_ifdef"
+            | "preproc_else"
+            | "preproc_elif"
+            | "preproc_elifdef"
+            | "linkage_specification"
+            | "declaration_list"
+            | "namespace_definition"
+    )
+}
+
 impl Macros {
     /// The macros defined in `file`; empty for languages without a preprocessor.
     pub fn of(file: &ParsedFile) -> Macros {
@@ -67,15 +84,7 @@ impl Macros {
                         }
                     }
                 }
-                "translation_unit"
-                | "preproc_if"
-                | "preproc_ifdef"
-                | "preproc_else"
-                | "preproc_elif"
-                | "preproc_elifdef"
-                | "linkage_specification"
-                | "declaration_list"
-                | "namespace_definition" => {
+                k if opens_file_scope(k) => {
                     let mut c = node.walk();
                     let kids: Vec<Node<'_>> = node.named_children(&mut c).collect();
                     stack.extend(kids.into_iter().rev());

@@ -481,10 +481,37 @@ impl<'a, 't> Builder<'a, 't> {
     }
 
     fn seq(&mut self, children: Vec<Node<'t>>, mut preds: Vec<Pending>) -> Vec<Pending> {
-        for c in children {
+        let mut i = 0;
+        while i < children.len() {
+            let c = children[i];
+            if let Some(body) = children.get(i + 1).filter(|b| self.is_macro_loop(c, **b)) {
+                // `TAILQ_FOREACH(x, &list, entry) { ... }`: an iteration macro taking a block
+                // (parsed as a call missing its `;`, then a block) runs the block zero or more
+                // times, with `break`/`continue` of its own.
+                let l = self.add_node(NodeKind::Loop, c.byte_range());
+                self.connect(&preds, l);
+                preds = self.finish_loop(l, Some(*body), None, None);
+                i += 2;
+                continue;
+            }
             preds = self.stmt(c, preds);
+            i += 1;
         }
         preds
+    }
+
+    /// C/C++: a call statement whose `;` is missing, directly followed by a block.
+    fn is_macro_loop(&self, stmt: Node<'t>, next: Node<'t>) -> bool {
+        if !matches!(self.lang, Language::C | Language::Cpp)
+            || stmt.kind() != "expression_statement"
+            || next.kind() != "compound_statement"
+        {
+            return false;
+        }
+        let mut c = stmt.walk();
+        let kids: Vec<Node<'t>> = stmt.children(&mut c).collect();
+        kids.first().is_some_and(|k| k.kind() == "call_expression")
+            && kids.last().is_some_and(|k| k.is_missing())
     }
 
     /// One `normal` node for an ERROR region or for a statement beyond the depth limit.
@@ -502,11 +529,8 @@ impl<'a, 't> Builder<'a, 't> {
         self.simple(node, NodeKind::Normal, preds)
     }
 
-    fn block(&mut self, node: Node<'t>, mut preds: Vec<Pending>) -> Vec<Pending> {
-        for c in named_children(node) {
-            preds = self.stmt(c, preds);
-        }
-        preds
+    fn block(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
+        self.seq(named_children(node), preds)
     }
 
     fn body_field(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
@@ -514,10 +538,19 @@ impl<'a, 't> Builder<'a, 't> {
         self.sub(body, preds)
     }
 
-    /// `#if`/`#ifdef`/`#else` bodies: every branch's statements inline, in order.
+    /// `#if`/`#ifdef` with its `#elif`/`#else` chain: compile-time alternatives, each entered
+    /// from the statement before (no branch node: nothing is decided at run time). Without an
+    /// `#else` the code may be compiled out, so control also passes around it. A `return` in
+    /// one arm therefore never makes the other arm unreachable.
     fn preproc(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
-        let children = children_except(node, &["condition", "name"]);
-        self.seq(children, preds)
+        let body = children_except(node, &["condition", "name", "alternative"]);
+        let mut out = self.seq(body, preds.clone());
+        match node.child_by_field_name("alternative") {
+            Some(alt) => out.extend(self.preproc(alt, preds)),
+            None if node.kind() != "preproc_else" => out.extend(preds),
+            None => {}
+        }
+        out
     }
 
     fn stray_case(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
@@ -988,44 +1021,71 @@ impl<'a, 't> Builder<'a, 't> {
     /// The label groups (or arrow rules) of a switch body.
     #[inline(never)]
     fn switch_items(&self, node: Node<'t>) -> Vec<SwitchItem<'t>> {
-        let items = node
+        let body = node
             .child_by_field_name("body")
             .map(named_children)
             .unwrap_or_default();
-        items
-            .into_iter()
-            .map(|item| match item.kind() {
-                // C/C++ `case X:` / `default:`, JS `case X:` / `default:`.
+        // C/C++: `case` labels inside `#if` arms (or after a `#if` inside another case) are
+        // labels of this switch; the preprocessor nodes holding them are opened.
+        let mut items: Vec<Node<'t>> = Vec::new();
+        if matches!(self.lang, Language::C | Language::Cpp) {
+            flatten_cases(body, &mut items, 0);
+        } else {
+            items = body;
+        }
+        let mut out: Vec<SwitchItem<'t>> = Vec::new();
+        for item in items {
+            let next = match item.kind() {
+                // C/C++ `case X:` / `default:`, JS `case X:` / `default:`. C/C++ statements
+                // after an opened `#if` join the group before them.
                 "case_statement" | "switch_case" | "switch_default" => SwitchItem {
                     labels: 1,
-                    stmts: children_except(item, &["value"]),
+                    stmts: if matches!(self.lang, Language::C | Language::Cpp) {
+                        Vec::new()
+                    } else {
+                        children_except(item, &["value"])
+                    },
                     is_default: item.kind() == "switch_default"
                         || (item.kind() == "case_statement"
                             && item.child_by_field_name("value").is_none()),
                     arrow: false,
                 },
-                // Java: `case A: case B: stmts` groups and `case A, B -> body` rules.
-                "switch_block_statement_group" | "switch_rule" => {
-                    let (labels, stmts): (Vec<Node<'t>>, Vec<Node<'t>>) = named_children(item)
-                        .into_iter()
-                        .partition(|c| c.kind() == "switch_label");
-                    let arrow = item.kind() == "switch_rule";
-                    SwitchItem {
-                        labels: if arrow { 1 } else { labels.len() },
-                        stmts,
-                        is_default: labels.iter().any(|l| self.is_default_label(*l)),
-                        arrow,
+                _ if matches!(self.lang, Language::C | Language::Cpp) && !out.is_empty() => {
+                    if let Some(last) = out.last_mut() {
+                        last.stmts.push(item);
                     }
+                    continue;
                 }
-                // A statement before the first label: reachable only through a goto.
-                _ => SwitchItem {
-                    labels: 0,
-                    stmts: vec![item],
-                    is_default: false,
-                    arrow: false,
-                },
-            })
-            .collect()
+                _ => self.switch_item(item),
+            };
+            out.push(next);
+        }
+        out
+    }
+
+    fn switch_item(&self, item: Node<'t>) -> SwitchItem<'t> {
+        match item.kind() {
+            // Java: `case A: case B: stmts` groups and `case A, B -> body` rules.
+            "switch_block_statement_group" | "switch_rule" => {
+                let (labels, stmts): (Vec<Node<'t>>, Vec<Node<'t>>) = named_children(item)
+                    .into_iter()
+                    .partition(|c| c.kind() == "switch_label");
+                let arrow = item.kind() == "switch_rule";
+                SwitchItem {
+                    labels: if arrow { 1 } else { labels.len() },
+                    stmts,
+                    is_default: labels.iter().any(|l| self.is_default_label(*l)),
+                    arrow,
+                }
+            }
+            // A statement before the first label: reachable only through a goto.
+            _ => SwitchItem {
+                labels: 0,
+                stmts: vec![item],
+                is_default: false,
+                arrow: false,
+            },
+        }
     }
 
     fn is_default_label(&self, label: Node<'_>) -> bool {
@@ -1780,6 +1840,37 @@ fn is_labelable(kind: &str) -> bool {
             | "switch_statement"
             | "switch_expression"
     )
+}
+
+fn is_preproc_arm(kind: &str) -> bool {
+    matches!(
+        kind,
+        "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif" | "preproc_elifdef"
+    )
+}
+
+/// True when a preprocessor arm holds a `case` label of the enclosing switch (directly or in
+/// a nested arm or case).
+fn holds_case(node: Node<'_>, depth: usize) -> bool {
+    depth < 32
+        && named_children(node).into_iter().any(|c| {
+            c.kind() == "case_statement" || (is_preproc_arm(c.kind()) && holds_case(c, depth + 1))
+        })
+}
+
+/// C/C++ switch bodies as a flat list: each `case_statement` (its statements after it), and
+/// the contents of preprocessor arms that hold labels, in document order.
+fn flatten_cases<'t>(nodes: Vec<Node<'t>>, out: &mut Vec<Node<'t>>, depth: usize) {
+    for n in nodes {
+        if n.kind() == "case_statement" && depth < 32 {
+            out.push(n);
+            flatten_cases(children_except(n, &["value"]), out, depth + 1);
+        } else if is_preproc_arm(n.kind()) && depth < 32 && holds_case(n, 0) {
+            flatten_cases(children_except(n, &["condition", "name"]), out, depth + 1);
+        } else {
+            out.push(n);
+        }
+    }
 }
 
 /// Named, non-comment children except those in the given fields.

@@ -30,7 +30,10 @@
 //! |---|---|---|
 //! | simple statement | one `call` node when its top-level expression (after stripping assignment, declaration, `await` and parentheses) is a call or object creation, else `normal` | `fallthrough` to the next statement |
 //! | empty statement `;`, comments, `#define`/`#include`, Solidity `unchecked` keyword | none | - |
-//! | plain block, `with` (JS), `synchronized`, `unchecked { }`, `#if`/`#ifdef`/`#else` bodies | their statements inline, in document order (all preprocessor branches in sequence) | - |
+//! | plain block, `with` (JS), `synchronized`, `unchecked { }` | their statements inline, in document order | - |
+//! | `#if`/`#ifdef` ... `#elif` ... `#else` ... `#endif` in a body | compile-time alternatives: every arm entered from the statement before, all arms' exits joined (without `#else`, also the path around the arms); no branch node | - |
+//! | C/C++ iteration macro `FOREACH(x, list) { ... }` (a call missing its `;`, then a block) | a `loop` node for the call, the block as its body (zero or more times; `break`/`continue` its own) | `true`, `false`, `back` |
+//! | `case` labels inside `#if` arms of a `switch` body | labels of that switch (their arms are opened into the body's label groups) | `case` |
 //! | Python `with` | one `normal`/`call` header node (call when the first item's value is a call), then the body | `fallthrough` |
 //! | `if` / `elif` / `else if` / `else` | one `branch` per condition | `true` to the then-part, `false` to the next `elif`/`else` or to the successor; an empty part passes the edge straight to the successor |
 //! | `while`, for-each (`for x in`, `for (T x : xs)`, `for (auto x : xs)`, `for (x of xs)`) | `loop` node | `true` into the body, `back` from the body's normal end, `false` to the successor (Python: to the loop's `else:` block, which `break` skips) |

@@ -998,3 +998,64 @@ fn successors_and_dot_rendering() {
     assert!(dot.contains("n1 -> n2 [label=\"true\"]"), "{dot}");
     assert!(dot.contains("[label=\"branch L2: x\"]"), "{dot}");
 }
+
+#[test]
+fn preprocessor_arms_are_alternatives_not_a_sequence() {
+    // A `return` in the `#if` arm leaves the `#elif` and `#else` arms reachable.
+    let c = "int f(int x) {\n#ifdef HAVE_A\n  return a(x);\n#elif HAVE_B\n  b(x);\n  return 1;\n#else\n  return c(x);\n#endif\n}\n";
+    let g = cfg(Language::C, c, "f");
+    assert_eq!(
+        labels(&g),
+        vec![
+            "entry",
+            "return:return a(x);",
+            "call:b(x);",
+            "return:return 1;",
+            "return:return c(x);",
+            "exit"
+        ]
+    );
+    assert_edge(&g, "entry", EdgeKind::Fallthrough, "return:return a(x);");
+    assert_edge(&g, "entry", EdgeKind::Fallthrough, "call:b(x);");
+    assert_edge(&g, "entry", EdgeKind::Fallthrough, "return:return c(x);");
+    // Without `#else` the arm may be compiled out: control also passes around it.
+    let c = "void f(void) {\n#ifdef DEBUG\n  log();\n  return;\n#endif\n  run();\n}\n";
+    let g = cfg(Language::C, c, "f");
+    assert_edge(&g, "entry", EdgeKind::Fallthrough, "call:run();");
+    assert_edge(&g, "entry", EdgeKind::Fallthrough, "call:log();");
+}
+
+#[test]
+fn case_labels_inside_preprocessor_arms_belong_to_the_switch() {
+    let c = "int f(int x) {\n  switch (x) {\n  case 1:\n    a();\n    break;\n#ifdef HAVE_B\n  case 2:\n    b();\n    break;\n#endif\n  case 3:\n    c();\n    break;\n  }\n  return 0;\n}\n";
+    let g = cfg(Language::C, c, "f");
+    assert_edge(&g, "branch:x", EdgeKind::Case, "call:a();");
+    assert_edge(&g, "branch:x", EdgeKind::Case, "call:b();");
+    assert_edge(&g, "branch:x", EdgeKind::Case, "call:c();");
+    // A label opened from an arm nested in the previous case's statements.
+    let c = "int f(int x) {\n  switch (x) {\n  case 1:\n    a();\n    break;\n#if defined(B)\n  case 2:\n    b();\n    break;\n#endif\n  }\n  return 0;\n}\n";
+    let g = cfg(Language::C, c, "f");
+    assert_edge(&g, "branch:x", EdgeKind::Case, "call:b();");
+}
+
+#[test]
+fn iteration_macros_taking_a_block_are_loops() {
+    let c = "int f(void) {\n  TAILQ_FOREACH(loop, &clients, entry) {\n    if (skip(loop))\n      continue;\n    return 1;\n  }\n  return -1;\n}\n";
+    let g = cfg(Language::C, c, "f");
+    assert_eq!(
+        node_count(&g, "loop:TAILQ_FOREACH(loop, &clients, entry)"),
+        1
+    );
+    assert_edge(
+        &g,
+        "loop:TAILQ_FOREACH(loop, &clients, entry)",
+        EdgeKind::False,
+        "return:return -1;",
+    );
+    assert_edge(
+        &g,
+        "jump:continue;",
+        EdgeKind::Jump,
+        "loop:TAILQ_FOREACH(loop, &clients, entry)",
+    );
+}

@@ -3,7 +3,7 @@
 //! extraction.
 
 use super::interp::{FnCx, Interp};
-use super::spec::{AttrPattern, CallPattern, CallShape, Seg, TaintSpec, TaintSpecs};
+use super::spec::{AttrPattern, CallPattern, CallShape, Seg, TaintSpec, TaintSpecs, Trust};
 use super::syntax::{
     call_parts, collect_declared, is_call_kind, is_definition, java_class_fields, parameter_types,
     python_imports, unwrap, visibility, ClassFields, Declared,
@@ -217,6 +217,9 @@ impl Compiled {
 }
 
 /// What the engine knows about one function (or a module's top-level code).
+/// The parameter name a C/C++ function's `...` is given in its summary.
+pub(super) const VARARGS: &str = "...";
+
 #[derive(Debug, Clone)]
 pub(super) struct FnInfo {
     pub unit: usize,
@@ -271,11 +274,10 @@ impl<'t> Workspace<'t> {
         self.units.get(unit).map(|u| &u.imports)
     }
 
-    pub fn rule_kind(&self, unit: usize, source_rule: usize) -> String {
+    pub fn rule_kind(&self, unit: usize, source_rule: usize) -> (String, Trust) {
         self.spec(unit)
             .and_then(|s| s.spec.sources.get(source_rule))
-            .map(|r| r.kind.clone())
-            .unwrap_or_default()
+            .map_or((String::new(), Trust::Local), |r| (r.kind.clone(), r.trust))
     }
 
     pub fn sanitizer_bits(&self, unit: usize, rule: usize) -> u64 {
@@ -296,11 +298,14 @@ impl<'t> Workspace<'t> {
     }
 }
 
+/// A source site: unit, line, text, kind and trust class.
+type SourceKey = (usize, usize, String, String, Trust);
+
 /// Interned source and sink sites, kinds, and trails of one run.
 pub(super) struct Tables {
     pub trails: Trails,
-    sources: Vec<(usize, usize, String, String)>,
-    source_index: BTreeMap<(usize, usize, String, String), u32>,
+    sources: Vec<SourceKey>,
+    source_index: BTreeMap<SourceKey, u32>,
     sinks: Vec<SinkSite>,
     sink_index: BTreeMap<(usize, usize, String, String), u32>,
     kind_bits: BTreeMap<String, u64>,
@@ -319,8 +324,15 @@ struct SinkSite {
 }
 
 impl Tables {
-    pub fn source(&mut self, unit: usize, line: usize, text: String, kind: String) -> u32 {
-        let key = (unit, line, text, kind);
+    pub fn source(
+        &mut self,
+        unit: usize,
+        line: usize,
+        text: String,
+        kind: String,
+        trust: Trust,
+    ) -> u32 {
+        let key = (unit, line, text, kind, trust);
         if let Some(&id) = self.source_index.get(&key) {
             return id;
         }
@@ -526,15 +538,25 @@ pub(super) fn run(
                 Language::Cpp => f.class.is_some() && f.kind != FunctionKind::Lambda,
                 _ => false,
             };
+            // C/C++ `...` is an unnamed parameter: it gets a name of its own (`va_start`
+            // reads it), so the extra arguments of a call are not bound to the last named one.
+            let mut params = f.params.clone();
+            let variadic = f.is_variadic();
+            if variadic
+                && matches!(u.file.language, Language::C | Language::Cpp)
+                && f.signature.contains("...")
+            {
+                params.push(VARARGS.to_string());
+            }
             ws.fns.push(FnInfo {
                 unit: ui,
                 index: Some(fi),
                 name: Some(f.name.clone()),
                 simple: f.simple_name.clone(),
                 class: f.class.clone(),
-                params: f.params.clone(),
+                params,
                 self_param,
-                variadic: f.is_variadic(),
+                variadic,
                 kind: Some(f.kind),
                 signature: f.signature.clone(),
                 has_body: f.body.is_some(),
@@ -757,7 +779,7 @@ struct Prescan {
     /// Resolved callees per function.
     callees: Vec<BTreeSet<FnId>>,
     /// Source labels of parameters, per function: (param index, source kind).
-    param_sources: BTreeMap<FnId, Vec<(usize, String)>>,
+    param_sources: BTreeMap<FnId, Vec<(usize, String, Trust)>>,
     /// Declarations (locals, declared types, fixed arrays) per function; `None` for units
     /// without a specification.
     declared: Vec<Option<(Declared, bool)>>,
@@ -767,7 +789,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
     let n = ws.fns.len();
     let mut seeds = BTreeSet::new();
     let mut callees: Vec<BTreeSet<FnId>> = vec![BTreeSet::new(); n];
-    let mut param_sources: BTreeMap<FnId, Vec<(usize, String)>> = BTreeMap::new();
+    let mut param_sources: BTreeMap<FnId, Vec<(usize, String, Trust)>> = BTreeMap::new();
     // FunctionRef -> FnId.
     let mut by_ref: BTreeMap<(&str, &str, &str), FnId> = BTreeMap::new();
     let mut by_simple: BTreeMap<String, Vec<FnId>> = BTreeMap::new();
@@ -937,7 +959,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
                     param_sources
                         .entry(fid)
                         .or_default()
-                        .push((i, rule.kind.clone()));
+                        .push((i, rule.kind.clone(), rule.trust));
                     seeds.insert(fid);
                 }
             }
@@ -1616,10 +1638,10 @@ fn analyze_function(
     };
     let mut param_labels = Vec::new();
     if let Some(list) = pre.param_sources.get(&fid) {
-        for (i, kind) in list {
+        for (i, kind, trust) in list {
             let line = param_lines.get(*i).copied().unwrap_or(info_line(func));
             let text = info.params.get(*i).cloned().unwrap_or_default();
-            let label = tabs.source(info.unit, line, text, kind.clone());
+            let label = tabs.source(info.unit, line, text, kind.clone(), *trust);
             param_labels.push((*i, label));
         }
     }
@@ -1804,7 +1826,7 @@ fn extract_flows(
         ) else {
             continue;
         };
-        let (su, sl, stext, skind) = source.clone();
+        let (su, sl, stext, skind, trust) = source.clone();
         let mut steps: Vec<Step> = tabs.trails.steps(trail);
         steps.retain(|s| {
             !((s.unit as usize == su && s.line as usize == sl)
@@ -1833,6 +1855,7 @@ fn extract_flows(
                 .collect(),
             sanitized,
             rule: rules::taint_rule_id(&sink.kind).to_string(),
+            trust,
         };
         if sanitized {
             result.sanitized_flows.push(flow);

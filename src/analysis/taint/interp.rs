@@ -6,7 +6,7 @@
 //! is flagged partial. Statement walks outside the CFG (module top level, collapsed over-deep
 //! statements, unparsed regions) are iterative.
 
-use super::engine::{call_names, Env, FnId, FnOut, Tables, Workspace};
+use super::engine::{call_names, Env, FnId, FnOut, Tables, Workspace, VARARGS};
 use super::spec::{ArgSel, CallShape, Seg};
 use super::syntax::{
     call_parts, callee_path, declarator_name, is_call_kind, is_definition, is_string_kind,
@@ -1818,8 +1818,8 @@ impl<'a, 't> Interp<'a, 't> {
         }
         let line = self.line_of(node);
         let text = short_text(self.cx.file, node, 60);
-        let kind = self.ws.rule_kind(self.cx.unit, rule);
-        let label = self.tabs.source(self.cx.unit, line, text, kind);
+        let (kind, trust) = self.ws.rule_kind(self.cx.unit, rule);
+        let label = self.tabs.source(self.cx.unit, line, text, kind, trust);
         Some(Val::of_taint(Taint::single(label, 0)))
     }
 
@@ -1854,10 +1854,11 @@ impl<'a, 't> Interp<'a, 't> {
                 .is_some_and(|s| s.out_args.is_empty())
                 && !self.source_excluded(r)
         })?;
-        let kind = spec.spec.sources.get(rule)?.kind.clone();
+        let src = spec.spec.sources.get(rule)?;
+        let (kind, trust) = (src.kind.clone(), src.trust);
         let line = self.line_of(node);
         let text = source_text(self.cx.file, node, &parts);
-        Some(self.tabs.source(self.cx.unit, line, text, kind))
+        Some(self.tabs.source(self.cx.unit, line, text, kind, trust))
     }
 
     /// A source rule that does not apply in this function (`except_in`).
@@ -1993,6 +1994,16 @@ impl<'a, 't> Interp<'a, 't> {
                 }
             }
         }
+        // `va_start(ap, last)`: the list holds the extra arguments (the `...` parameter).
+        if matches!(self.cx.lang, Language::C | Language::Cpp)
+            && parts.receiver.is_none()
+            && parts.name == "va_start"
+        {
+            if let (Some(ap), Some(rest)) = (parts.args.first(), self.state.get(VARARGS)) {
+                let t = rest.flat(&self.tabs.trails);
+                self.taint_object(out_arg_target(*ap), &t, line);
+            }
+        }
         let Some(spec) = self.ws.spec(self.cx.unit) else {
             return result;
         };
@@ -2112,7 +2123,9 @@ impl<'a, 't> Interp<'a, 't> {
                 continue;
             }
             let text = source_text(self.cx.file, node, &parts);
-            let label = self.tabs.source(self.cx.unit, line, text, src.kind.clone());
+            let label = self
+                .tabs
+                .source(self.cx.unit, line, text, src.kind.clone(), src.trust);
             let t = Taint::single(label, 0);
             if src.out_args.is_empty() {
                 result.taint.join(&t, &self.tabs.trails);

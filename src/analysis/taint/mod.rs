@@ -69,7 +69,7 @@ mod syntax;
 mod value;
 
 pub use interp::MAX_EXPR_DEPTH;
-pub use spec::{Provenance, SpecError, TaintSpec, TaintSpecs};
+pub use spec::{Provenance, SpecError, TaintSpec, TaintSpecs, Trust};
 
 use crate::analysis::callgraph::{CallEdge, SourceUnit};
 use crate::analysis::pointsto::PointsTo;
@@ -107,6 +107,8 @@ pub struct TaintFlow {
     pub sanitized: bool,
     /// Rule id in [`crate::analysis::rules`].
     pub rule: String,
+    /// The trust class of the source's spec row.
+    pub trust: Trust,
 }
 
 /// A variable holding tainted data after an assignment.

@@ -9,6 +9,10 @@
 //! [[source]]
 //! id = "py-input"                # optional; default "<kind>:<first pattern>"
 //! kind = "user_input"            # free text, shown in `taint_flows[].source.kind`
+//! trust = "local"                # remote | stored | local (the threat model's class, see
+//!                                # [`Trust`]); default from `kind`: web_request, network,
+//!                                # transaction, external_input -> remote; database -> stored;
+//!                                # anything else -> local
 //! calls = ["input", "sys.stdin.readline"]   # the call's value is tainted
 //! attributes = ["sys.argv"]      # reading this member expression yields tainted data
 //! out_args = [0]                 # C style: the call writes tainted data into these arguments
@@ -379,8 +383,53 @@ pub struct SourceRule {
     /// Simple names of functions in which this source does not apply (Solidity
     /// `constructor`: `msg.sender` there is the deployer).
     pub except_in: Vec<String>,
+    /// Who controls the data: the threat model's class of this source.
+    pub trust: Trust,
     pub description: String,
     pub provenance: Provenance,
+}
+
+/// The threat model's classes of input. `remote`: anyone who can reach the program (HTTP
+/// request parts, sockets, message queues, uploads, transactions); `stored`: data the program
+/// wrote or another user supplied earlier (database rows, caches: second-order input); `local`:
+/// whoever runs the program (environment, `argv`, stdin, files, configuration, system
+/// properties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trust {
+    Remote,
+    Stored,
+    Local,
+}
+
+impl Trust {
+    pub const ALL: [Trust; 3] = [Trust::Remote, Trust::Stored, Trust::Local];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Trust::Remote => "remote",
+            Trust::Stored => "stored",
+            Trust::Local => "local",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Trust> {
+        Trust::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(text.trim()))
+    }
+
+    /// The class of a source row that does not name one, from its kind: request, network,
+    /// transaction and external input are remote; database and cache rows stored; everything
+    /// else (environment, command line, console, files, configuration) local.
+    pub fn of_kind(kind: &str) -> Trust {
+        match kind {
+            "web_request" | "network" | "transaction" | "external_input" | "message_queue"
+            | "upload" => Trust::Remote,
+            "database" | "stored" | "cache" => Trust::Stored,
+            _ => Trust::Local,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -486,6 +535,8 @@ struct RawSource {
     except_in: Vec<String>,
     #[serde(default)]
     description: String,
+    /// `remote`, `stored` or `local`; derived from `kind` when absent.
+    trust: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -578,6 +629,14 @@ impl TaintSpec {
                     None => None,
                 },
                 except_in: s.except_in,
+                trust: match s.trust.as_deref() {
+                    Some(t) => Trust::parse(t).ok_or_else(|| {
+                        err(format!(
+                            "unknown trust class `{t}` (expected remote, stored or local)"
+                        ))
+                    })?,
+                    None => Trust::of_kind(&s.kind),
+                },
                 kind: s.kind,
                 description: s.description,
                 provenance,
@@ -798,7 +857,44 @@ mod tests {
             let n = ids.len();
             ids.dedup();
             assert_eq!(ids.len(), n, "{file}: duplicate sink ids");
+            // Every bundled source row states its trust class (no silent default).
+            let raw: toml::Value = toml::from_str(text).unwrap();
+            for row in raw
+                .get("source")
+                .and_then(|v| v.as_array())
+                .into_iter()
+                .flatten()
+            {
+                let t = row.get("trust").and_then(|v| v.as_str());
+                assert!(
+                    t.is_some_and(|t| Trust::parse(t).is_some()),
+                    "{file}: source {:?} has no valid trust class",
+                    row.get("id")
+                );
+            }
         }
+    }
+
+    #[test]
+    fn trust_classes_parse_and_default_from_the_kind() {
+        let spec = TaintSpec::from_toml(
+            "[[source]]\nkind = \"web_request\"\ncalls = [\"a\"]\n[[source]]\nkind = \"environment\"\ncalls = [\"b\"]\n[[source]]\nkind = \"environment\"\ntrust = \"Remote\"\ncalls = [\"c\"]\n[[source]]\nkind = \"database\"\ncalls = [\"d\"]\n",
+            Provenance::User,
+        )
+        .unwrap();
+        let got: Vec<Trust> = spec.sources.iter().map(|s| s.trust).collect();
+        assert_eq!(
+            got,
+            [Trust::Remote, Trust::Local, Trust::Remote, Trust::Stored]
+        );
+        let bad = TaintSpec::from_toml(
+            "[[source]]\nkind = \"x\"\ntrust = \"public\"\ncalls = [\"a\"]\n",
+            Provenance::User,
+        );
+        assert!(bad
+            .unwrap_err()
+            .to_string()
+            .contains("unknown trust class `public`"));
     }
 
     #[test]
