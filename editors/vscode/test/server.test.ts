@@ -144,7 +144,8 @@ describe("against the real server", function () {
       stub.set(k.slice("crosscheck.".length), stub.packageJson.contributes.configuration.properties[k].default);
     }
     const settings = serverSettings(vscode.workspace.getConfiguration("crosscheck"), keys, true);
-    assert.strictEqual(Object.keys(settings).length, 4, JSON.stringify(settings));
+    // The tables: files, llm, rules, taint, tiers.
+    assert.strictEqual(Object.keys(settings).length, 5, JSON.stringify(settings));
     await conn!.sendNotification("workspace/didChangeConfiguration", { settings: { crosscheck: settings } });
     const status = await conn!.sendRequest<ServerStatus>("crosscheck/status");
     assert.ok(status);
