@@ -152,6 +152,7 @@ fixtures! {
     python_constants_and_containers => "python/containers.py",
     python_interprocedural_summaries_and_objects => "python/interproc.py",
     python_cross_file_imports => "python/xfile",
+    python_django_signed_values_and_escaping_builders => "python/django_views.py",
     java_servlet_sinks => "java/Servlet.java",
     java_owasp_style_traps => "java/Traps.java",
     java_helpers_beans_and_fields => "java/Beans.java",
