@@ -543,12 +543,16 @@ impl<'a, 't> Builder<'a, 't> {
     /// `#else` the code may be compiled out, so control also passes around it. A `return` in
     /// one arm therefore never makes the other arm unreachable.
     fn preproc(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
-        let body = children_except(node, &["condition", "name", "alternative"]);
-        let mut out = self.seq(body, preds.clone());
-        match node.child_by_field_name("alternative") {
-            Some(alt) => out.extend(self.preproc(alt, preds)),
-            None if node.kind() != "preproc_else" => out.extend(preds),
-            None => {}
+        // The `#elif` chain is walked in a loop: a long chain costs no stack.
+        let mut out = Vec::new();
+        let mut arm = Some(node);
+        while let Some(a) = arm {
+            let body = children_except(a, &["condition", "name", "alternative"]);
+            out.extend(self.seq(body, preds.clone()));
+            arm = a.child_by_field_name("alternative");
+            if arm.is_none() && a.kind() != "preproc_else" {
+                out.extend(preds.iter().copied());
+            }
         }
         out
     }

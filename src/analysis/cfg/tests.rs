@@ -1059,3 +1059,16 @@ fn iteration_macros_taking_a_block_are_loops() {
         "loop:TAILQ_FOREACH(loop, &clients, entry)",
     );
 }
+
+#[test]
+fn a_long_elif_chain_costs_no_stack() {
+    let mut c = String::from("int f(int x) {\n#if A0\n  return 0;\n");
+    for i in 1..20000 {
+        c.push_str(&format!("#elif A{i}\n  return {i};\n"));
+    }
+    c.push_str("#endif\n  return -1;\n}\n");
+    let g = cfg_with(Language::C, &c, "f", &Cancel::never());
+    // Every arm is reachable, and so is the path around the chain (no `#else`).
+    assert_eq!(node_count(&g, "return:return -1;"), 1);
+    assert!(g.graph.node_count() > 20000);
+}
