@@ -79,11 +79,17 @@ impl TrustReport {
         Ok(TrustReport(set))
     }
 
+    /// False when a finding whose most exposed source is `trust` is demoted to a note.
+    pub fn reports(&self, trust: Option<Trust>) -> bool {
+        trust.is_none_or(|t| self.0.contains(&t))
+    }
+
     /// The severity of a finding of `rule_id` whose most exposed source is `trust`.
     pub fn severity(&self, rule_id: &str, trust: Option<Trust>) -> Severity {
-        match trust {
-            Some(t) if !self.0.contains(&t) => Severity::Note,
-            _ => severity_of(rule_id),
+        if self.reports(trust) {
+            severity_of(rule_id)
+        } else {
+            Severity::Note
         }
     }
 

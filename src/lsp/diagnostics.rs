@@ -245,9 +245,10 @@ pub fn present(
             }),
             Presentation::Show => Some(Presented {
                 // A flow whose sources are all of classes `taint.report` leaves out is a note.
-                severity: match m.finding.trust {
-                    Some(t) if !settings.taint_report.0.contains(&t) => Severity::Info,
-                    _ => m.finding.severity,
+                severity: if settings.taint_report.reports(m.finding.trust) {
+                    m.finding.severity
+                } else {
+                    Severity::Info
                 },
                 merged: m,
             }),
