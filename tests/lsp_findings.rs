@@ -295,6 +295,33 @@ async fn the_trust_profile_setting_decides_a_local_flows_severity() {
     assert_eq!(taint["severity"], 3, "{taint}");
 }
 
+/// `files.report`: a finding in a file that is not the product (a test file here, judged by
+/// its name outside any workspace folder) is information unless the setting names its role.
+#[tokio::test]
+async fn findings_in_test_files_are_information_unless_files_report_names_the_role() {
+    const SERVE_PY: &str = "import os\n\ndef serve(conn):\n    os.system(conn.recv(64).decode())\n";
+    let product = "file:///w/app/serve.py";
+    let test = "file:///w/app/test_serve.py";
+    let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
+    open(&c, product, "python", 1, SERVE_PY).await;
+    open(&c, test, "python", 1, SERVE_PY).await;
+    let in_product = find(&diagnostics(&c, product, 1).await, "taint-command").clone();
+    assert_eq!(
+        in_product["severity"], 1,
+        "remote flow in the product: error"
+    );
+    let in_test = find(&diagnostics(&c, test, 1).await, "taint-command").clone();
+    assert_eq!(
+        in_test["severity"], 3,
+        "the same flow in a test: information"
+    );
+    let tests_too = json!({"files": {"report": ["test"]}});
+    let (c, _s) = start(no_llm(), init_params(None, false, tests_too)).await;
+    open(&c, test, "python", 1, SERVE_PY).await;
+    let in_test = find(&diagnostics(&c, test, 1).await, "taint-command").clone();
+    assert_eq!(in_test["severity"], 1, "{in_test}");
+}
+
 #[tokio::test]
 async fn diagnostics_carry_core_findings_with_severity_tier_and_taint_path() {
     let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;

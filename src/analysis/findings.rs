@@ -285,6 +285,55 @@ pub fn unreachable_findings(path: &str, cfg: &Cfg, unreachable: &[Unreachable]) 
         .collect()
 }
 
+/// `syntax-error` notes: one per line where a region that did not parse (or a token the
+/// parser had to assume) starts, naming the lines not parsed, so a user knows what was not
+/// analysed. Evidence: the first and the last line of each region.
+pub fn syntax_findings(path: &str, file: &ParsedFile) -> Vec<Finding> {
+    let (regions, _) = file.syntax_error_regions();
+    let mut by_line: BTreeMap<usize, Vec<&crate::syntax::parse::SyntaxErrorRegion>> =
+        BTreeMap::new();
+    for r in &regions {
+        by_line.entry(r.line).or_default().push(r);
+    }
+    by_line
+        .into_iter()
+        .map(|(line, group)| {
+            let mut messages: Vec<String> = Vec::new();
+            let mut evidence = Vec::new();
+            for r in group {
+                let m = r.message();
+                if !messages.contains(&m) {
+                    messages.push(m);
+                }
+                evidence.push(Evidence {
+                    file: path.to_string(),
+                    line: r.line,
+                    role: "first".into(),
+                    text: line_text(Some(file), r.line),
+                });
+                if r.end_line > r.line {
+                    evidence.push(Evidence {
+                        file: path.to_string(),
+                        line: r.end_line,
+                        role: "last".into(),
+                        text: line_text(Some(file), r.end_line),
+                    });
+                }
+            }
+            evidence.sort();
+            evidence.dedup();
+            Finding {
+                rule: "syntax-error".into(),
+                line,
+                severity: severity_of("syntax-error"),
+                message: format!("{}; this part was not analysed", messages.join("; ")),
+                evidence,
+                trust: None,
+            }
+        })
+        .collect()
+}
+
 /// Syntactic rules over the whole file (see the module docs).
 pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<Finding> {
     let lang = file.language;

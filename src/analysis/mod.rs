@@ -8,6 +8,7 @@ pub mod cfg;
 pub mod constfmt;
 pub mod dataflow;
 pub mod equiv;
+pub mod filerole;
 pub mod findings;
 pub mod flaky;
 pub mod pointsto;

@@ -7,8 +7,10 @@
 use super::callgraph::{build_call_graph, CallEdge, SourceUnit};
 use super::cfg::{build_cfg_with_unreachable, Cfg, EdgeKind, NodeKind};
 use super::dataflow::analyze_cfg;
+use super::filerole::{FileRole, RoleReport};
 use super::findings::{self, Finding};
 use super::pointsto::{analyze_points_to, PointsToEntry};
+use super::rules::Severity;
 use super::taint::{analyze_taint, TaintFlow, TaintSpecs, TaintedVariable};
 use crate::syntax::functions::FunctionKind;
 use crate::syntax::parse::SourceError;
@@ -44,7 +46,31 @@ pub struct FileReport {
     /// Problems found (taint flows ending here, unreachable code, syntactic rules), sorted by
     /// line.
     pub findings: Vec<Finding>,
+    /// What part of the project the file is (`product`, `test`, `example`, `script`, `build`,
+    /// `vendored`, `generated`, `minified`; [`FileRole`]). The analysis sets what the text
+    /// shows (minified, generated); the front ends add what the path below the analysed root
+    /// shows ([`FileReport::set_role`]).
+    pub role: FileRole,
 }
+
+impl FileReport {
+    /// Records the file's role and applies it: minified and generated files drop the CFG
+    /// lints, and findings in a file whose role `profile` does not report are notes.
+    pub fn set_role(&mut self, role: FileRole, profile: &RoleReport) {
+        self.role = role;
+        if !role.runs_cfg_lints() {
+            self.findings.retain(|f| f.rule != CFG_LINT);
+        }
+        if !profile.reports(role) {
+            for f in &mut self.findings {
+                f.severity = Severity::Note;
+            }
+        }
+    }
+}
+
+/// The rule of the CFG lint that minified and generated files skip.
+const CFG_LINT: &str = "unreachable-code";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionReport {
@@ -253,6 +279,7 @@ pub fn analyze_parsed_with(
     let mut listed: std::collections::HashSet<SourceError> = errors.iter().cloned().collect();
     let mut functions = Vec::new();
     let mut found = findings::pattern_findings(path, file, cancel);
+    found.extend(findings::syntax_findings(path, file));
     // A parse with errors may shape a function's text differently from an error-free one:
     // no reuse then (and nothing kept).
     let memo_usable = !file.has_errors();
@@ -325,6 +352,10 @@ pub fn analyze_parsed_with(
         m.reused = reused;
     }
     errors.sort_by(|a, b| (a.line, &a.message).cmp(&(b.line, &b.message)));
+    let role = FileRole::of_content(&file.text).unwrap_or_default();
+    if !role.runs_cfg_lints() {
+        found.retain(|f| f.rule != CFG_LINT);
+    }
     FileReport {
         file: path.to_string(),
         language: Some(file.language),
@@ -334,6 +365,7 @@ pub fn analyze_parsed_with(
         tainted_variables: Vec::new(),
         points_to: Vec::new(),
         findings: findings::normalize(found),
+        role,
     }
 }
 
@@ -348,6 +380,7 @@ pub fn refused_file(path: &str, language: Option<Language>, message: String) -> 
         tainted_variables: Vec::new(),
         points_to: Vec::new(),
         findings: Vec::new(),
+        role: FileRole::Product,
     }
 }
 

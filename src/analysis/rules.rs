@@ -232,6 +232,15 @@ pub const RULES: &[Rule] = &[
         "HTTP header injection (response splitting)",
         "Data from an untrusted source is written into an HTTP response header or cookie; a CR/LF in it starts a new header or a new response. Encode it (URLEncoder.encode) or reject line breaks.",
     ),
+    Rule {
+        id: "syntax-error",
+        name: "Code that does not parse",
+        severity: Severity::Note,
+        languages: ALL,
+        description: "The parser could not read this part of the file, so it was not analysed: findings there may be missing. Fix the syntax, or check that the file is in the language its extension says.",
+        evidence: "the first and last line not parsed",
+        sink_kind: None,
+    },
 ];
 
 /// Looks a rule up by id.

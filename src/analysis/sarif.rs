@@ -22,13 +22,15 @@
 //! findings (source, steps, sink as thread-flow locations), `partialFingerprints`,
 //! `baselineState` when a baseline was given, `suppressions` for in-source suppression comments,
 //! and `properties` `{tier, rule, function}` (plus `trust`, the trust class of a taint finding's
-//! most exposed source, and `llm`, the answer to the finding's own
+//! most exposed source, `fileRole` for a file that is not the product (`test`, `vendored`,
+//! ...), and `llm`, the answer to the finding's own
 //! question, with `check --llm`). Files that could not be analysed become
 //! tool-execution notifications of the run's invocation.
 //!
 //! Everything here is pure: paths, the source-root URI and the tool version come from the
 //! caller.
 
+use super::filerole::FileRole;
 use super::findings::{Evidence, Finding};
 use super::rules::{Severity, RULES};
 use crate::syntax::functions::Function;
@@ -72,6 +74,9 @@ pub struct CheckFinding {
     pub suppressed: bool,
     /// It is at or above the failure thresholds, new, and not suppressed.
     pub fails: bool,
+    /// The role of the finding's file (`product`, `test`, ...): outside the product a
+    /// finding is a note unless the profile reports the role.
+    pub role: FileRole,
     /// With `check --llm`: the LLM's answer to the finding's own question (`task`,
     /// `verdict`, `model`, `samples`, `instability`, `cached`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -373,6 +378,9 @@ fn result(f: &CheckFinding) -> sarif::Result {
     }
     if let Some(t) = f.finding.trust {
         props.push(("trust", serde_json::Value::from(t.name())));
+    }
+    if !f.role.is_product() {
+        props.push(("fileRole", serde_json::Value::from(f.role.name())));
     }
     if let Some(llm) = &f.llm {
         props.push(("llm", llm.clone()));

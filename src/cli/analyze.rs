@@ -2,6 +2,7 @@
 
 use super::inputs::{collect_inputs, InputArgs};
 use super::OutputFormat;
+use crate::analysis::filerole::RoleReport;
 use crate::analysis::report::{build_report, AnalyzeReport};
 use crate::syntax::Cancel;
 use std::fmt::Write as _;
@@ -18,8 +19,17 @@ pub struct AnalyzeArgs {
 /// Runs the analyses; returns the report and the exit code (0 all analysed, 1 some refused).
 pub fn analyze(args: &AnalyzeArgs) -> (AnalyzeReport, i32) {
     let cancel = Cancel::never();
-    let (parsed, refused) = collect_inputs(&args.inputs).parse(&cancel);
-    let report = build_report(&parsed, refused, &cancel);
+    let inputs = collect_inputs(&args.inputs);
+    let roles = inputs.roles();
+    let (parsed, refused) = inputs.parse(&cancel);
+    let mut report = build_report(&parsed, refused, &cancel);
+    // Findings outside the product are notes (the default file-role profile; `check` reads
+    // the user's).
+    for fr in &mut report.files {
+        if let Some(role) = roles.get(&fr.file) {
+            fr.set_role(*role, &RoleReport::default());
+        }
+    }
     let code = if report.files.iter().any(|f| !f.analysed) {
         1
     } else {

@@ -26,6 +26,7 @@
 //!   the JSON format otherwise. `--baseline` reads either.
 
 use super::inputs::{collect_inputs, InputArgs};
+use crate::analysis::filerole::{FileRole, RoleReport};
 use crate::analysis::findings::TrustReport;
 use crate::analysis::report::build_report;
 use crate::analysis::rules::Severity;
@@ -108,6 +109,12 @@ pub struct CheckArgs {
     /// report` list of the nearest `crosscheck.toml`, else `remote,stored`.
     #[arg(long, value_name = "CLASSES", value_delimiter = ',')]
     pub report: Option<Vec<String>>,
+    /// File roles whose findings keep their rule's severity besides the product
+    /// (comma-separated: test, example, script, build, vendored, generated, minified);
+    /// findings in files of other roles are notes. Default: the `[files] report` list of the
+    /// nearest `crosscheck.toml`, else none.
+    #[arg(long, value_name = "ROLES", value_delimiter = ',')]
+    pub report_files: Option<Vec<String>>,
 }
 
 /// What `check --llm` asks with: the cross-check engine's parts.
@@ -314,15 +321,11 @@ fn line_text(file: &ParsedFile, line: usize) -> &str {
 /// The project configuration file `check` reads (`[taint] report`).
 const WORKSPACE_CONFIG: &str = "crosscheck.toml";
 
-/// The trust profile: `--report`, else `[taint] report` of the `crosscheck.toml` nearest to the
-/// first input (that directory or a parent), else the default (`remote`, `stored`).
-pub fn trust_profile(args: &CheckArgs, cwd: &Path) -> Result<TrustReport, String> {
-    if let Some(list) = &args.report {
-        return TrustReport::parse(list.iter().map(String::as_str))
-            .map_err(|e| format!("--report: {e}"));
-    }
+/// The text of the `crosscheck.toml` nearest to the first input (that directory or a parent),
+/// with its path; `None` when there is none.
+fn workspace_config(args: &CheckArgs, cwd: &Path) -> Result<Option<(PathBuf, String)>, String> {
     let Some(first) = args.inputs.paths.first() else {
-        return Ok(TrustReport::default());
+        return Ok(None);
     };
     let start = if first.is_absolute() {
         first.clone()
@@ -339,27 +342,72 @@ pub fn trust_profile(args: &CheckArgs, cwd: &Path) -> Result<TrustReport, String
         if candidate.is_file() {
             let text = std::fs::read_to_string(&candidate)
                 .map_err(|e| format!("{}: {e}", candidate.display()))?;
-            return parse_trust_table(&text).map_err(|e| format!("{}: {e}", candidate.display()));
+            return Ok(Some((candidate, text)));
         }
         dir = d.parent();
     }
-    Ok(TrustReport::default())
+    Ok(None)
 }
 
-/// `[taint] report = [...]` of a `crosscheck.toml` text; the default when the key is absent.
-pub fn parse_trust_table(text: &str) -> Result<TrustReport, String> {
-    let value: toml::Value = toml::from_str(text).map_err(|e| e.to_string())?;
-    let Some(list) = value.get("taint").and_then(|t| t.get("report")) else {
-        return Ok(TrustReport::default());
-    };
-    let Some(items) = list.as_array() else {
-        return Err("`[taint] report` must be a list of trust classes".to_string());
-    };
-    let names: Vec<&str> = items.iter().filter_map(|v| v.as_str()).collect();
-    if names.len() != items.len() {
-        return Err("`[taint] report` must be a list of strings".to_string());
+/// A severity profile: the list given by `flag`, else `[table] report` of the nearest
+/// `crosscheck.toml`, else the default; `parse` reads a list of names.
+fn profile<T: Default>(
+    args: &CheckArgs,
+    cwd: &Path,
+    given: Option<&Vec<String>>,
+    flag: &str,
+    table: &str,
+    parse: impl Fn(Vec<&str>) -> Result<T, String>,
+) -> Result<T, String> {
+    if let Some(list) = given {
+        return parse(list.iter().map(String::as_str).collect())
+            .map_err(|e| format!("{flag}: {e}"));
     }
-    TrustReport::parse(names).map_err(|e| format!("`[taint] report`: {e}"))
+    match workspace_config(args, cwd)? {
+        Some((path, text)) => parse_profile_table(&text, table, &parse)
+            .map_err(|e| format!("{}: {e}", path.display())),
+        None => Ok(T::default()),
+    }
+}
+
+/// `[table] report = [...]` of a `crosscheck.toml` text; the default when the key is absent.
+fn parse_profile_table<T: Default>(
+    text: &str,
+    table: &str,
+    parse: impl Fn(Vec<&str>) -> Result<T, String>,
+) -> Result<T, String> {
+    let value: toml::Value = toml::from_str(text).map_err(|e| e.to_string())?;
+    let Some(list) = value.get(table).and_then(|t| t.get("report")) else {
+        return Ok(T::default());
+    };
+    let what = format!("`[{table}] report` must be a list of strings");
+    let items = list.as_array().ok_or_else(|| what.clone())?;
+    let names = items
+        .iter()
+        .map(|v| v.as_str().ok_or_else(|| what.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    parse(names).map_err(|e| format!("`[{table}] report`: {e}"))
+}
+
+/// The trust profile: `--report`, else `[taint] report` of the nearest `crosscheck.toml`, else
+/// the default (`remote`, `stored`).
+pub fn trust_profile(args: &CheckArgs, cwd: &Path) -> Result<TrustReport, String> {
+    profile(args, cwd, args.report.as_ref(), "--report", "taint", |n| {
+        TrustReport::parse(n)
+    })
+}
+
+/// The file-role profile: `--report-files`, else `[files] report` of the nearest
+/// `crosscheck.toml`, else the default (only the product keeps its severity).
+pub fn role_profile(args: &CheckArgs, cwd: &Path) -> Result<RoleReport, String> {
+    profile(
+        args,
+        cwd,
+        args.report_files.as_ref(),
+        "--report-files",
+        "files",
+        |n| RoleReport::parse(n),
+    )
 }
 
 /// Runs the analyses and decides every finding's identity, baseline state and failure.
@@ -398,6 +446,11 @@ pub fn check(
         })
         .collect();
     errors.sort_by(|a, b| (&a.file, &a.message).cmp(&(&b.file, &b.message)));
+    let roles: BTreeMap<String, FileRole> = inputs
+        .roles()
+        .into_iter()
+        .map(|(p, r)| (shown_path(cwd, &p), r))
+        .collect();
     let (mut parsed, _) = inputs.parse(cancel);
     for (path, _) in &mut parsed {
         *path = shown_path(cwd, path);
@@ -407,8 +460,11 @@ pub fn check(
     let mut report = build_report(&parsed, Vec::new(), cancel);
     // A bad profile was reported by the front end (`run_inner`); the default applies.
     let profile = trust_profile(args, cwd).unwrap_or_default();
+    let role_report = role_profile(args, cwd).unwrap_or_default();
     for fr in &mut report.files {
         profile.apply(&mut fr.findings);
+        let role = roles.get(&fr.file).copied().unwrap_or(fr.role);
+        fr.set_role(role, &role_report);
     }
     let by_path: BTreeMap<&str, &ParsedFile> =
         parsed.iter().map(|(p, f)| (p.as_str(), f)).collect();
@@ -430,7 +486,7 @@ pub fn check(
                 text,
             ));
             let suppressed = is_suppressed(&file.text, &file.lines, &f.rule, f.line);
-            located.push((fr.file.clone(), function, f.clone(), suppressed));
+            located.push((fr.file.clone(), function, f.clone(), suppressed, fr.role));
         }
     }
     // With `--llm`: one question per taint finding, the one the editor asks.
@@ -446,7 +502,7 @@ pub fn check(
             Ok(rt) => {
                 let file_of = |p: &str| by_path.get(p).copied();
                 let mut files = FlowFiles::new(&file_of);
-                for (i, (file, _, f, _)) in located.iter().enumerate() {
+                for (i, (file, _, f, _, _)) in located.iter().enumerate() {
                     let is_taint = crate::analysis::rules::rule(&f.rule)
                         .is_some_and(|r| r.sink_kind.is_some());
                     if !is_taint || summary.stopped.is_some() || cancel.is_cancelled() {
@@ -479,7 +535,7 @@ pub fn check(
         .zip(fingerprints)
         .zip(judged)
         .map(
-            |(((file, function, finding, suppressed), fingerprint), judged)| {
+            |(((file, function, finding, suppressed, role), fingerprint), judged)| {
                 let (stance, llm_data) = match judged {
                     Some((s, d)) => (s, Some(d)),
                     None => (LlmStance::NotAsked, None),
@@ -509,6 +565,7 @@ pub fn check(
                     baseline_state,
                     suppressed,
                     fails,
+                    role,
                     llm: llm_data,
                 }
             },
@@ -583,6 +640,9 @@ pub fn render_text(report: &CheckReport) -> String {
         }
         if f.fails {
             tags.push("fails".into());
+        }
+        if !f.role.is_product() {
+            tags.push(format!("{} file", f.role.name()));
         }
         let _ = writeln!(
             s,
@@ -660,6 +720,12 @@ fn run_inner(args: &CheckArgs) -> Result<i32, String> {
             return Err(e);
         }
         eprintln!("crosscheck check: warning: {e}; the default trust profile applies");
+    }
+    if let Err(e) = role_profile(args, &cwd) {
+        if args.report_files.is_some() {
+            return Err(e);
+        }
+        eprintln!("crosscheck check: warning: {e}; the default file-role profile applies");
     }
     // `--llm`: the configured LLM through the engine, with the per-user store as the answer
     // cache (shared with `ask` and the editor) and as the telemetry sink.

@@ -1,9 +1,11 @@
 //! Collecting input files for the CLI: directory walks (respecting `.gitignore`), language
 //! detection, and decoding with per-file errors. This is the only place the CLI reads sources.
 
+use crate::analysis::filerole::{role_path, FileRole};
 use crate::analysis::report::{refused_file, FileReport};
 use crate::syntax::parse::{decode_source, DEFAULT_MAX_FILE_BYTES};
 use crate::syntax::{Cancel, Language, ParsedFile};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Options shared by the commands that read source trees.
@@ -32,6 +34,9 @@ pub struct SourceFile {
     pub path: String,
     pub language: Language,
     pub text: String,
+    /// What part of the project the file is, judged from its path below the directory given
+    /// (a file given on its own: its name) and its text.
+    pub role: FileRole,
 }
 
 /// Inputs sorted into readable sources and refused files.
@@ -41,6 +46,14 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Each readable source's role, by its shown path.
+    pub fn roles(&self) -> BTreeMap<String, FileRole> {
+        self.sources
+            .iter()
+            .map(|s| (s.path.clone(), s.role))
+            .collect()
+    }
+
     /// Parses every readable source.
     pub fn parse(self, cancel: &Cancel) -> (Vec<(String, ParsedFile)>, Vec<FileReport>) {
         let parsed = self
@@ -62,7 +75,8 @@ fn display(path: &Path) -> String {
 /// Expands directories and reads every file. Never fails as a whole: each problem becomes a
 /// refused file with a clear message.
 pub fn collect_inputs(args: &InputArgs) -> Inputs {
-    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    // (file, explicit, the directory it was found under)
+    let mut files: Vec<(PathBuf, bool, Option<String>)> = Vec::new();
     let mut refused = Vec::new();
     for path in &args.paths {
         if path.is_dir() {
@@ -80,7 +94,7 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
                             (_, detected) => detected.is_some(),
                         };
                         if keep {
-                            found.push((p, false));
+                            found.push((p, false, Some(display(path))));
                         }
                     }
                     Ok(_) => {}
@@ -93,11 +107,11 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
             }
             files.extend(found);
         } else {
-            files.push((path.clone(), true));
+            files.push((path.clone(), true, None));
         }
     }
     let mut sources = Vec::new();
-    for (path, explicit) in files {
+    for (path, explicit, root) in files {
         let shown = display(&path);
         let language = args.lang.or_else(|| Language::from_path(&path));
         let Some(language) = language else {
@@ -133,6 +147,7 @@ pub fn collect_inputs(args: &InputArgs) -> Inputs {
             )),
             Ok(bytes) => match decode_source(&bytes, args.max_file_size) {
                 Ok(text) => sources.push(SourceFile {
+                    role: FileRole::classify(&role_path(&shown, root.as_deref()), text),
                     path: shown,
                     language,
                     text: text.to_string(),

@@ -26,6 +26,9 @@
 //! exclude = ["vendor/", "*.min.js"] # gitignore-syntax patterns, relative to the folder root
 //! respect_gitignore = true         # honour .gitignore files (default true)
 //! max_file_bytes = 4000000         # larger files are not analysed (not from a workspace file)
+//! report = ["test"]                # file roles besides the product reported at the rule's
+//!                                  # severity (test, example, script, build, vendored,
+//!                                  # generated, minified); findings in the others are notes
 //! [rules]
 //! disable = ["analysis-partial"]   # rule ids whose diagnostics are not shown
 //! [taint]
@@ -50,7 +53,8 @@
 //!
 //! A repository is untrusted input. Its `crosscheck.toml` can only narrow:
 //! `files.exclude` and `rules.disable` are ADDED to the effective lists; `taint.report` (the
-//! project's threat model, which only changes severities) REPLACES the editor's list;
+//! project's threat model, which only changes severities) and `files.report` (which files are the
+//! product's) REPLACE the editor's lists;
 //! `files.respect_gitignore` can only be turned on; a tier's presentation can only be made
 //! less visible (show > hint > hidden); `llm.enabled` can only be turned off (a project can opt
 //! out of sending its code to an LLM); `llm.tasks` can only drop tasks and
@@ -60,6 +64,7 @@
 //! keys. A file with `version` greater than [`SCHEMA_VERSION`] is ignored with a warning.
 //! Configuration never fails: bad values produce warnings and are skipped.
 
+use crate::analysis::filerole::RoleReport;
 use crate::analysis::findings::TrustReport;
 use crate::crosscheck::record::Tier;
 use crate::crosscheck::task::Task;
@@ -154,6 +159,8 @@ pub struct Settings {
     pub allow_code_execution: bool,
     /// Source trust classes whose taint flows keep their rule's severity (others: notes).
     pub taint_report: TrustReport,
+    /// File roles besides the product whose findings keep their severity (others: notes).
+    pub files_report: RoleReport,
 }
 
 impl Default for Settings {
@@ -171,6 +178,7 @@ impl Default for Settings {
             templates_dir: None,
             allow_code_execution: false,
             taint_report: TrustReport::default(),
+            files_report: RoleReport::default(),
         }
     }
 }
@@ -246,6 +254,7 @@ pub struct Layer {
     pub templates_dir: Option<PathBuf>,
     pub allow_code_execution: Option<bool>,
     pub taint_report: Option<TrustReport>,
+    pub files_report: Option<RoleReport>,
 }
 
 /// A parsed layer and the warnings its source produced.
@@ -392,6 +401,14 @@ impl Reader {
                 }
                 ("rules", "disable") => {
                     self.parsed.layer.disabled_rules = self.string_list(&dotted, v)
+                }
+                ("files", "report") => {
+                    if let Some(list) = self.string_list(&dotted, v) {
+                        match RoleReport::parse(list.iter().map(String::as_str)) {
+                            Ok(r) => self.parsed.layer.files_report = Some(r),
+                            Err(e) => self.warn(format!("`{dotted}`: {e}; ignored")),
+                        }
+                    }
                 }
                 ("taint", "report") => {
                     if let Some(list) = self.string_list(&dotted, v) {
@@ -563,6 +580,9 @@ fn apply_trusted(s: &mut Settings, l: &Layer, restricted_allowed: bool) {
     if let Some(v) = &l.taint_report {
         s.taint_report = v.clone();
     }
+    if let Some(v) = &l.files_report {
+        s.files_report = v.clone();
+    }
     for (t, p) in &l.tiers {
         s.tiers.set(*t, *p);
     }
@@ -615,6 +635,10 @@ fn apply_narrowing(s: &mut Settings, l: &Layer) -> Vec<String> {
     // sent), so the project's own list replaces the editor's, like `rules.disable` may.
     if let Some(v) = &l.taint_report {
         s.taint_report = v.clone();
+    }
+    // Which files count as the product's is the project's to say, like its threat model.
+    if let Some(v) = &l.files_report {
+        s.files_report = v.clone();
     }
     for (t, p) in &l.tiers {
         let cur = s.tiers.get(*t);
@@ -702,6 +726,9 @@ pub fn merge_changed(prev: &Layer, next: &Layer) -> Layer {
     }
     if next.taint_report.is_some() {
         out.taint_report = next.taint_report.clone();
+    }
+    if next.files_report.is_some() {
+        out.files_report = next.files_report.clone();
     }
     for (t, p) in &next.tiers {
         out.tiers.insert(*t, *p);

@@ -32,6 +32,7 @@ use super::engine::{FileAnalysis, FunctionFacts};
 use super::findings::{self, Finding, Severity};
 use super::questions::{flow_key, flow_slot};
 use super::scheduler::CheckOutcome;
+use crate::analysis::filerole::FileRole;
 use crate::crosscheck::record::Tier;
 use crate::crosscheck::tier::{decide_tier, tier_all, Evidence as TierEvidence, LlmStance, Origin};
 use crate::syntax::position::{ColumnEncoding, LineIndex};
@@ -212,16 +213,20 @@ pub struct Presented {
     pub severity: Severity,
 }
 
-/// Applies rule switches, suppression comments, tier presentation and the taint trust profile.
+/// Applies rule switches, suppression comments, tier presentation, the taint trust profile
+/// and the file-role profile (`role`: the document's, [`FileRole`]).
 pub fn present(
     merged: Vec<Merged>,
     settings: &Settings,
     text: &str,
     lines: &LineIndex,
+    role: FileRole,
 ) -> Vec<Presented> {
+    let role_reported = settings.files_report.reports(role);
     let shown: Vec<Merged> = merged
         .into_iter()
         .filter(|m| !settings.disabled_rules.contains(&m.finding.rule))
+        .filter(|m| role.runs_cfg_lints() || m.finding.rule != "unreachable-code")
         .filter(|m| !findings::is_suppressed(text, lines, &m.finding.rule, m.finding.line))
         .collect();
     // One diagnostic per range: a shown syntax error on a line already says that the function
@@ -244,8 +249,12 @@ pub fn present(
                 merged: m,
             }),
             Presentation::Show => Some(Presented {
-                // A flow whose sources are all of classes `taint.report` leaves out is a note.
-                severity: if settings.taint_report.reports(m.finding.trust) {
+                // A flow whose sources are all of classes `taint.report` leaves out is a note,
+                // and so is every finding in a file whose role `files.report` leaves out
+                // (tests, examples, vendored code, ...); syntax errors keep their severity.
+                severity: if settings.taint_report.reports(m.finding.trust)
+                    && (role_reported || m.finding.rule == findings::rules::SYNTAX_ERROR)
+                {
                     m.finding.severity
                 } else {
                     Severity::Info

@@ -186,7 +186,13 @@ pub fn from_analysis_finding(path: &str, f: &AnalysisFinding) -> Finding {
 /// results.
 pub fn from_file_report(report: &FileReport) -> Vec<Finding> {
     let mut out = Vec::new();
-    for af in &report.findings {
+    // The core's `syntax-error` notes are drawn from the report's errors below (as errors,
+    // one per line, like every editor shows a parse error).
+    for af in report
+        .findings
+        .iter()
+        .filter(|f| f.rule != rules::SYNTAX_ERROR)
+    {
         let mut f = from_analysis_finding(&report.file, af);
         f.function = function_at_line(report, f.line);
         out.push(f);

@@ -32,6 +32,7 @@ use super::handlers;
 use super::scheduler::{CheckError, CheckJob, Checker, Scheduler, SchedulerEvent};
 use super::transport;
 use super::workspace::{self, Interproc};
+use crate::analysis::filerole::{role_path, FileRole};
 use crate::analysis::report::FunctionMemo;
 use crate::crosscheck::record::{CacheBackend, RecordSink};
 use crate::syntax::position::{ColumnEncoding, LineIndex};
@@ -638,6 +639,18 @@ impl State {
             .unwrap_or_else(|| unit_path.to_string())
     }
 
+    /// What part of its project a document is (test, vendored, ...): judged from its path below
+    /// its workspace folder (outside every folder, its file name) and its text.
+    pub(crate) fn file_role(&self, uri: &str, unit_path: &str, text: &str) -> FileRole {
+        let rel = self.fingerprint_path(uri, unit_path);
+        let rel = if rel == unit_path {
+            role_path(unit_path, None)
+        } else {
+            rel
+        };
+        FileRole::classify(&rel, text)
+    }
+
     /// The document's deterministic findings with their fingerprints, as published.
     pub(crate) fn fingerprinted_findings(
         &self,
@@ -901,7 +914,8 @@ impl State {
                     .map(|(slot, s)| (slot, s.outcome))
                     .collect();
                 let merged = diagnostics::merge(found, &outcomes);
-                let presented = diagnostics::present(merged, &settings, &text, &lines);
+                let role = self.file_role(uri, &a.path, &text);
+                let presented = diagnostics::present(merged, &settings, &text, &lines, role);
                 diagnostics::to_lsp(
                     &presented,
                     &parsed_uri,

@@ -88,6 +88,16 @@ pub fn editor_settings_schema() -> Value {
         }),
     );
     put(
+        "files.report",
+        json!({
+            "type": "array",
+            "items": {"type": "string", "enum": ["test", "example", "script", "build", "vendored", "generated", "minified"]},
+            "uniqueItems": true,
+            "default": d.files_report.0.iter().map(|r| r.name()).collect::<Vec<_>>(),
+            "description": "File roles besides the product whose findings are shown at the rule's severity. A file's role comes from its path below the workspace folder (tests, examples, scripts, build tooling, vendored folders) and its text (minified or generated files). Findings in files of other roles are shown as information; minified and generated files also skip unreachable-code. A workspace crosscheck.toml `[files] report` replaces this list.",
+        }),
+    );
+    put(
         "taint.report",
         json!({
             "type": "array",
@@ -286,10 +296,12 @@ mod tests {
             templates_dir,
             allow_code_execution,
             taint_report,
+            files_report,
         } = parsed.layer;
         assert!(exclude.is_some() && respect_gitignore.is_some() && max_file_bytes.is_some());
         assert!(disabled_rules.is_some() && llm_enabled.is_some() && llm_debounce_ms.is_some());
         assert!(llm_tasks.is_some() && llm_function_checks.is_some() && taint_report.is_some());
+        assert!(files_report.is_some());
         assert_eq!(tiers.len(), TIERS.len());
         // Restricted: the user's config file only, so never offered to editors.
         assert!(templates_dir.is_none() && allow_code_execution.is_none());

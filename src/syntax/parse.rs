@@ -21,6 +21,35 @@ pub struct SourceError {
     pub message: String,
 }
 
+/// A part of a file that did not parse: an ERROR node (lines `line..=end_line` not parsed)
+/// or a MISSING token the parser assumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxErrorRegion {
+    /// 1-based first line.
+    pub line: usize,
+    /// 1-based last line.
+    pub end_line: usize,
+    /// The kind of the token that is missing, for a MISSING node.
+    pub missing: Option<String>,
+}
+
+impl SyntaxErrorRegion {
+    /// The message `analyze` reports (`syntax error`, `syntax error (lines 3-9 not parsed)`,
+    /// ``syntax error: missing `;` ``).
+    pub fn message(&self) -> String {
+        match &self.missing {
+            Some(kind) => format!("syntax error: missing `{kind}`"),
+            None if self.end_line > self.line => {
+                format!(
+                    "syntax error (lines {}-{} not parsed)",
+                    self.line, self.end_line
+                )
+            }
+            None => "syntax error".to_string(),
+        }
+    }
+}
+
 /// Why a file could not be turned into text for parsing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
@@ -306,12 +335,14 @@ impl ParsedFile {
         self.root().has_error() || self.cancelled
     }
 
-    /// Collects ERROR and MISSING nodes iteratively (no recursion: safe on deep trees).
-    fn collect_errors(&self) -> Vec<SourceError> {
+    /// The regions that did not parse (ERROR nodes) and the tokens the parser had to assume
+    /// (MISSING nodes), in document order, at most [`MAX_REPORTED_ERRORS`] of them, with the
+    /// total count. Iterative (no recursion: safe on deep trees).
+    pub fn syntax_error_regions(&self) -> (Vec<SyntaxErrorRegion>, usize) {
         let mut out = Vec::new();
         let root = self.root();
         if !root.has_error() {
-            return out;
+            return (out, 0);
         }
         let mut cursor = root.walk();
         let mut total = 0usize;
@@ -321,18 +352,11 @@ impl ParsedFile {
             if node.is_error() || node.is_missing() {
                 total += 1;
                 if out.len() < MAX_REPORTED_ERRORS {
-                    let line = self.line_of(node.start_byte());
-                    let message = if node.is_missing() {
-                        format!("syntax error: missing `{}`", node.kind())
-                    } else {
-                        let end_line = self.line_of(node.end_byte());
-                        if end_line > line {
-                            format!("syntax error (lines {line}-{end_line} not parsed)")
-                        } else {
-                            "syntax error".to_string()
-                        }
-                    };
-                    out.push(SourceError { line, message });
+                    out.push(SyntaxErrorRegion {
+                        line: self.line_of(node.start_byte()),
+                        end_line: self.line_of(node.end_byte()),
+                        missing: node.is_missing().then(|| node.kind().to_string()),
+                    });
                 }
                 descend = false;
             }
@@ -348,6 +372,19 @@ impl ParsedFile {
                 }
             }
         }
+        (out, total)
+    }
+
+    /// The syntax errors as messages, one per region, plus a count of those not listed.
+    fn collect_errors(&self) -> Vec<SourceError> {
+        let (regions, total) = self.syntax_error_regions();
+        let mut out: Vec<SourceError> = regions
+            .iter()
+            .map(|r| SourceError {
+                line: r.line,
+                message: r.message(),
+            })
+            .collect();
         if total > out.len() {
             out.push(SourceError {
                 line: 0,

@@ -37,6 +37,7 @@ enum Section {
     Sink,
     Sanitizer,
     Propagator,
+    Lookup,
 }
 
 /// Rule indices matched by one call.
@@ -46,6 +47,7 @@ pub(super) struct Matches {
     pub sinks: Vec<usize>,
     pub sanitizers: Vec<usize>,
     pub propagators: Vec<usize>,
+    pub lookups: Vec<usize>,
 }
 
 impl Matches {
@@ -55,6 +57,7 @@ impl Matches {
             (&mut self.sinks, other.sinks),
             (&mut self.sanitizers, other.sanitizers),
             (&mut self.propagators, other.propagators),
+            (&mut self.lookups, other.lookups),
         ] {
             for r in from {
                 if !into.contains(&r) {
@@ -69,6 +72,7 @@ impl Matches {
             && self.sinks.is_empty()
             && self.sanitizers.is_empty()
             && self.propagators.is_empty()
+            && self.lookups.is_empty()
     }
 }
 
@@ -118,6 +122,9 @@ impl Compiled {
         }
         for (i, r) in spec.propagators.iter().enumerate() {
             add(Section::Propagator, i, &r.calls);
+        }
+        for (i, r) in spec.lookups.iter().enumerate() {
+            add(Section::Lookup, i, &r.calls);
         }
         let attrs = spec
             .sources
@@ -175,6 +182,7 @@ impl Compiled {
                     .propagators
                     .get(rule)
                     .and_then(|r| r.calls.get(pi)),
+                Section::Lookup => self.spec.lookups.get(rule).and_then(|r| r.calls.get(pi)),
             };
             if !pat.is_some_and(|p| p.matches(shape)) {
                 continue;
@@ -184,6 +192,7 @@ impl Compiled {
                 Section::Sink => &mut m.sinks,
                 Section::Sanitizer => &mut m.sanitizers,
                 Section::Propagator => &mut m.propagators,
+                Section::Lookup => &mut m.lookups,
             };
             if !list.contains(&rule) {
                 list.push(rule);
@@ -390,7 +399,7 @@ impl Tables {
             .map(String::as_str)
     }
 
-    fn kind_bit(&self, kind: &str) -> u64 {
+    pub fn kind_bit(&self, kind: &str) -> u64 {
         self.kind_bits.get(kind).copied().unwrap_or(0)
     }
 }
@@ -928,6 +937,7 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         if let Some(func) = info.index.and_then(|i| unit.functions.get(i)) {
             let vis = visibility(file, func.node);
             let decorators = decorator_paths(file, func.node);
+            let param_facts = parameter_annotations(file, func.node, func.params.len());
             for rule in &spec.spec.sources {
                 let Some(ps) = &rule.params else { continue };
                 let fn_ok = ps.functions.is_empty() || ps.functions.contains(&func.simple_name);
@@ -955,6 +965,20 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
                         || !(ps.index.is_empty() || ps.index.contains(&i))
                     {
                         continue;
+                    }
+                    if !ps.annotations.is_empty() || !ps.types.is_empty() {
+                        let Some((annots, ty)) = param_facts.get(i) else {
+                            continue;
+                        };
+                        let annot_ok = ps.annotations.is_empty()
+                            || annots.iter().any(|a| ps.annotations.contains(a));
+                        // A `types` row is about parameters the framework binds by their type
+                        // alone: an annotated one is bound as its annotation says.
+                        let type_ok = ps.types.is_empty()
+                            || (annots.is_empty() && ps.types.iter().any(|t| t == ty));
+                        if !(annot_ok && type_ok) {
+                            continue;
+                        }
                     }
                     param_sources
                         .entry(fid)
@@ -1172,8 +1196,68 @@ fn is_source_call(
     })
 }
 
-/// The callee paths of a Python function's decorators (`@app.route("/")` -> `app.route`).
+/// Java: each parameter's annotations (simple names) and declared type, in parameter order;
+/// empty when the parameter list does not line up with the function's `params`.
+fn parameter_annotations(
+    file: &ParsedFile,
+    func: Node<'_>,
+    count: usize,
+) -> Vec<(Vec<String>, String)> {
+    if file.language != Language::Java {
+        return Vec::new();
+    }
+    let Some(params) = func.child_by_field_name("parameters") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut c = params.walk();
+    for p in params.named_children(&mut c) {
+        if p.kind().contains("comment") {
+            continue;
+        }
+        let ty = p
+            .child_by_field_name("type")
+            .map(|t| file.node_text(t).split_whitespace().collect::<String>())
+            .unwrap_or_default();
+        out.push((java_annotations(file, p), ty));
+    }
+    if out.len() == count {
+        out
+    } else {
+        Vec::new()
+    }
+}
+
+/// The simple names of a Java declaration's annotations (`@RequestParam("q")` -> `RequestParam`).
+fn java_annotations(file: &ParsedFile, decl: Node<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut c = decl.walk();
+    for m in decl
+        .named_children(&mut c)
+        .filter(|m| m.kind() == "modifiers")
+    {
+        let mut mc = m.walk();
+        for a in m.named_children(&mut mc) {
+            if matches!(a.kind(), "marker_annotation" | "annotation") {
+                if let Some(n) = a.child_by_field_name("name") {
+                    let name = file.node_text(n);
+                    out.push(name.rsplit('.').next().unwrap_or(name).to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The callee paths of a Python function's decorators (`@app.route("/")` -> `app.route`), or
+/// a Java method's annotations (`@GetMapping("/x")` -> `GetMapping`).
 fn decorator_paths(file: &ParsedFile, func: Node<'_>) -> Vec<Vec<Seg>> {
+    if file.language == Language::Java {
+        return java_annotations(file, func)
+            .into_iter()
+            .map(|name| vec![Seg { name, call: false }])
+            .collect();
+    }
     let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
         return Vec::new();
     };

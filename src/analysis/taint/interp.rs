@@ -6,13 +6,15 @@
 //! is flagged partial. Statement walks outside the CFG (module top level, collapsed over-deep
 //! statements, unparsed regions) are iterative.
 
-use super::engine::{call_names, Env, FnId, FnOut, Tables, Workspace, VARARGS};
+use super::engine::{call_names, Env, FnId, FnOut, Matches, Tables, Workspace, VARARGS};
 use super::spec::{ArgSel, CallShape, Seg};
 use super::syntax::{
     call_parts, callee_path, declarator_name, is_call_kind, is_definition, is_string_kind,
     literal_const, named_children, path_of, short_text, simple_type, unwrap, CallParts,
 };
-use super::value::{param_label, Coll, Const, Step, Taint, Val, MAX_COLL, MAX_CONST_STR};
+use super::value::{
+    param_label, Coll, Const, Step, Taint, Val, ALL_KINDS, MAX_COLL, MAX_CONST_STR,
+};
 use crate::analysis::cfg::{Cfg, EdgeKind, NodeKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use petgraph::graph::NodeIndex;
@@ -76,6 +78,19 @@ pub(super) struct Interp<'a, 't> {
     weak: bool,
     /// Line of the statement being interpreted.
     line: usize,
+    /// Validator calls met while evaluating the current expression: (call start byte,
+    /// guarded variable, sanitiser kinds).
+    guard_hits: Vec<(usize, String, u64)>,
+    /// What the last branch condition proves on its true and its false edge: variables and
+    /// the kinds they are sanitised for.
+    edge_guards: Option<EdgeGuards>,
+}
+
+/// Variables a branch condition validates, per outgoing edge.
+#[derive(Default)]
+struct EdgeGuards {
+    on_true: Vec<(String, u64)>,
+    on_false: Vec<(String, u64)>,
 }
 
 impl<'a, 't> Interp<'a, 't> {
@@ -97,6 +112,8 @@ impl<'a, 't> Interp<'a, 't> {
             state: State::new(),
             weak: false,
             line: 0,
+            guard_hits: Vec::new(),
+            edge_guards: None,
         }
     }
 
@@ -209,6 +226,7 @@ impl<'a, 't> Interp<'a, 't> {
                 None => EdgeFilter::All,
             };
             let out_state = std::mem::take(&mut self.state);
+            let guards = self.edge_guards.take();
             for &(target, kind) in succs.get(node).map(Vec::as_slice).unwrap_or(&[]) {
                 let target_start = cfg
                     .graph
@@ -218,6 +236,25 @@ impl<'a, 't> Interp<'a, 't> {
                 if !feasible(&filter, kind, target_start) {
                     continue;
                 }
+                // A validator in the condition sanitises what it checked on the edge where
+                // it held.
+                let guarded = guards.as_ref().and_then(|g| match kind {
+                    EdgeKind::True if !g.on_true.is_empty() => Some(&g.on_true),
+                    EdgeKind::False if !g.on_false.is_empty() => Some(&g.on_false),
+                    _ => None,
+                });
+                let refined;
+                let out_state = match guarded {
+                    Some(vars) => {
+                        let mut st = out_state.clone();
+                        for (name, bits) in vars {
+                            sanitize_in(&mut st, name, *bits, &self.tabs.trails);
+                        }
+                        refined = st;
+                        &refined
+                    }
+                    None => &out_state,
+                };
                 let Some(slot) = inputs.get_mut(target) else {
                     continue;
                 };
@@ -229,7 +266,7 @@ impl<'a, 't> Interp<'a, 't> {
                         true
                     }
                     Some(old) => {
-                        let mut joined = join_states(old, &out_state, &self.tabs.trails);
+                        let mut joined = join_states(old, out_state, &self.tabs.trails);
                         if widen {
                             widen_changed(old, &mut joined, &self.tabs.trails);
                         }
@@ -303,6 +340,7 @@ impl<'a, 't> Interp<'a, 't> {
         line: usize,
     ) -> EdgeFilter {
         self.line = line;
+        self.guard_hits.clear();
         match kind {
             NodeKind::Entry | NodeKind::Exit | NodeKind::Try | NodeKind::Jump => {
                 return EdgeFilter::All
@@ -381,7 +419,28 @@ impl<'a, 't> Interp<'a, 't> {
     }
 
     fn condition(&mut self, node: Node<'t>) -> EdgeFilter {
+        self.guard_hits.clear();
         let v = self.eval(node, 0);
+        let hits = std::mem::take(&mut self.guard_hits);
+        let mut guards = EdgeGuards::default();
+        for (want, into) in [(true, &mut guards.on_true), (false, &mut guards.on_false)] {
+            let mut facts = Vec::new();
+            condition_facts(self.cx.file, node, want, &mut facts, 0);
+            for fact in facts {
+                match fact {
+                    CondFact::Call(start, true) => into.extend(
+                        hits.iter()
+                            .filter(|(s, _, _)| *s == start)
+                            .map(|(_, n, b)| (n.clone(), *b)),
+                    ),
+                    CondFact::Call(_, false) => {}
+                    CondFact::Known(name) => into.push((name, ALL_KINDS)),
+                }
+            }
+        }
+        if !guards.on_true.is_empty() || !guards.on_false.is_empty() {
+            self.edge_guards = Some(guards);
+        }
         match v.konst.as_ref().and_then(Const::truthy) {
             Some(b) => EdgeFilter::Bool(b),
             None => EdgeFilter::All,
@@ -1327,9 +1386,13 @@ impl<'a, 't> Interp<'a, 't> {
         if let Some(c) = literal_const(self.cx.file, node) {
             return Val::of_const(c);
         }
-        // f-strings and interpolations: the taint of the interpolated expressions.
+        // f-strings and interpolations: the taint of the interpolated expressions (in order,
+        // so that a literal prefix fixing a URL's target keeps what follows from redirecting).
         let mut t = Taint::default();
         let mut stack = named_children(node);
+        stack.reverse();
+        let mut prefix = String::new();
+        let url_kinds = self.tabs.kind_bit("redirect") | self.tabs.kind_bit("ssrf");
         let mut guard = 0;
         while let Some(n) = stack.pop() {
             guard += 1;
@@ -1341,11 +1404,21 @@ impl<'a, 't> Interp<'a, 't> {
                     if matches!(e.kind(), "format_specifier" | "type_conversion") {
                         continue;
                     }
-                    let v = self.eval(e, depth + 1);
-                    t.join(&v.flat(&self.tabs.trails), &self.tabs.trails);
+                    let mut v = self.eval(e, depth + 1).flat(&self.tabs.trails);
+                    if fixes_url_target(&prefix) {
+                        v.sanitize(url_kinds);
+                    }
+                    t.join(&v, &self.tabs.trails);
+                }
+                prefix.push('\u{0}');
+            } else if n.kind() == "string_content" || n.kind() == "string_fragment" {
+                if prefix.len() < 512 {
+                    prefix.push_str(self.text(n));
                 }
             } else if is_string_kind(n.kind()) {
-                stack.extend(named_children(n));
+                let mut inner = named_children(n);
+                inner.reverse();
+                stack.extend(inner);
             }
         }
         Val::of_taint(t)
@@ -1399,7 +1472,19 @@ impl<'a, 't> Interp<'a, 't> {
             };
         }
         let mut t = a.flat(&self.tabs.trails);
-        t.join(&b.flat(&self.tabs.trails), &self.tabs.trails);
+        let mut tail = b.flat(&self.tabs.trails);
+        // `"https://host/path?q=" + x`: a constant prefix that fixes where a URL points keeps
+        // what follows from redirecting or fetching elsewhere.
+        let fixed = match (&a.konst, op.as_str()) {
+            (Some(Const::Str(p)), "+") => fixes_url_target(p),
+            // `"/search?q=%s" % q`: the literal text before the first conversion.
+            (Some(Const::Str(p)), "%") => fixes_url_target(p.split('%').next().unwrap_or("")),
+            _ => false,
+        };
+        if fixed {
+            tail.sanitize(self.tabs.kind_bit("redirect") | self.tabs.kind_bit("ssrf"));
+        }
+        t.join(&tail, &self.tabs.trails);
         Val {
             taint: t,
             konst,
@@ -1957,7 +2042,11 @@ impl<'a, 't> Interp<'a, 't> {
                 return v;
             }
         }
-        // Value of the call: summaries of resolved callees, else receiver and arguments.
+        let matches = self
+            .call_matches(&parts, &raw_path, canon.as_ref(), rtype.as_deref())
+            .unwrap_or_default();
+        // Value of the call: summaries of resolved callees, else receiver and arguments (but
+        // not the keys of a lookup: what is stored under a tainted key is not tainted by it).
         let callees = self.ws.callees(self.cx.fid, node.start_byte());
         let mut result = if callees.is_empty()
             && parts.is_new
@@ -1970,12 +2059,35 @@ impl<'a, 't> Interp<'a, 't> {
                 ..Val::default()
             }
         } else if callees.is_empty() {
+            let keys: Vec<ArgSel> = self
+                .ws
+                .spec(self.cx.unit)
+                .map(|spec| {
+                    matches
+                        .lookups
+                        .iter()
+                        .filter_map(|&r| spec.spec.lookups.get(r))
+                        .flat_map(|l| l.keys.iter().copied())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let is_key = |i: usize| keys.iter().any(|k| k.selects_arg(i));
+            let all_keys = keys.contains(&ArgSel::All);
             let mut t = Taint::default();
             if let Some(r) = &recv {
-                t.join(&r.flat(&self.tabs.trails), &self.tabs.trails);
+                if !keys.contains(&ArgSel::Receiver) {
+                    t.join(&r.flat(&self.tabs.trails), &self.tabs.trails);
+                }
             }
-            for a in args.iter().chain(kwargs.iter().map(|(_, v)| v)) {
-                t.join(&a.flat(&self.tabs.trails), &self.tabs.trails);
+            for (i, a) in args.iter().enumerate() {
+                if !is_key(i) {
+                    t.join(&a.flat(&self.tabs.trails), &self.tabs.trails);
+                }
+            }
+            if !all_keys && !keys.contains(&ArgSel::Keywords) {
+                for (_, a) in &kwargs {
+                    t.join(&a.flat(&self.tabs.trails), &self.tabs.trails);
+                }
             }
             Val::of_taint(t)
         } else {
@@ -2007,44 +2119,6 @@ impl<'a, 't> Interp<'a, 't> {
         let Some(spec) = self.ws.spec(self.cx.unit) else {
             return result;
         };
-        // Python imports: the written path and the imported one both count (`render` after
-        // `from django.shortcuts import render` matches `render` and `django.shortcuts.render`).
-        let mut matches = spec.match_call(
-            &parts.name,
-            &CallShape {
-                path: &raw_path,
-                receiver_type: rtype.as_deref(),
-                is_new: parts.is_new,
-            },
-        );
-        if let Some(c) = &canon {
-            let more = spec.match_call(
-                &parts.name,
-                &CallShape {
-                    path: c,
-                    receiver_type: rtype.as_deref(),
-                    is_new: parts.is_new,
-                },
-            );
-            matches.merge(more);
-        }
-        if let Some(unit) = self.ws.units.get(self.cx.unit) {
-            for alias in call_names(unit, &parts).into_iter().skip(1) {
-                let path = [Seg {
-                    name: alias.clone(),
-                    call: false,
-                }];
-                let more = spec.match_call(
-                    &alias,
-                    &CallShape {
-                        path: &path,
-                        receiver_type: None,
-                        is_new: false,
-                    },
-                );
-                matches.merge(more);
-            }
-        }
         if matches.is_empty() {
             return result;
         }
@@ -2060,6 +2134,11 @@ impl<'a, 't> Interp<'a, 't> {
                 _ => {
                     for (i, a) in args.iter().enumerate() {
                         if sel.selects_arg(i) {
+                            t.join(&a.flat(&this.tabs.trails), &this.tabs.trails);
+                        }
+                    }
+                    if sel == ArgSel::Keywords {
+                        for (_, a) in &kwargs {
                             t.join(&a.flat(&this.tabs.trails), &this.tabs.trails);
                         }
                     }
@@ -2114,6 +2193,44 @@ impl<'a, 't> Interp<'a, 't> {
             let bits = self.ws.sanitizer_bits(self.cx.unit, rule);
             result.taint.sanitize(bits);
             result.konst = None;
+            let Some(san) = spec.spec.sanitizers.get(rule) else {
+                continue;
+            };
+            // A validator: the variables it checks, for the branch condition it may be part
+            // of; one that raises on bad input, called as a statement, sanitises them now.
+            let mut checked: Vec<Node<'t>> = Vec::new();
+            for &sel in &san.guards {
+                match sel {
+                    ArgSel::Receiver => checked.extend(parts.receiver),
+                    ArgSel::Return => {}
+                    ArgSel::Keywords => checked.extend(parts.kwargs.iter().map(|(_, v)| *v)),
+                    _ => checked.extend(
+                        parts
+                            .args
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| sel.selects_arg(*i))
+                            .map(|(_, a)| *a),
+                    ),
+                }
+            }
+            let discarded = node
+                .parent()
+                .is_some_and(|p| p.kind() == "expression_statement");
+            for a in checked {
+                let a = unwrap(a);
+                if a.kind() != "identifier" {
+                    continue;
+                }
+                let name = self.text(a).to_string();
+                if san.raises && discarded {
+                    if self.is_local(&name) {
+                        sanitize_in(&mut self.state, &name, bits, &self.tabs.trails);
+                    }
+                } else if self.is_local(&name) && self.guard_hits.len() < 64 {
+                    self.guard_hits.push((node.start_byte(), name, bits));
+                }
+            }
         }
         for &rule in &matches.sources {
             let Some(src) = spec.spec.sources.get(rule) else {
@@ -2182,6 +2299,57 @@ impl<'a, 't> Interp<'a, 't> {
                 .join(&t, &self.tabs.trails);
         }
         result
+    }
+
+    /// The spec rules a call matches: its written path, its canonical (imported) path and,
+    /// for C/C++, the names its macros alias.
+    fn call_matches(
+        &self,
+        parts: &CallParts<'t>,
+        raw_path: &[Seg],
+        canon: Option<&Vec<Seg>>,
+        rtype: Option<&str>,
+    ) -> Option<Matches> {
+        let spec = self.ws.spec(self.cx.unit)?;
+        // Python imports: the written path and the imported one both count (`render` after
+        // `from django.shortcuts import render` matches `render` and `django.shortcuts.render`).
+        let mut matches = spec.match_call(
+            &parts.name,
+            &CallShape {
+                path: raw_path,
+                receiver_type: rtype,
+                is_new: parts.is_new,
+            },
+        );
+        if let Some(c) = canon {
+            let more = spec.match_call(
+                &parts.name,
+                &CallShape {
+                    path: c,
+                    receiver_type: rtype,
+                    is_new: parts.is_new,
+                },
+            );
+            matches.merge(more);
+        }
+        if let Some(unit) = self.ws.units.get(self.cx.unit) {
+            for alias in call_names(unit, parts).into_iter().skip(1) {
+                let path = [Seg {
+                    name: alias.clone(),
+                    call: false,
+                }];
+                let more = spec.match_call(
+                    &alias,
+                    &CallShape {
+                        path: &path,
+                        receiver_type: None,
+                        is_new: false,
+                    },
+                );
+                matches.merge(more);
+            }
+        }
+        Some(matches)
     }
 
     fn sink_conditions(&self, sink: &super::spec::SinkRule, parts: &CallParts<'t>) -> bool {
@@ -2636,6 +2804,198 @@ enum Root {
     This(String),
 }
 
+/// A URL prefix that decides where the URL points: a scheme and host followed by a path or
+/// query (`https://api.example.com/`, `http://x?`), a path on this site (`/login?next=`; not
+/// `/` alone or `//`, which names a host), or anything with a query already begun.
+fn fixes_url_target(prefix: &str) -> bool {
+    let p = prefix.trim_start();
+    if let Some(i) = p.find("://") {
+        let rest = &p[i + 3..];
+        return rest
+            .find(['/', '?', '#'])
+            .is_some_and(|j| j > 0 && !rest[..j].contains(['@', '\\']));
+    }
+    // `"/" + x` is not enough: x = "/evil.com" makes the host-naming `//evil.com`.
+    let on_site = p.len() >= 2 && p.starts_with('/') && !matches!(p.as_bytes()[1], b'/' | b'\\');
+    on_site || p.contains('?')
+}
+
+/// Makes a variable's value in `state` sanitised for `bits` (a tracked collection becomes
+/// its flat taint).
+fn sanitize_in(state: &mut State, name: &str, bits: u64, trails: &super::value::Trails) {
+    if let Some(v) = state.get_mut(name) {
+        let mut t = v.flat(trails);
+        t.sanitize(bits);
+        *v = Val {
+            taint: t,
+            konst: v.konst.clone(),
+            coll: None,
+        };
+    }
+}
+
+/// What a branch condition shows about its parts on the edge where it evaluates to `want`.
+enum CondFact {
+    /// The call starting at this byte returned this truth value.
+    Call(usize, bool),
+    /// The variable holds one of the program's own constants (`x in ALLOWED`, `x == "a"`,
+    /// `"a".equals(x)`, `ALLOWED.contains(x)`).
+    Known(String),
+}
+
+/// The facts a condition proves when it evaluates to `want`: through parentheses, negation,
+/// `and` (when true) and `or` (when false).
+fn condition_facts(
+    file: &ParsedFile,
+    node: Node<'_>,
+    want: bool,
+    out: &mut Vec<CondFact>,
+    depth: usize,
+) {
+    if depth > 32 {
+        return;
+    }
+    let text = |n: Node<'_>| file.node_text(n);
+    let op_text = |n: Node<'_>| {
+        n.child_by_field_name("operator")
+            .map(|o| file.node_text(o).trim().to_string())
+            .unwrap_or_default()
+    };
+    match node.kind() {
+        "parenthesized_expression" | "condition_clause" => {
+            if let Some(inner) = named_children(node).into_iter().next_back() {
+                condition_facts(file, inner, want, out, depth + 1);
+            }
+        }
+        "not_operator" => {
+            if let Some(a) = node.child_by_field_name("argument") {
+                condition_facts(file, a, !want, out, depth + 1);
+            }
+        }
+        "unary_expression" if op_text(node) == "!" => {
+            if let Some(a) = node
+                .child_by_field_name("operand")
+                .or_else(|| node.child_by_field_name("argument"))
+            {
+                condition_facts(file, a, !want, out, depth + 1);
+            }
+        }
+        "boolean_operator" | "binary_expression" => {
+            let op = op_text(node);
+            let both =
+                (want && (op == "and" || op == "&&")) || (!want && (op == "or" || op == "||"));
+            if both {
+                for side in ["left", "right"] {
+                    if let Some(n) = node.child_by_field_name(side) {
+                        condition_facts(file, n, want, out, depth + 1);
+                    }
+                }
+            } else if (want && op == "==") || (!want && op == "!=") {
+                if let Some(name) = equality_known(file, node) {
+                    out.push(CondFact::Known(name));
+                }
+            }
+        }
+        "comparison_operator" => {
+            // Python: `x in ALLOWED` (true) / `x not in ALLOWED` (false), `x == "a"`.
+            let parts = named_children(node);
+            let ops: Vec<String> = {
+                let mut c = node.walk();
+                node.children(&mut c)
+                    .filter(|n| !n.is_named())
+                    .map(|n| text(n).to_string())
+                    .collect()
+            };
+            if let ([left, right], [op]) = (parts.as_slice(), ops.as_slice()) {
+                let holds = match op.as_str() {
+                    "in" | "==" => want,
+                    "not in" | "!=" => !want,
+                    _ => false,
+                };
+                if holds && left.kind() == "identifier" {
+                    let allowed = match op.as_str() {
+                        "in" | "not in" => is_allow_list(file, *right),
+                        _ => is_constant_expr(*right),
+                    };
+                    if allowed {
+                        out.push(CondFact::Known(text(*left).to_string()));
+                    }
+                }
+            }
+        }
+        "call" | "method_invocation" | "call_expression" => {
+            out.push(CondFact::Call(node.start_byte(), want));
+            if want {
+                if let Some(name) = allow_list_call(file, node) {
+                    out.push(CondFact::Known(name));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `x == "a"` / `"a" == x` with a literal on one side: the variable on the other.
+fn equality_known(file: &ParsedFile, node: Node<'_>) -> Option<String> {
+    let l = node.child_by_field_name("left")?;
+    let r = node.child_by_field_name("right")?;
+    match (l.kind() == "identifier", r.kind() == "identifier") {
+        (true, false) if is_constant_expr(r) => Some(file.node_text(l).to_string()),
+        (false, true) if is_constant_expr(l) => Some(file.node_text(r).to_string()),
+        _ => None,
+    }
+}
+
+/// A literal string, number, or an ALL_CAPS constant name.
+fn is_constant_expr(n: Node<'_>) -> bool {
+    is_string_kind(n.kind())
+        || matches!(
+            n.kind(),
+            "integer" | "float" | "decimal_integer_literal" | "number_literal" | "true" | "false"
+        )
+}
+
+/// An allow-list: a literal collection of constants, or a name spelled as a constant
+/// (`ALLOWED`, `settings.ALLOWED_HOSTS`).
+fn is_allow_list(file: &ParsedFile, n: Node<'_>) -> bool {
+    match n.kind() {
+        "list" | "tuple" | "set" => named_children(n).iter().all(|c| is_constant_expr(*c)),
+        "identifier" | "attribute" | "field_access" => {
+            let t = file.node_text(n);
+            let last = t.rsplit('.').next().unwrap_or(t);
+            last.len() > 1
+                && last.chars().any(|c| c.is_ascii_uppercase())
+                && last
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        }
+        _ => false,
+    }
+}
+
+/// Java: `"a".equals(x)`, `x.equals("a")`, `ALLOWED.contains(x)`: the variable compared with
+/// the program's own constants.
+fn allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
+    let name = node.child_by_field_name("name")?;
+    let object = node.child_by_field_name("object")?;
+    let args = node.child_by_field_name("arguments")?;
+    let [arg] = named_children(args).try_into().ok()?;
+    let ident = |n: Node<'_>| (n.kind() == "identifier").then(|| file.node_text(n).to_string());
+    match file.node_text(name) {
+        "equals" | "equalsIgnoreCase" => {
+            if is_constant_expr(object) {
+                ident(arg)
+            } else if is_constant_expr(arg) {
+                ident(object)
+            } else {
+                None
+            }
+        }
+        "contains" if is_allow_list(file, object) => ident(arg),
+        _ => None,
+    }
+}
+
 fn is_self(text: &str) -> bool {
     matches!(text, "self" | "this" | "cls")
 }
@@ -3022,4 +3382,35 @@ fn is_compound(kind: &str) -> bool {
             | "synchronized_statement"
             | "labeled_statement"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixes_url_target;
+
+    #[test]
+    fn a_url_prefix_fixes_the_target_only_once_its_host_or_path_is_closed() {
+        for fixed in [
+            "https://auth.example.com/authorize?state=",
+            "http://x.org/",
+            "/search?q=",
+            "/login",
+            "?next=",
+            "mailto:a@b?subject=",
+        ] {
+            assert!(fixes_url_target(fixed), "{fixed}");
+        }
+        for open in [
+            "https://",
+            "https://example.com",
+            "//",
+            "/",
+            "/\\",
+            "https://user@",
+            "",
+            "http",
+        ] {
+            assert!(!fixes_url_target(open), "{open}");
+        }
+    }
 }

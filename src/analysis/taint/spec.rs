@@ -19,7 +19,10 @@
 //! except_in = ["constructor"]   # functions (simple names) where this source does not apply
 //! params = { functions = ["main"], index = [1] }   # parameters of named functions...
 //! # params = { visibility = ["public", "external"] }  # ...or of functions with a visibility
-//! # params = { decorators = ["*.route"] }   # ...or of decorated functions (Flask routes)
+//! # params = { decorators = ["*.route"] }   # ...or of decorated functions (Flask routes;
+//! #                                          # Java: annotated methods, `GetMapping`)
+//! # params = { annotations = ["RequestParam"] }  # ...or Java parameters with these annotations
+//! # params = { decorators = ["GetMapping"], types = ["String"] }  # ...of these declared types
 //! # (`self`/`cls` are never sources; all three lists empty = every function)
 //! description = "..."
 //!
@@ -34,10 +37,20 @@
 //! calls = ["shlex.quote"]
 //! kinds = ["command"]            # sink kinds it protects against; "*" = all
 //!
+//! guard = [0]                    # a validator: as a branch condition it sanitises these
+//!                                # arguments on the branch where it returned true
+//! raises = false                 # true: it raises on bad input, so as a statement it
+//!                                # sanitises its `guard` arguments from then on
+//!
 //! [[propagator]]
 //! calls = ["*.append"]
 //! from = ["args"]                # "args", "receiver", an index, or "N.." (N and later)
 //! to = ["receiver"]              # "return", "receiver", an index, or "N.."
+//!
+//! [[lookup]]
+//! calls = ["*.objects.get"]      # the value is what is stored under the key arguments:
+//! keys = ["args"]                # a tainted key does not taint it (receiver and other
+//!                                # arguments still do)
 //! ```
 //!
 //! Argument selectors count positional arguments from 0, receivers excluded; `"2.."` means
@@ -125,6 +138,8 @@ pub enum ArgSel {
     Index(usize),
     /// This positional argument and every later one.
     From(usize),
+    /// Every keyword argument (`url=x`).
+    Keywords,
 }
 
 impl ArgSel {
@@ -134,6 +149,7 @@ impl ArgSel {
             "args" | "*" | "all" => ArgSel::All,
             "receiver" | "self" | "this" => ArgSel::Receiver,
             "return" | "result" => ArgSel::Return,
+            "keywords" | "kwargs" => ArgSel::Keywords,
             _ => {
                 if let Some(n) = t.strip_suffix("..") {
                     ArgSel::From(
@@ -162,7 +178,7 @@ impl ArgSel {
             ArgSel::All => true,
             ArgSel::Index(n) => n == i,
             ArgSel::From(n) => i >= n,
-            ArgSel::Receiver | ArgSel::Return => false,
+            ArgSel::Receiver | ArgSel::Return | ArgSel::Keywords => false,
         }
     }
 }
@@ -366,8 +382,13 @@ pub struct ParamSource {
     pub index: Vec<usize>,
     /// Solidity visibilities (`public`, `external`); empty = any.
     pub visibility: Vec<String>,
-    /// Decorators (call patterns, `*.route`); empty = any.
+    /// Decorators (call patterns, `*.route`; Java: the method's annotations, `GetMapping`);
+    /// empty = any.
     pub decorators: Vec<CallPattern>,
+    /// Java: parameters carrying one of these annotations (`RequestParam`); empty = any.
+    pub annotations: Vec<String>,
+    /// Parameters declared with one of these types (`String`); empty = any.
+    pub types: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -454,6 +475,26 @@ pub struct SanitizerRule {
     pub calls: Vec<CallPattern>,
     /// Sink kinds it protects against; `*` = all.
     pub kinds: Vec<String>,
+    /// A validator: when the call is a branch condition, these arguments (plain variables)
+    /// are sanitised on the branch where it returned true (`if not is_safe(x): return`
+    /// sanitises `x` after the `if`). Empty: the call only sanitises its own value.
+    pub guards: Vec<ArgSel>,
+    /// The validator raises on bad input: called as a statement, it sanitises its `guards`
+    /// arguments from then on.
+    pub raises: bool,
+    pub provenance: Provenance,
+}
+
+/// A lookup: the call's value is what a collection, registry or database holds *under* its
+/// key arguments, so a tainted key does not taint the value (the receiver's and the other
+/// arguments' taint still flow). Without a rule an unknown call's value carries the taint of
+/// its receiver and of every argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookupRule {
+    pub id: String,
+    pub calls: Vec<CallPattern>,
+    /// The key arguments (`"args"`: every argument and keyword argument).
+    pub keys: Vec<ArgSel>,
     pub provenance: Provenance,
 }
 
@@ -474,6 +515,7 @@ pub struct TaintSpec {
     pub sinks: Vec<SinkRule>,
     pub sanitizers: Vec<SanitizerRule>,
     pub propagators: Vec<PropagatorRule>,
+    pub lookups: Vec<LookupRule>,
 }
 
 #[derive(Deserialize)]
@@ -488,6 +530,16 @@ struct RawSpec {
     sanitizer: Vec<RawSanitizer>,
     #[serde(default)]
     propagator: Vec<RawPropagator>,
+    #[serde(default)]
+    lookup: Vec<RawLookup>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLookup {
+    id: Option<String>,
+    calls: Vec<String>,
+    keys: Vec<RawArg>,
 }
 
 #[derive(Deserialize)]
@@ -517,6 +569,10 @@ struct RawParams {
     visibility: Vec<String>,
     #[serde(default)]
     decorators: Vec<String>,
+    #[serde(default)]
+    annotations: Vec<String>,
+    #[serde(default)]
+    types: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -563,6 +619,10 @@ struct RawSanitizer {
     calls: Vec<String>,
     #[serde(default)]
     kinds: Vec<String>,
+    #[serde(default)]
+    guard: Vec<RawArg>,
+    #[serde(default)]
+    raises: bool,
 }
 
 #[derive(Deserialize)]
@@ -625,6 +685,8 @@ impl TaintSpec {
                         index: p.index,
                         visibility: p.visibility,
                         decorators: patterns(&p.decorators)?,
+                        annotations: p.annotations,
+                        types: p.types,
                     }),
                     None => None,
                 },
@@ -685,6 +747,19 @@ impl TaintSpec {
                     .unwrap_or_else(|| default_id("sanitizer", &kinds.join(","), s.calls.first())),
                 calls: patterns(&s.calls)?,
                 kinds,
+                guards: args(&s.guard)?,
+                raises: s.raises,
+                provenance,
+            });
+        }
+        for l in raw.lookup {
+            spec.lookups.push(LookupRule {
+                id: l
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| default_id("lookup", "", l.calls.first())),
+                calls: patterns(&l.calls)?,
+                keys: args(&l.keys)?,
                 provenance,
             });
         }
@@ -753,11 +828,16 @@ impl TaintSpec {
         merge_list(&mut self.sinks, other.sinks, |r| &r.id);
         merge_list(&mut self.sanitizers, other.sanitizers, |r| &r.id);
         merge_list(&mut self.propagators, other.propagators, |r| &r.id);
+        merge_list(&mut self.lookups, other.lookups, |r| &r.id);
     }
 
     /// Every rule count, for summaries.
     pub fn rule_count(&self) -> usize {
-        self.sources.len() + self.sinks.len() + self.sanitizers.len() + self.propagators.len()
+        self.sources.len()
+            + self.sinks.len()
+            + self.sanitizers.len()
+            + self.propagators.len()
+            + self.lookups.len()
     }
 
     /// Identifiers that may start a source match (the last segment of call patterns and of
