@@ -575,3 +575,225 @@ fn a_request_the_server_rejects_fails_only_its_item() {
         .iter()
         .any(|e| e.contains("rejected this item's request")));
 }
+
+/// A small servlet with one SQL sink fed by a request parameter (the built-in Java spec flags
+/// it) and, with `safe`, a second sink fed by a constant.
+fn servlet(safe: bool) -> String {
+    let mut s = String::from(
+        "public class T extends HttpServlet {\n  public void doPost(HttpServletRequest request, HttpServletResponse response) throws Exception {\n    String param = request.getParameter(\"id\");\n    java.sql.Statement st = conn.createStatement();\n    st.executeQuery(\"SELECT * FROM t WHERE id=\" + param); /* BAD */\n",
+    );
+    if safe {
+        s.push_str("    st.executeQuery(\"SELECT * FROM t WHERE id=\" + \"1\"); /* OK */\n");
+    }
+    s.push_str("  }\n}\n");
+    s
+}
+
+fn labelled(id: &str, task: Task, language: Language, code: String, gold: Gold) -> EvalItem {
+    // One kind of label per data set, as the real ones have.
+    let dataset = match &gold {
+        Gold::TaintVerdict { .. } => "verdicts",
+        Gold::SinkLines { .. } => "lines",
+        Gold::VulnCount { .. } => "counts",
+        _ => "alias",
+    };
+    EvalItem {
+        dataset: dataset.into(),
+        id: id.into(),
+        task,
+        language,
+        project: "p".into(),
+        code,
+        code_b: None,
+        function: None,
+        gold,
+    }
+}
+
+/// The LLM says "no" to every flow question and gives a points-to answer where `p` and `q`
+/// share `a` and `r` points to `b` only.
+fn sceptical_llm() -> Arc<FakeClient> {
+    Arc::new(FakeClient::from_fn(|req| {
+        if schema_has(req, "points_to") {
+            FakeReply::text(
+                r#"{"points_to": [{"pointer": "p", "targets": ["a"]}, {"pointer": "q", "targets": ["a"]}, {"pointer": "r", "targets": ["b"]}]}"#,
+            )
+        } else {
+            FakeReply::text(r#"{"reasoning": "it is escaped", "answer": "no"}"#)
+        }
+    }))
+}
+
+#[test]
+fn taint_and_alias_labels_are_scored_against_the_labels_not_the_analyzer() {
+    use crosscheck::eval::labels::{AliasAssertion, AliasKind};
+    let alias_code = "int main() {\n  int a, b;\n  int *p = &a, *q = &a, *r = &b;\n  if (a) r = &a;\n  MAYALIAS(p, q);\n  NOALIAS(p, r);\n  return 0;\n}\n";
+    let items = vec![
+        // The analyzer flags both; the second is labelled safe: one TP, one FP.
+        labelled(
+            "Vuln",
+            Task::Taint,
+            Language::Java,
+            servlet(false),
+            Gold::TaintVerdict {
+                category: "sqli".into(),
+                vulnerable: true,
+            },
+        ),
+        labelled(
+            "Mislabelled",
+            Task::Taint,
+            Language::Java,
+            servlet(false),
+            Gold::TaintVerdict {
+                category: "sqli".into(),
+                vulnerable: false,
+            },
+        ),
+        // Not a taint category: not scored.
+        labelled(
+            "Crypto",
+            Task::Taint,
+            Language::Java,
+            servlet(false),
+            Gold::TaintVerdict {
+                category: "crypto".into(),
+                vulnerable: true,
+            },
+        ),
+        // BAD line 5 flagged, OK line 6 not; a second BAD line 2 (no sink there) missed.
+        labelled(
+            "Lines",
+            Task::Taint,
+            Language::Java,
+            servlet(true),
+            Gold::SinkLines {
+                bad: vec![2, 5],
+                ok: vec![6],
+            },
+        ),
+        // One flow found, two expected.
+        labelled(
+            "count.py",
+            Task::Taint,
+            Language::Python,
+            "import os\nfrom flask import request\n\ndef f():\n    x = request.args.get('x')\n    os.system(x)\n".into(),
+            Gold::VulnCount { count: 2 },
+        ),
+        labelled(
+            "alias.c:main",
+            Task::PointsTo,
+            Language::C,
+            alias_code.into(),
+            Gold::AliasAssertions {
+                assertions: vec![
+                    AliasAssertion {
+                        line: 5,
+                        kind: AliasKind::MayAlias,
+                        a: "p".into(),
+                        b: "q".into(),
+                    },
+                    AliasAssertion {
+                        line: 6,
+                        kind: AliasKind::NoAlias,
+                        a: "p".into(),
+                        b: "r".into(),
+                    },
+                ],
+            },
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(
+        &items,
+        dir.path(),
+        &sceptical_llm(),
+        &EvalOptions::default(),
+    );
+    let row = |id: &str| summary.results.iter().find(|r| r.id == id).unwrap();
+
+    assert_eq!(row("Crypto").status, "not_applicable");
+    let (v, m) = (row("Vuln"), row("Mislabelled"));
+    assert_eq!((v.analyzer.tp, m.analyzer.fp), (1, 1), "{v:?} {m:?}");
+    // The LLM says no to every flow: it finds nothing; the hybrid neither.
+    assert_eq!(v.llm.as_ref().unwrap().fn_, 1);
+    assert_eq!(m.hybrid.as_ref().unwrap().tn, 1);
+
+    let lines = &row("Lines").analyzer;
+    assert_eq!(
+        (lines.tp, lines.fp, lines.fn_, lines.tn),
+        (1, 0, 1, 1),
+        "{lines:?}"
+    );
+    let count = &row("count.py").analyzer;
+    assert_eq!((count.pass, count.parts["found"]), (Some(false), 1));
+
+    let alias = row("alias.c:main");
+    // `r` may point to `a`: the analyzer breaks the NOALIAS assertion.
+    assert_eq!(alias.analyzer.score, Some(0.5), "{alias:?}");
+    assert_eq!(alias.llm.as_ref().unwrap().score, Some(1.0), "{alias:?}");
+    assert_eq!(alias.hybrid.as_ref().unwrap().score, Some(1.0));
+
+    let m = metrics(&summary);
+    for t in &m.tasks {
+        assert_eq!(t.reference, "the data set's labels", "{t:?}");
+        assert!(
+            t.values[0].is_some_and(|v| v < 1.0),
+            "the analyzer is wrong somewhere in {} {}: {:?}",
+            t.dataset,
+            t.task,
+            t.values
+        );
+    }
+    let taint = m
+        .tasks
+        .iter()
+        .find(|t| t.metric == "Youden (TPR − FPR)")
+        .unwrap();
+    // TPR 1, FPR 1 over the two scored verdicts.
+    assert!(close(taint.values[0], 0.0), "{:?}", taint.values);
+    assert!(close(taint.values[1], 0.0), "{:?}", taint.values);
+    let md = crosscheck::eval::report::markdown(&ReportInfo::default(), &m, &summary);
+    assert!(md.contains("the data set's labels"), "{md}");
+    assert!(md.contains("## Confusion counts against the data sets' labels"));
+}
+
+/// OWASP, SecuriBench, PyT and PTABen run for real: every item is scored against the data
+/// set's own labels, and the analyzer column is not 1 by construction.
+#[test]
+fn public_taint_and_points_to_data_sets_are_scored_against_their_labels() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets");
+    assert!(
+        root.join("README.md").is_file(),
+        "the data sets are expected at {}",
+        root.display()
+    );
+    let names: Vec<String> = ["owasp", "securibench", "pyt", "ptaben"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut errors = Vec::new();
+    let items = crosscheck::eval::adapters::load_datasets(&root, &names, &mut errors);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(items.iter().all(|i| i.gold != Gold::Analyzer));
+    let items = select_items(items, &[], None, Some((150, 1)));
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(
+        &items,
+        dir.path(),
+        &scripted_llm(),
+        &EvalOptions {
+            no_llm: true,
+            concurrency: 2,
+            ..EvalOptions::default()
+        },
+    );
+    let m = metrics(&summary);
+    assert_eq!(m.tasks.len(), 4, "{:?}", m.tasks);
+    for t in &m.tasks {
+        assert_eq!(t.reference, "the data set's labels");
+        let v = t.values[0].unwrap_or_else(|| panic!("{} has no analyzer figure", t.dataset));
+        // Floors well below the measured figures (README), and never 1 by construction.
+        assert!(v > 0.5 && v < 1.0, "{} {}: {v}", t.dataset, t.metric);
+    }
+}

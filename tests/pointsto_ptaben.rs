@@ -7,12 +7,11 @@
 //! Gated on the data set existing at `../shared/datasets/ptaben` relative to the crate root.
 //! `EXPECTEDFAIL_*` and `PARTIALALIAS` calls are not scored.
 
-use crosscheck::analysis::pointsto::{analyze_file, sets_may_alias, PointsTo};
-use crosscheck::syntax::functions::collect_functions;
+use crosscheck::analysis::pointsto::{analyze_file, PointsTo};
+use crosscheck::eval::labels::{alias_calls, analyzer_alias};
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tree_sitter::Node;
 
 const KINDS: [&str; 3] = ["MAYALIAS", "MUSTALIAS", "NOALIAS"];
 
@@ -40,55 +39,20 @@ struct Outcome {
     satisfied: bool,
 }
 
-fn call_name<'a>(file: &'a ParsedFile, call: Node<'_>) -> Option<&'a str> {
-    let f = call.child_by_field_name("function")?;
-    (f.kind() == "identifier").then(|| file.node_text(f))
-}
-
 fn evaluate_file(rel: &str, file: &ParsedFile, result: &PointsTo) -> Vec<Outcome> {
-    let functions = collect_functions(file);
-    let mut out = Vec::new();
-    let mut stack = vec![file.root()];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
-        if node.kind() != "call_expression" {
-            continue;
-        }
-        let Some(name) = call_name(file, node) else {
-            continue;
-        };
-        if !KINDS.contains(&name) {
-            continue;
-        }
-        let Some(args) = node.child_by_field_name("arguments") else {
-            continue;
-        };
-        let mut c = args.walk();
-        let args: Vec<Node<'_>> = args
-            .named_children(&mut c)
-            .filter(|a| a.kind() != "comment")
-            .collect();
-        let [a, b] = args.as_slice() else { continue };
-        // Innermost enclosing function.
-        let function = functions
-            .iter()
-            .filter(|f| f.node.byte_range().contains(&node.start_byte()))
-            .max_by_key(|f| f.node.start_byte())
-            .map(|f| f.name.as_str());
-        let ta = result.eval_expr(rel, file, function, *a);
-        let tb = result.eval_expr(rel, file, function, *b);
-        let alias = sets_may_alias(&ta, &tb);
-        out.push(Outcome {
-            file: rel.to_string(),
-            line: file.line_of(node.start_byte()),
-            kind: name.to_string(),
-            text: format!("{} {:?} {:?}", file.node_text(node), ta, tb),
-            satisfied: if name == "NOALIAS" { !alias } else { alias },
-        });
-    }
-    out
+    alias_calls(file)
+        .iter()
+        .map(|call| {
+            let (ta, tb, alias) = analyzer_alias(rel, file, result, call);
+            Outcome {
+                file: rel.to_string(),
+                line: call.line,
+                kind: call.kind.name().to_string(),
+                text: format!("{} {:?} {:?}", call.text, ta, tb),
+                satisfied: call.kind.satisfied_by(Some(alias)),
+            }
+        })
+        .collect()
 }
 
 /// (file, line, oracle) rows of `alias_assertions.csv` for basic_c_tests. The derived CSV

@@ -5,11 +5,17 @@
 //!
 //! Gated on the data set: `../shared/datasets/owasp_benchmark_java` relative to the crate, or
 //! `OWASP_DIR`. Without it the test passes with a note on stderr.
+//!
+//! The labels and the counting are `crosscheck::eval::labels`, shared with `crosscheck eval`
+//! (which analyses each test file alone, without the helper classes).
 
 use crosscheck::analysis::callgraph::SourceUnit;
 use crosscheck::analysis::taint::{analyze_taint, TaintSpecs};
+use crosscheck::eval::labels::{
+    flagged_kinds_by_test, parse_owasp_expected, BinaryCounts, OWASP_CATEGORIES,
+};
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn dataset() -> Option<PathBuf> {
@@ -20,16 +26,6 @@ fn dataset() -> Option<PathBuf> {
         });
     dir.join("expectedresults-1.2.csv").is_file().then_some(dir)
 }
-
-/// Benchmark category -> sink kind of the built-in Java spec.
-const CATEGORIES: &[(&str, &str)] = &[
-    ("sqli", "sql"),
-    ("cmdi", "command"),
-    ("pathtraver", "path"),
-    ("xss", "xss"),
-    ("ldapi", "ldap"),
-    ("xpathi", "xpath"),
-];
 
 /// Floors on Youden's index per category (measured values are printed; see the report).
 const YOUDEN_FLOORS: &[(&str, f64)] = &[
@@ -64,16 +60,11 @@ fn owasp_benchmark_injection_categories() {
     };
     let csv = std::fs::read_to_string(dir.join("expectedresults-1.2.csv")).unwrap();
     // test name -> (category, real vulnerability)
-    let mut expected: BTreeMap<String, (String, bool)> = BTreeMap::new();
-    for line in csv.lines().filter(|l| !l.starts_with('#')) {
-        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-        if cols.len() >= 3 && CATEGORIES.iter().any(|(c, _)| *c == cols[1]) {
-            expected.insert(
-                cols[0].to_string(),
-                (cols[1].to_string(), cols[2] == "true"),
-            );
-        }
-    }
+    let expected: BTreeMap<String, (String, bool)> = parse_owasp_expected(&csv)
+        .into_iter()
+        .filter(|c| OWASP_CATEGORIES.iter().any(|(k, _)| *k == c.category))
+        .map(|c| (c.name, (c.category, c.vulnerable)))
+        .collect();
     let mut files = Vec::new();
     java_files(&dir.join("testcode"), &mut files);
     java_files(&dir.join("helpers"), &mut files);
@@ -98,14 +89,7 @@ fn owasp_benchmark_injection_categories() {
     let result = analyze_taint(&units, None, None, &TaintSpecs::builtin(), &Cancel::never());
     let elapsed = start.elapsed();
     // test name -> sink kinds flagged in its file
-    let mut flagged: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in &result.flows {
-        let stem = Path::new(&f.sink.file)
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
-        flagged.entry(stem).or_default().insert(f.sink.kind.clone());
-    }
+    let flagged = flagged_kinds_by_test(&result.flows);
     eprintln!(
         "OWASP Benchmark: {} files analysed in {:.2?} ({} flows)",
         parsed.len(),
@@ -114,49 +98,43 @@ fn owasp_benchmark_injection_categories() {
     );
     eprintln!("category     TP   FN   FP   TN    TPR    FPR  Youden");
     let mut failures = Vec::new();
-    let (mut all_tp, mut all_fn, mut all_fp, mut all_tn) = (0, 0, 0, 0);
+    let mut all = BinaryCounts::default();
     let mut misses: Vec<String> = Vec::new();
-    for (cat, kind) in CATEGORIES {
-        let (mut tp, mut fneg, mut fp, mut tn) = (0usize, 0usize, 0usize, 0usize);
-        for (name, (c, real)) in &expected {
-            if c != cat {
+    for (cat, kind) in OWASP_CATEGORIES {
+        let mut c = BinaryCounts::default();
+        for (name, (cc, real)) in &expected {
+            if cc != cat {
                 continue;
             }
-            let hit = flagged.get(name).is_some_and(|k| k.contains(*kind));
-            match (real, hit) {
-                (true, true) => tp += 1,
-                (true, false) => {
-                    fneg += 1;
-                    misses.push(format!("FN {cat} {name}"));
-                }
-                (false, true) => {
-                    fp += 1;
-                    misses.push(format!("FP {cat} {name}"));
-                }
-                (false, false) => tn += 1,
+            let hit = flagged.get(name).is_some_and(|k| k.contains(kind));
+            c.add(hit, *real);
+            if hit != *real {
+                misses.push(format!("{} {cat} {name}", if hit { "FP" } else { "FN" }));
             }
         }
-        let tpr = tp as f64 / (tp + fneg).max(1) as f64;
-        let fpr = fp as f64 / (fp + tn).max(1) as f64;
+        let (tpr, fpr) = (c.tpr().unwrap_or(0.0), c.fpr().unwrap_or(0.0));
         let youden = tpr - fpr;
-        eprintln!("{cat:<11} {tp:>4} {fneg:>4} {fp:>4} {tn:>4}  {tpr:.3}  {fpr:.3}  {youden:.3}");
-        all_tp += tp;
-        all_fn += fneg;
-        all_fp += fp;
-        all_tn += tn;
+        eprintln!(
+            "{cat:<11} {:>4} {:>4} {:>4} {:>4}  {tpr:.3}  {fpr:.3}  {youden:.3}",
+            c.tp, c.fn_, c.fp, c.tn
+        );
+        all.merge(&c);
         let floor = YOUDEN_FLOORS
             .iter()
-            .find(|(c, _)| c == cat)
+            .find(|(c, _)| *c == cat)
             .map(|(_, f)| *f)
             .unwrap_or(0.0);
         if youden < floor {
             failures.push(format!("{cat}: Youden {youden:.3} below floor {floor}"));
         }
     }
-    let tpr = all_tp as f64 / (all_tp + all_fn).max(1) as f64;
-    let fpr = all_fp as f64 / (all_fp + all_tn).max(1) as f64;
+    let (tpr, fpr) = (all.tpr().unwrap_or(0.0), all.fpr().unwrap_or(0.0));
     eprintln!(
-        "pooled      {all_tp:>4} {all_fn:>4} {all_fp:>4} {all_tn:>4}  {tpr:.3}  {fpr:.3}  {:.3}",
+        "pooled      {:>4} {:>4} {:>4} {:>4}  {tpr:.3}  {fpr:.3}  {:.3}",
+        all.tp,
+        all.fn_,
+        all.fp,
+        all.tn,
         tpr - fpr
     );
     if std::env::var_os("OWASP_VERBOSE").is_some() {

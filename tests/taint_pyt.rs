@@ -11,6 +11,7 @@
 
 use crosscheck::analysis::callgraph::SourceUnit;
 use crosscheck::analysis::taint::{analyze_taint, Provenance, TaintSpec, TaintSpecs};
+use crosscheck::eval::labels::{parse_pyt_counts, pyt_vulnerabilities, PYT_POSITION_CLASS};
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
 use std::path::{Path, PathBuf};
 
@@ -62,17 +63,17 @@ fn pyt_examples_match_expected_counts() {
     let mut checked = 0;
     let mut clean_flagged = Vec::new();
     eprintln!("expected found  example (test)");
-    for line in csv.lines().skip(1) {
-        let cols: Vec<&str> = line.split(',').collect();
-        if cols.len() < 4 {
-            continue;
-        }
-        let (example, expected, test, class) = (cols[0], cols[1], cols[2], cols[3]);
+    for case in parse_pyt_counts(&csv) {
+        let (example, expected, test, class) = (
+            case.file.as_str(),
+            case.count,
+            case.test.as_str(),
+            case.class.as_str(),
+        );
         // PyT's position test uses a different trigger file (argument positions).
-        if class == "EnginePositionTest" {
+        if class == PYT_POSITION_CLASS {
             continue;
         }
-        let expected: usize = expected.parse().unwrap_or(0);
         let path = dir.join(example);
         let folder = path.parent().unwrap();
         let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -105,12 +106,7 @@ fn pyt_examples_match_expected_counts() {
             &specs(class == "EngineDjangoTest"),
             &Cancel::never(),
         );
-        let found = result
-            .flows
-            .iter()
-            .chain(&result.sanitized_flows)
-            .filter(|f| f.source.file == name || f.sink.file == name)
-            .count();
+        let found = pyt_vulnerabilities(&result, &name).len();
         checked += 1;
         if found == expected {
             exact += 1;

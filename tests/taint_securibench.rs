@@ -7,6 +7,7 @@
 
 use crosscheck::analysis::callgraph::SourceUnit;
 use crosscheck::analysis::taint::{analyze_taint, TaintSpecs};
+use crosscheck::eval::labels::sink_line_labels;
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,12 +46,7 @@ fn securibench_micro_recall_and_false_positives() {
         }
         let path = dir.join(cols[0]);
         let text = std::fs::read_to_string(&path).unwrap();
-        let bad_lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.contains("/* BAD */"))
-            .map(|(i, _)| i + 1)
-            .collect();
+        let bad_lines = sink_line_labels(&text).bad;
         cases.insert(
             cols[0].to_string(),
             Case {

@@ -4,10 +4,10 @@
 //! | name | folder | task(s) | gold |
 //! |---|---|---|---|
 //! | `core` | `core_bench/` | data_dependency; cfg, call_graph, ast on the same functions | CoRe labels (data dependency), our analyzer (graphs) |
-//! | `owasp` | `owasp_benchmark_java/` | taint (`doPost`) | our analyzer (tainted variables) |
-//! | `securibench` | `securibench_micro/` | taint (`doGet`) | our analyzer |
-//! | `pyt` | `pyt_examples/` | taint (first function) | our analyzer |
-//! | `ptaben` | `ptaben/src/basic_c_tests/` | points_to (the function with the first alias assertion) | our analyzer |
+//! | `owasp` | `owasp_benchmark_java/` | taint (the test file) | `expectedresults-1.2.csv`: real vulnerability of the test's category, true/false |
+//! | `securibench` | `securibench_micro/` | taint (the servlet file) | the `/* BAD */` and `/* OK */` sink lines |
+//! | `pyt` | `pyt_examples/` | taint (the example file) | PyT's expected vulnerability count (default trigger words) |
+//! | `ptaben` | `ptaben/src/basic_c_tests/` | points_to (each function with alias assertions) | its `MUSTALIAS`/`MAYALIAS`/`NOALIAS` assertions |
 //! | `mutantbench` | `mutantbench/` | equivalent_mutant | `equivalent` per mutant |
 //! | `eqbench` | `eqbench/` | equivalence (Java `oldV`/`newV`) | the `Eq`/`Neq` folder |
 //! | `flakycat` | `flakycat/` | flaky_root_cause | the expert category |
@@ -30,11 +30,15 @@
 //! named one); `code_b` is the second program of `equivalence` / `equivalent_mutant` items.
 //! `gold` is `{"kind": "analyzer"}` (our analyzer is the reference: cfg, call_graph, ast,
 //! taint, points_to), `{"kind": "dependencies", "pairs": [[target, source], ...]}` (the
-//! positive pairs; other asked pairs are negative) or `{"kind": "label", "label": L}` with a
-//! flaky category (`async_wait`, ...) or `equivalent` / `not_equivalent`. `crosscheck schema
+//! positive pairs; other asked pairs are negative), `{"kind": "label", "label": L}` with a
+//! flaky category (`async_wait`, ...) or `equivalent` / `not_equivalent`, or one of the taint
+//! and points-to labels of [`super::labels`]: `{"kind": "taint_verdict", "category": C,
+//! "vulnerable": B}`, `{"kind": "sink_lines", "bad": [L, ...], "ok": [L, ...]}`,
+//! `{"kind": "vuln_count", "count": N}`, `{"kind": "alias_assertions", "assertions":
+//! [{"line": L, "kind": "MAYALIAS", "a": "p", "b": "q"}, ...]}`. `crosscheck schema
 //! eval-item` prints the JSON Schema ([`EVAL_ITEM_SCHEMA`]).
 
-use super::{EvalItem, Gold, EQUIVALENT, NOT_EQUIVALENT};
+use super::{labels, EvalItem, Gold, EQUIVALENT, NOT_EQUIVALENT};
 use crate::analysis::flaky::Category;
 use crate::crosscheck::task::Task;
 use crate::syntax::functions::collect_functions;
@@ -82,7 +86,23 @@ pub const EVAL_ITEM_SCHEMA: &str = r#"{
           "pairs": {"type": "array", "items": {"type": "array", "items": {"type": "string"},
                                                 "minItems": 2, "maxItems": 2}}}},
         {"type": "object", "required": ["kind", "label"], "properties": {
-          "kind": {"const": "label"}, "label": {"type": "string"}}}
+          "kind": {"const": "label"}, "label": {"type": "string"}}},
+        {"type": "object", "required": ["kind", "category", "vulnerable"], "properties": {
+          "kind": {"const": "taint_verdict"}, "category": {"type": "string"},
+          "vulnerable": {"type": "boolean"}}},
+        {"type": "object", "required": ["kind", "bad", "ok"], "properties": {
+          "kind": {"const": "sink_lines"},
+          "bad": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+          "ok": {"type": "array", "items": {"type": "integer", "minimum": 1}}}},
+        {"type": "object", "required": ["kind", "count"], "properties": {
+          "kind": {"const": "vuln_count"}, "count": {"type": "integer", "minimum": 0}}},
+        {"type": "object", "required": ["kind", "assertions"], "properties": {
+          "kind": {"const": "alias_assertions"},
+          "assertions": {"type": "array", "items": {"type": "object",
+            "required": ["line", "kind", "a", "b"], "properties": {
+              "line": {"type": "integer", "minimum": 1},
+              "kind": {"enum": ["MUSTALIAS", "MAYALIAS", "NOALIAS"]},
+              "a": {"type": "string"}, "b": {"type": "string"}}}}}}
       ]
     }
   }
@@ -408,7 +428,7 @@ fn read_core(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Taint: OWASP Benchmark, SecuriBench Micro, PyT examples (our analyzer is the reference)
+// Taint: OWASP Benchmark, SecuriBench Micro, PyT examples (scored against their own labels)
 
 fn taint_item(
     dataset: &str,
@@ -416,7 +436,7 @@ fn taint_item(
     project: String,
     lang: Language,
     code: String,
-    function: Option<&str>,
+    gold: Gold,
 ) -> EvalItem {
     EvalItem {
         dataset: dataset.into(),
@@ -426,8 +446,8 @@ fn taint_item(
         project,
         code,
         code_b: None,
-        function: function.map(str::to_string),
-        gold: Gold::Analyzer,
+        function: None,
+        gold,
     }
 }
 
@@ -436,20 +456,19 @@ fn read_owasp(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
         return Vec::new();
     };
     let mut items = Vec::new();
-    for line in csv.lines().filter(|l| !l.starts_with('#')) {
-        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-        let (Some(name), Some(category)) = (cols.first(), cols.get(1)) else {
-            continue;
-        };
-        let path = dir.join("testcode").join(format!("{name}.java"));
+    for case in labels::parse_owasp_expected(&csv) {
+        let path = dir.join("testcode").join(format!("{}.java", case.name));
         if let Some(code) = read(&path, errors) {
             items.push(taint_item(
                 "owasp",
-                name.to_string(),
-                category.to_string(),
+                case.name,
+                case.category.clone(),
                 Language::Java,
                 code,
-                Some("doPost"),
+                Gold::TaintVerdict {
+                    category: case.category,
+                    vulnerable: case.vulnerable,
+                },
             ));
         }
     }
@@ -472,13 +491,17 @@ fn read_securibench(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
                 .and_then(|s| s.to_str())
                 .unwrap_or(file)
                 .to_string();
+            let marks = labels::sink_line_labels(&code);
             items.push(taint_item(
                 "securibench",
                 id,
                 group.to_string(),
                 Language::Java,
                 code,
-                Some("doGet"),
+                Gold::SinkLines {
+                    bad: marks.bad.into_iter().collect(),
+                    ok: marks.ok.into_iter().collect(),
+                },
             ));
         }
     }
@@ -491,15 +514,16 @@ fn read_pyt(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
     };
     let mut seen = BTreeSet::new();
     let mut items = Vec::new();
-    for line in csv.lines().skip(1) {
-        let Some(file) = line.split(',').next().map(str::trim) else {
-            continue;
-        };
-        if !seen.insert(file.to_string()) {
+    // The counts of PyT's position test use another trigger-word file: not ours to match.
+    for case in labels::parse_pyt_counts(&csv)
+        .into_iter()
+        .filter(|c| c.class != labels::PYT_POSITION_CLASS)
+    {
+        if !seen.insert(case.file.clone()) {
             continue;
         }
-        if let Some(code) = read(&dir.join(file), errors) {
-            let project = Path::new(file)
+        if let Some(code) = read(&dir.join(&case.file), errors) {
+            let project = Path::new(&case.file)
                 .parent()
                 .and_then(|p| p.file_name())
                 .and_then(|s| s.to_str())
@@ -507,11 +531,11 @@ fn read_pyt(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
                 .to_string();
             items.push(taint_item(
                 "pyt",
-                file.to_string(),
+                case.file,
                 project,
                 Language::Python,
                 code,
-                None,
+                Gold::VulnCount { count: case.count },
             ));
         }
     }
@@ -522,15 +546,10 @@ fn read_pyt(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
 // PTABen (points-to, Andersen's basic_c_tests)
 
 fn read_ptaben(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
-    // The function holding the file's first alias assertion is the one asked about.
-    let mut first_assertion: BTreeMap<String, usize> = BTreeMap::new();
-    if let Some(csv) = read(&dir.join("alias_assertions.csv"), errors) {
-        for line in csv.lines().skip(1) {
-            let cols: Vec<&str> = line.split(',').collect();
-            if let (Some(f), Some(l)) = (cols.first(), cols.get(1).and_then(|l| l.parse().ok())) {
-                let e = first_assertion.entry(f.to_string()).or_insert(l);
-                *e = (*e).min(l);
-            }
+    let mut by_file: BTreeMap<String, Vec<labels::AliasAssertion>> = BTreeMap::new();
+    if let Some(csv) = read_unbounded(&dir.join("alias_assertions.csv"), errors) {
+        for (file, a) in labels::parse_alias_assertions(&csv) {
+            by_file.entry(file).or_default().push(a);
         }
     }
     let mut items = Vec::new();
@@ -541,32 +560,41 @@ fn read_ptaben(dir: &Path, errors: &mut Vec<String>) -> Vec<EvalItem> {
         let Some(name) = path.file_name().and_then(|s| s.to_str()) else {
             continue;
         };
+        let Some(rows) = by_file.get(&format!("src/basic_c_tests/{name}")) else {
+            continue;
+        };
         let Some(code) = read(&path, errors) else {
             continue;
         };
-        let rel = format!("src/basic_c_tests/{name}");
         let file = ParsedFile::parse(Language::C, code.clone());
-        let functions = collect_functions(&file);
-        let function = first_assertion
-            .get(&rel)
-            .and_then(|&l| {
-                functions
-                    .iter()
-                    .find(|f| f.start_line <= l && l <= f.end_line)
-            })
-            .or_else(|| functions.iter().find(|f| f.simple_name == "main"))
-            .map(|f| f.name.clone());
-        items.push(EvalItem {
-            dataset: "ptaben".into(),
-            id: name.to_string(),
-            task: Task::PointsTo,
-            language: Language::C,
-            project: "basic_c_tests".into(),
-            code,
-            code_b: None,
-            function,
-            gold: Gold::Analyzer,
-        });
+        // One item per function holding assertions (the points-to question is about one
+        // function); rows outside every function (prototypes) are not assertions.
+        let mut per_function: BTreeMap<String, Vec<labels::AliasAssertion>> = BTreeMap::new();
+        for call in labels::alias_calls(&file) {
+            let Some(function) = call.function else {
+                continue;
+            };
+            if let Some(row) = rows
+                .iter()
+                .find(|r| r.line == call.line && r.kind == call.kind)
+            {
+                per_function.entry(function).or_default().push(row.clone());
+            }
+        }
+        for (function, mut assertions) in per_function {
+            assertions.sort();
+            items.push(EvalItem {
+                dataset: "ptaben".into(),
+                id: format!("{name}:{function}"),
+                task: Task::PointsTo,
+                language: Language::C,
+                project: "basic_c_tests".into(),
+                code: code.clone(),
+                code_b: None,
+                function: Some(function),
+                gold: Gold::AliasAssertions { assertions },
+            });
+        }
     }
     items
 }

@@ -5,16 +5,23 @@
 //! | task | metric (`TaskMetrics::metric`) |
 //! |---|---|
 //! | ast, cfg, call_graph | pass rate |
-//! | data_dependency, taint | per-project macro F1 (F1 of the summed counts per project, averaged over projects) |
-//! | points_to | mean per-program Jaccard |
+//! | data_dependency, taint (analyzer as reference) | per-project macro F1 (F1 of the summed counts per project, averaged over projects) |
+//! | taint, per-test verdicts (OWASP) | Youden's index TPR − FPR of the pooled counts (extra: TPR, FPR, precision, F1; counts per category) |
+//! | taint, marked sink lines (SecuriBench) | F1 over the marked sink lines (extra: TPR, FPR, precision, Youden; counts per group) |
+//! | taint, vulnerability counts (PyT) | share of files whose count matches exactly (extra: summed found and expected, count recall and precision) |
+//! | points_to (analyzer as reference) | mean per-program Jaccard |
+//! | points_to, alias assertions (PTABen) | share of assertions satisfied (extra: per oracle kind) |
 //! | equivalent_mutant | accuracy (extra: accuracy on equivalent / non-equivalent items, gap) |
 //! | equivalence | accuracy, accuracy by label and the decision gap `Acc(neq) - Acc(eq)` |
 //! | flaky_root_cause | accuracy (extra: macro F1 over the 13 categories) |
 //!
-//! "No answer" (no static category, no proof, an unreadable reply) counts as wrong.
+//! "No answer" (no static category, no proof, an unreadable reply) counts as wrong. Each
+//! group says what it is scored against ([`TaskMetrics::reference`]): the data set's labels,
+//! or our analyzer (then the analyzer column is 1 by construction and has no agreement row).
 
-use super::run::{f1_of, Column, ItemResult};
-use super::{not_run_reason, EQUIVALENT, NOT_EQUIVALENT};
+use super::labels::{AliasKind, BinaryCounts};
+use super::run::{f1_of, Column, ItemResult, NOT_VULNERABLE, VULNERABLE};
+use super::{not_run_reason, EQUIVALENT, NOT_EQUIVALENT, REFERENCE_ANALYZER, REFERENCE_LABELS};
 use crate::analysis::flaky::Category;
 use crate::crosscheck::task::Task;
 use crate::stats::agreement::{agreement, decision_bias, macro_f1, Confusion, Tally};
@@ -45,6 +52,57 @@ pub struct TaskMetrics {
     pub extra: BTreeMap<String, [Option<f64>; 3]>,
     /// Per-project F1 (data_dependency, taint).
     pub per_project: BTreeMap<String, [Option<f64>; 3]>,
+    /// What the numbers are scored against: "the data set's labels" or "our analyzer".
+    pub reference: &'static str,
+    /// Confusion counts against yes/no labels, pooled (`all`) and per project (OWASP
+    /// category, SecuriBench group); alias assertions with "alias" as the positive class.
+    pub counts: BTreeMap<String, [Option<BinaryCounts>; 3]>,
+}
+
+/// How the rows of a group are scored, from their `gold` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoldKind {
+    /// Our analyzer is the reference.
+    Analyzer,
+    /// Taint verdicts per test (OWASP).
+    Verdict,
+    /// Marked sink lines (SecuriBench).
+    SinkLines,
+    /// Vulnerability counts (PyT).
+    Count,
+    /// Alias assertions (PTABen).
+    Alias,
+    /// Dependencies and class labels.
+    Other,
+}
+
+fn gold_kind(task: Task, rows: &[&ItemResult]) -> GoldKind {
+    let kind = |r: &ItemResult| {
+        let g = r.gold.as_deref().unwrap_or("");
+        match g {
+            "analyzer" => GoldKind::Analyzer,
+            VULNERABLE | NOT_VULNERABLE if task == Task::Taint => GoldKind::Verdict,
+            _ if g.starts_with("sink_lines") => GoldKind::SinkLines,
+            _ if g.starts_with("vuln_count") => GoldKind::Count,
+            _ if g.starts_with("alias_assertions") => GoldKind::Alias,
+            _ => GoldKind::Other,
+        }
+    };
+    let first = rows.first().map_or(GoldKind::Other, |r| kind(r));
+    if rows.iter().all(|r| kind(r) == first) {
+        first
+    } else {
+        GoldKind::Other
+    }
+}
+
+fn binary_counts(c: &Column) -> BinaryCounts {
+    BinaryCounts {
+        tp: c.tp,
+        fp: c.fp,
+        fn_: c.fn_,
+        tn: c.tn,
+    }
 }
 
 /// A coefficient with its bootstrap interval.
@@ -115,6 +173,16 @@ fn col(r: &ItemResult, k: usize) -> Option<&Column> {
 fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     (n > 0).then(|| s / n as f64)
+}
+
+fn label_metric_name(kind: GoldKind) -> Option<&'static str> {
+    match kind {
+        GoldKind::Verdict => Some("Youden (TPR − FPR)"),
+        GoldKind::SinkLines => Some("F1 over marked sink lines"),
+        GoldKind::Count => Some("exact-count rate"),
+        GoldKind::Alias => Some("share of assertions satisfied"),
+        _ => None,
+    }
 }
 
 /// The metric name of a task.
@@ -216,6 +284,91 @@ fn accuracy_ci(correct: &[bool], opts: &BootstrapOptions, cancel: &Cancel) -> Wi
     }
 }
 
+/// The figures of a group scored against the data set's labels, for column `k`: fills
+/// `counts` and `extra`, returns the headline value.
+fn label_figures(
+    tm: &mut TaskMetrics,
+    kind: GoldKind,
+    k: usize,
+    cols: &[(&ItemResult, &Column)],
+) -> Option<f64> {
+    let mut all = BinaryCounts::default();
+    let mut per: BTreeMap<&str, BinaryCounts> = BTreeMap::new();
+    let mut parts: BTreeMap<&str, u64> = BTreeMap::new();
+    for (r, c) in cols {
+        let b = binary_counts(c);
+        all.merge(&b);
+        per.entry(r.project.as_str()).or_default().merge(&b);
+        for (name, v) in &c.parts {
+            *parts.entry(name.as_str()).or_default() += v;
+        }
+    }
+    let mut extra = |name: &str, v: Option<f64>| {
+        tm.extra.entry(name.to_string()).or_insert([None; 3])[k] = v;
+    };
+    match kind {
+        GoldKind::Verdict | GoldKind::SinkLines => {
+            extra("TPR (recall)", all.tpr());
+            extra("FPR", all.fpr());
+            extra("precision", all.precision());
+            if kind == GoldKind::Verdict {
+                extra("F1", all.f1());
+            } else {
+                extra("Youden (TPR − FPR)", all.youden());
+                extra(
+                    "flagged unmarked lines (in FP)",
+                    Some(parts.get("unmarked").copied().unwrap_or(0) as f64),
+                );
+            }
+            tm.counts.entry("all".to_string()).or_insert([None; 3])[k] = Some(all);
+            for (p, b) in &per {
+                tm.counts.entry(p.to_string()).or_insert([None; 3])[k] = Some(*b);
+                tm.per_project.entry(p.to_string()).or_insert([None; 3])[k] = b.f1();
+            }
+            if kind == GoldKind::Verdict {
+                all.youden()
+            } else {
+                all.f1()
+            }
+        }
+        GoldKind::Count => {
+            let exact = cols.iter().filter(|(_, c)| correct(c)).count();
+            extra(
+                "found (sum)",
+                Some(parts.get("found").copied().unwrap_or(0) as f64),
+            );
+            extra(
+                "expected (sum)",
+                Some(parts.get("expected").copied().unwrap_or(0) as f64),
+            );
+            extra("count recall", all.tpr());
+            extra("count precision", all.precision());
+            Some(exact as f64 / cols.len() as f64)
+        }
+        GoldKind::Alias => {
+            for kind in AliasKind::ALL {
+                let total = parts
+                    .get(format!("{} total", kind.name()).as_str())
+                    .copied()
+                    .unwrap_or(0);
+                let ok = parts
+                    .get(format!("{} satisfied", kind.name()).as_str())
+                    .copied()
+                    .unwrap_or(0);
+                if total > 0 {
+                    extra(
+                        &format!("{} satisfied ({total})", kind.name()),
+                        Some(ok as f64 / total as f64),
+                    );
+                }
+            }
+            tm.counts.entry("all".to_string()).or_insert([None; 3])[k] = Some(all);
+            all.accuracy()
+        }
+        _ => None,
+    }
+}
+
 /// Computes every figure of the reports from the results (pure, deterministic).
 pub fn compute(results: &[ItemResult], opts: &BootstrapOptions, cancel: &Cancel) -> Metrics {
     let mut m = Metrics::default();
@@ -235,6 +388,7 @@ pub fn compute(results: &[ItemResult], opts: &BootstrapOptions, cancel: &Cancel)
     }
     for ((dataset, task, strategy, shots, model), rows) in &groups {
         let scored: Vec<&ItemResult> = rows.iter().copied().filter(|r| r.scored()).collect();
+        let kind = gold_kind(*task, &scored);
         let mut tm = TaskMetrics {
             dataset: dataset.clone(),
             task: *task,
@@ -243,10 +397,16 @@ pub fn compute(results: &[ItemResult], opts: &BootstrapOptions, cancel: &Cancel)
             model: model.clone(),
             n: scored.len(),
             not_applicable: rows.len() - scored.len(),
-            metric: metric_name(*task),
+            metric: label_metric_name(kind).unwrap_or(metric_name(*task)),
             values: [None; 3],
             extra: BTreeMap::new(),
             per_project: BTreeMap::new(),
+            reference: if kind == GoldKind::Analyzer {
+                REFERENCE_ANALYZER
+            } else {
+                REFERENCE_LABELS
+            },
+            counts: BTreeMap::new(),
         };
         for k in 0..3 {
             let cols: Vec<(&ItemResult, &Column)> = scored
@@ -254,6 +414,10 @@ pub fn compute(results: &[ItemResult], opts: &BootstrapOptions, cancel: &Cancel)
                 .filter_map(|r| col(r, k).map(|c| (*r, c)))
                 .collect();
             if cols.is_empty() {
+                continue;
+            }
+            if label_metric_name(kind).is_some() {
+                tm.values[k] = label_figures(&mut tm, kind, k, &cols);
                 continue;
             }
             tm.values[k] = match task {
@@ -321,12 +485,16 @@ pub fn compute(results: &[ItemResult], opts: &BootstrapOptions, cancel: &Cancel)
             task,
             Task::FlakyRootCause | Task::Equivalence | Task::EquivalentMutant
         );
-        let yes_no = matches!(task, Task::DataDependency | Task::Taint);
+        let kind = gold_kind(*task, &scored);
+        // Count labels have no paired negatives: no agreement coefficients for them.
+        let yes_no = (matches!(task, Task::DataDependency | Task::Taint)
+            && kind != GoldKind::Count)
+            || kind == GoldKind::Alias;
         if !label_task && !yes_no {
             continue;
         }
         let space = label_space(*task);
-        let analyzer_is_reference = scored.iter().all(|r| r.gold.as_deref() == Some("analyzer"));
+        let analyzer_is_reference = kind == GoldKind::Analyzer;
         for (k, name) in COLUMNS.iter().enumerate() {
             // Where our analyzer is the reference, its own agreement is 1 by construction.
             if scored.iter().all(|r| col(r, k).is_none()) || (k == 0 && analyzer_is_reference) {

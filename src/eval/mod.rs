@@ -4,6 +4,8 @@
 //! (the product's rule: an LLM answer never confirms anything on its own).
 //!
 //! - [`adapters`]: one reader per data set, each producing [`EvalItem`]s with gold labels.
+//! - [`labels`]: the data sets' own labels (OWASP verdicts, SecuriBench sink lines, PyT
+//!   counts, PTABen alias assertions) and how answers are scored against them.
 //! - [`run`]: asks the configured client(s) through the cross-check [`Engine`] (cache, samples,
 //!   tiers), with a worker pool, a token budget, and resumable per-item results
 //!   (`OUT/results.jsonl`, one flushed line per item).
@@ -22,6 +24,7 @@
 
 pub mod adapters;
 pub mod charts;
+pub mod labels;
 pub mod metrics;
 pub mod paper;
 pub mod report;
@@ -35,8 +38,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Gold {
-    /// The reference is our deterministic analyzer (cfg, call_graph, ast, taint, points_to:
-    /// the paper's own protocol, with our analyzer in the place of Joern/Soot/Frama-C).
+    /// The reference is our deterministic analyzer (cfg, call_graph, ast, and taint /
+    /// points_to items without labels of their own: the paper's protocol, with our analyzer in
+    /// the place of Joern/Soot/Frama-C). The analyzer column is 1 by construction.
     Analyzer,
     /// Data dependency: the positive `(target, source)` variable pairs ("target is
     /// data-dependent on source", transitively); every other pair of the function's variables
@@ -45,7 +49,34 @@ pub enum Gold {
     /// A class label: a flaky-test category (`async_wait`, ...), or `equivalent` /
     /// `not_equivalent` for the equivalence tasks.
     Label { label: String },
+    /// Taint, one test case (OWASP Benchmark): is the program a real vulnerability of
+    /// `category` (an OWASP category such as `sqli`, or a sink kind such as `sql`)?
+    TaintVerdict { category: String, vulnerable: bool },
+    /// Taint, marked sink lines (SecuriBench Micro): `bad` lines are vulnerable sinks, `ok`
+    /// lines safe ones (1-based).
+    SinkLines { bad: Vec<usize>, ok: Vec<usize> },
+    /// Taint, the number of vulnerabilities in the file (PyT's expected count).
+    VulnCount { count: usize },
+    /// Points-to, the alias assertions inside the asked function (PTABen).
+    AliasAssertions {
+        assertions: Vec<labels::AliasAssertion>,
+    },
 }
+
+impl Gold {
+    /// What the item's answers are scored against, for the reports.
+    pub fn reference(&self) -> &'static str {
+        match self {
+            Gold::Analyzer => REFERENCE_ANALYZER,
+            _ => REFERENCE_LABELS,
+        }
+    }
+}
+
+/// The reference of [`Gold::Analyzer`] items, as the reports name it.
+pub const REFERENCE_ANALYZER: &str = "our analyzer";
+/// The reference of every other item.
+pub const REFERENCE_LABELS: &str = "the data set's labels";
 
 /// One data-set item: a program (or a pair), the task to run on it and its gold label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,9 +10,10 @@
 //! `chart-ablation` (LLM accuracy per strategy/shots with intervals; McNemar p-values in the table).
 
 use super::charts::{escape, grouped_bars, heatmap, intervals, COLUMN_COLOURS};
-use super::metrics::{Metrics, COLUMNS};
+use super::metrics::{metric_name, Metrics, COLUMNS};
 use super::paper::paper_figure;
 use super::run::{Column, ItemResult, RunSummary};
+use super::{REFERENCE_ANALYZER, REFERENCE_LABELS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +44,14 @@ fn ci(v: &super::metrics::WithCi) -> String {
         (Some(x), _, _) => format!("{x:.3}"),
         _ => "–".to_string(),
     }
+}
+
+/// The paper's best figure, when this row's metric is the paper's (a Youden index or an
+/// assertion share is not comparable with the paper's F1 or Jaccard).
+fn paper_for(t: &super::metrics::TaskMetrics) -> Option<super::paper::PaperFigure> {
+    (t.metric == metric_name(t.task))
+        .then(|| paper_figure(t.task))
+        .flatten()
 }
 
 fn group_name(t: &super::metrics::TaskMetrics) -> String {
@@ -92,18 +101,22 @@ pub fn markdown(info: &ReportInfo, m: &Metrics, summary: &RunSummary) -> String 
     let _ = writeln!(
         s,
         "Columns: analyzer alone, LLM alone, hybrid (the product's rule: the LLM never confirms alone). \
-         Where the reference is our analyzer, the analyzer column is 1 by construction.\n"
+         \"Scored against\" names each row's reference: {REFERENCE_LABELS} (OWASP verdicts, \
+         SecuriBench sink lines, PyT counts, PTABen alias assertions, CoRe, MutantBench, EqBench, \
+         FlakyCat), or {REFERENCE_ANALYZER} (cfg, call_graph, ast), where the analyzer column is 1 \
+         by construction. On taint labels the LLM judges the analyzer's findings (the flow \
+         question of `crosscheck check --llm`); it is not asked to find flows of its own.\n"
     );
     let _ = writeln!(
         s,
-        "| data set | task | strategy/shots | model | n | metric | analyzer | LLM | hybrid | paper best |"
+        "| data set | task | strategy/shots | model | n | scored against | metric | analyzer | LLM | hybrid | paper best |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for t in &m.tasks {
-        let paper = paper_figure(t.task).map_or("–".to_string(), |p| p.text.to_string());
+        let paper = paper_for(t).map_or("–".to_string(), |p| p.text.to_string());
         let _ = writeln!(
             s,
-            "| {} | {} | {}/{} | {} | {}{} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {}/{} | {} | {}{} | {} | {} | {} | {} | {} | {} |",
             t.dataset,
             t.task.name(),
             t.strategy,
@@ -115,6 +128,7 @@ pub fn markdown(info: &ReportInfo, m: &Metrics, summary: &RunSummary) -> String 
             } else {
                 String::new()
             },
+            t.reference,
             t.metric,
             f(t.values[0]),
             f(t.values[1]),
@@ -124,7 +138,7 @@ pub fn markdown(info: &ReportInfo, m: &Metrics, summary: &RunSummary) -> String 
         for (name, v) in &t.extra {
             let _ = writeln!(
                 s,
-                "| | | | | | {name} | {} | {} | {} | |",
+                "| | | | | | | {name} | {} | {} | {} | |",
                 f(v[0]),
                 f(v[1]),
                 f(v[2])
@@ -152,6 +166,42 @@ pub fn markdown(info: &ReportInfo, m: &Metrics, summary: &RunSummary) -> String 
                     f(v[1]),
                     f(v[2])
                 );
+            }
+        }
+    }
+    let with_counts: Vec<_> = m.tasks.iter().filter(|t| !t.counts.is_empty()).collect();
+    if !with_counts.is_empty() {
+        let _ = writeln!(s, "\n## Confusion counts against the data sets' labels\n");
+        let _ = writeln!(
+            s,
+            "OWASP: one test case per row of `expectedresults-1.2.csv` (positive: a real \
+             vulnerability of its category). SecuriBench: one marked sink line (positive: \
+             `/* BAD */`, negative: `/* OK */`; flagged unmarked lines are FPs). PTABen: one \
+             assertion (positive: MUSTALIAS/MAYALIAS, negative: NOALIAS; TP+TN = satisfied).\n"
+        );
+        let _ = writeln!(
+            s,
+            "| group | part | column | TP | FP | FN | TN | TPR | FPR | precision | F1 | Youden |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+        );
+        for t in with_counts {
+            for (part, cols) in &t.counts {
+                for (k, name) in COLUMNS.iter().enumerate() {
+                    let Some(c) = cols[k] else { continue };
+                    let _ = writeln!(
+                        s,
+                        "| {} | {part} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                        group_name(t),
+                        c.tp,
+                        c.fp,
+                        c.fn_,
+                        c.tn,
+                        f(c.tpr()),
+                        f(c.fpr()),
+                        f(c.precision()),
+                        f(c.f1()),
+                        f(c.youden())
+                    );
+                }
             }
         }
     }
@@ -234,7 +284,7 @@ pub fn charts(m: &Metrics) -> Vec<(&'static str, String, String)> {
         plotters::style::RGBColor(150, 150, 150),
         m.tasks
             .iter()
-            .map(|t| paper_figure(t.task).and_then(|p| p.value))
+            .map(|t| paper_for(t).and_then(|p| p.value))
             .collect(),
     ));
     let title = "Per-task metric (pass rate, macro F1, Jaccard or accuracy)".to_string();
@@ -417,8 +467,17 @@ fn column_cells(c: Option<&Column>) -> [String; 7] {
 pub fn csv(results: &[ItemResult]) -> Result<String, String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = [
-        "dataset", "id", "task", "project", "language", "strategy", "shots", "model", "status",
+        "dataset",
+        "id",
+        "task",
+        "project",
+        "language",
+        "strategy",
+        "shots",
+        "model",
+        "status",
         "gold",
+        "scored_against",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -444,6 +503,12 @@ pub fn csv(results: &[ItemResult]) -> Result<String, String> {
             r.model.clone(),
             r.status.clone(),
             r.gold.clone().unwrap_or_default(),
+            if r.gold.as_deref() == Some("analyzer") {
+                REFERENCE_ANALYZER
+            } else {
+                REFERENCE_LABELS
+            }
+            .to_string(),
         ];
         for c in [Some(&r.analyzer), r.llm.as_ref(), r.hybrid.as_ref()] {
             row.extend(column_cells(c));

@@ -5,13 +5,16 @@
 //! | task | analyzer | LLM | hybrid (the product's rule) |
 //! |---|---|---|---|
 //! | cfg, call_graph, ast | the reference (our analyzer) | Layer-1 pass/fail of its answer | the analyzer's graph, `confirmed` when the LLM's answer passes stably ([`decide_tier`](crate::crosscheck::tier::decide_tier) via the engine): its figure is the confirmed-check rate |
-//! | data_dependency, taint | yes/no per asked pair or variable | the LLM's yes/no (unknown = no) | a fact is reported as `confirmed` only when the analyzer finds it **and** the LLM agrees; LLM-only claims are never findings |
-//! | points_to | the reference | per-function Jaccard of its sets | as for cfg |
+//! | data_dependency, taint (analyzer as reference) | yes/no per asked pair or variable | the LLM's yes/no (unknown = no) | a fact is reported as `confirmed` only when the analyzer finds it **and** the LLM agrees; LLM-only claims are never findings |
+//! | taint with the data set's labels (OWASP, SecuriBench, PyT) | the taint analysis of the file: its findings (one per rule and sink line), read as the label asks (a finding of the category's sink kind; the flagged sink lines; the number of flows) | the findings whose flow question the LLM's majority answers "yes" | the findings the engine tiers `confirmed` (a stable "yes") |
+//! | points_to (analyzer as reference) | the reference | per-function Jaccard of its sets | as for cfg |
+//! | points_to with alias assertions (PTABen) | do the two arguments' points-to sets intersect | the same from the LLM's points-to answer (a name it gives no set for: no answer) | "alias" only when both say so |
 //! | equivalent_mutant, equivalence | normalisation proof (`equivalent`, else no verdict; executing programs is the CLI's sandbox, not this layer) | yes/no | the proof when there is one, else the LLM's stable verdict (as `crosscheck equiv` decides) |
 //! | flaky_root_cause | the static category (none = no answer) | the LLM's category | the static category when there is one, else the LLM's (`llm-only`), as `crosscheck flaky` tiers it |
 //!
-//! Against gold labels (CoRe, MutantBench, EqBench, FlakyCat, JSONL) every column is scored;
-//! where our analyzer is the reference, the analyzer column is 1 by construction.
+//! Against gold labels (CoRe, OWASP, SecuriBench, PyT, PTABen, MutantBench, EqBench, FlakyCat,
+//! JSONL) every column is scored; where our analyzer is the reference (cfg, call_graph, ast),
+//! the analyzer column is 1 by construction.
 //!
 //! # Resumability, budget, concurrency
 //!
@@ -24,17 +27,27 @@
 //! pool of `concurrency` worker threads, each with a current-thread runtime, takes items in
 //! order; results are sorted back into item order.
 
+use super::labels::{
+    alias_calls, analyzer_alias, answer_alias, flow_has_sink_kind, owasp_sink_kind,
+    pyt_vulnerabilities, score_count, score_sink_lines, AliasAssertion, AliasKind, BinaryCounts,
+    SinkLineLabels,
+};
 use super::{EvalItem, Gold, EQUIVALENT, NOT_EQUIVALENT};
 use crate::analysis::equiv::normal::prove_program_equivalent;
+use crate::analysis::findings::{flow_findings, Finding};
 use crate::analysis::flaky::{analyze_source, Category, FlakyOptions};
+use crate::analysis::taint::TaintFlow;
 use crate::crosscheck::answers::{parse_flaky_category, parse_single_verdict};
 use crate::crosscheck::cache::{AnswerCache, CachedAnswer};
 use crate::crosscheck::consistency::plurality;
-use crate::crosscheck::engine::{CheckError, CheckSettings, Engine};
-use crate::crosscheck::facts::{prepare, FileFacts, PrepareOptions, Question, Reference};
+use crate::crosscheck::engine::{CheckError, CheckOutcome, CheckSettings, Engine};
+use crate::crosscheck::facts::{
+    flow_path, prepare, FileFacts, FlowFiles, PrepareOptions, Question, Reference,
+};
 use crate::crosscheck::prompts::{CodeUnit, FunctionInfo, PromptInputs, PromptLibrary};
 use crate::crosscheck::record::{CacheBackend, Tier};
 use crate::crosscheck::sampling::{Drawn, Sampler};
+use crate::crosscheck::scores::sets::PointsToMap;
 use crate::crosscheck::taint_oracle::AnalyzerTaint;
 use crate::crosscheck::task::{Shots, Strategy, Task};
 use crate::llm::{Budget, BudgetedClient, LlmClient, LlmError, Verdict};
@@ -78,6 +91,10 @@ pub struct Column {
     /// A continuous score (points-to Jaccard, item F1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// Named counts of label-scored items: PyT `found` / `expected`; SecuriBench
+    /// `unmarked` (flagged lines without a mark); PTABen `<KIND> satisfied` / `<KIND> total`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parts: BTreeMap<String, u64>,
 }
 
 impl Column {
@@ -576,11 +593,7 @@ fn base_result(item: &EvalItem) -> ItemResult {
         shots: String::new(),
         model: String::new(),
         status: "ok".into(),
-        gold: match &item.gold {
-            Gold::Label { label } => Some(label.clone()),
-            Gold::Analyzer => Some("analyzer".into()),
-            Gold::Dependencies { .. } => Some("dependencies".into()),
-        },
+        gold: Some(gold_text(&item.gold)),
         analyzer: Column::default(),
         llm: None,
         hybrid: None,
@@ -588,6 +601,110 @@ fn base_result(item: &EvalItem) -> ItemResult {
         prompt_tokens: 0,
         completion_tokens: 0,
         requests: 0,
+    }
+}
+
+/// The `gold` field of a result: the label, or the kind of reference.
+fn gold_text(gold: &Gold) -> String {
+    match gold {
+        Gold::Label { label } => label.clone(),
+        Gold::Analyzer => "analyzer".into(),
+        Gold::Dependencies { .. } => "dependencies".into(),
+        Gold::TaintVerdict { vulnerable, .. } => verdict_label(*vulnerable).into(),
+        Gold::SinkLines { bad, ok } => format!("sink_lines bad={} ok={}", bad.len(), ok.len()),
+        Gold::VulnCount { count } => format!("vuln_count {count}"),
+        Gold::AliasAssertions { assertions } => format!("alias_assertions {}", assertions.len()),
+    }
+}
+
+/// The labels of a taint verdict.
+pub const VULNERABLE: &str = "vulnerable";
+pub const NOT_VULNERABLE: &str = "not_vulnerable";
+
+fn verdict_label(vulnerable: bool) -> &'static str {
+    if vulnerable {
+        VULNERABLE
+    } else {
+        NOT_VULNERABLE
+    }
+}
+
+/// The column of one taint-verdict answer.
+pub fn verdict_column(predicted: bool, actual: bool) -> Column {
+    let mut c = BinaryCounts::default();
+    c.add(predicted, actual);
+    Column {
+        label: Some(verdict_label(predicted).to_string()),
+        pass: Some(predicted == actual),
+        tp: c.tp,
+        fp: c.fp,
+        fn_: c.fn_,
+        tn: c.tn,
+        score: None,
+        parts: BTreeMap::new(),
+    }
+}
+
+/// The column of flagged sink lines against SecuriBench's marks.
+pub fn sink_lines_column(marks: &SinkLineLabels, flagged: &BTreeSet<usize>) -> Column {
+    let s = score_sink_lines(marks, flagged);
+    let c = s.counts;
+    Column {
+        label: None,
+        pass: Some(c.fp == 0 && c.fn_ == 0),
+        tp: c.tp,
+        fp: c.fp,
+        fn_: c.fn_,
+        tn: c.tn,
+        score: c.f1(),
+        parts: [("unmarked".to_string(), s.unmarked)].into(),
+    }
+}
+
+/// The column of a vulnerability count against PyT's.
+pub fn count_column(found: usize, expected: usize) -> Column {
+    let c = score_count(found, expected);
+    Column {
+        label: None,
+        pass: Some(found == expected),
+        tp: c.tp,
+        fp: c.fp,
+        fn_: c.fn_,
+        tn: c.tn,
+        score: Some(found as f64),
+        parts: [
+            ("found".to_string(), found as u64),
+            ("expected".to_string(), expected as u64),
+        ]
+        .into(),
+    }
+}
+
+/// The column of alias answers (`Some(intersect)`, `None`: no answer) against assertions:
+/// "alias" is the positive class (MUST/MAY satisfied = TP, unsatisfied = FN; NO satisfied =
+/// TN, unsatisfied = FP); `score` is the share satisfied; `parts` per kind.
+pub fn alias_column(answers: &[(AliasKind, Option<bool>)]) -> Column {
+    let mut c = BinaryCounts::default();
+    let mut parts: BTreeMap<String, u64> = BTreeMap::new();
+    for (kind, alias) in answers {
+        let ok = kind.satisfied_by(*alias);
+        let predicted_alias = if kind.expects_alias() { ok } else { !ok };
+        c.add(predicted_alias, kind.expects_alias());
+        *parts.entry(format!("{} total", kind.name())).or_default() += 1;
+        *parts
+            .entry(format!("{} satisfied", kind.name()))
+            .or_default() += u64::from(ok);
+    }
+    let satisfied = c.tp + c.tn;
+    Column {
+        label: None,
+        pass: Some(satisfied == c.total()),
+        tp: c.tp,
+        fp: c.fp,
+        fn_: c.fn_,
+        tn: c.tn,
+        score: (c.total() > 0).then(|| satisfied as f64 / c.total() as f64),
+        parts,
     }
 }
 
@@ -603,6 +720,17 @@ impl Runner<'_> {
         match item.task {
             Task::FlakyRootCause => self.run_flaky(item).await,
             Task::EquivalentMutant | Task::Equivalence => self.run_equivalence(item).await,
+            Task::Taint
+                if matches!(
+                    item.gold,
+                    Gold::TaintVerdict { .. } | Gold::SinkLines { .. } | Gold::VulnCount { .. }
+                ) =>
+            {
+                self.run_taint_labels(item).await
+            }
+            Task::PointsTo if matches!(item.gold, Gold::AliasAssertions { .. }) => {
+                self.run_alias(item).await
+            }
             t if t.analyzer_backed() => self.run_engine(item).await,
             t => not_applicable(item, format!("task {} is not evaluated", t.name())),
         }
@@ -779,6 +907,217 @@ impl Runner<'_> {
                 JobOutcome::Done(Box::new(r))
             }
         }
+    }
+
+    /// Asks the engine one question, adding its requests and tokens to `r`. `Ok(None)`: the
+    /// answers could not be read (`r` is marked `unreadable`; the answer counts as "no").
+    async fn ask(
+        &self,
+        question: &Question,
+        r: &mut ItemResult,
+    ) -> Result<Option<CheckOutcome>, LlmError> {
+        let engine = Engine {
+            prompts: self.prompts,
+            cache: self.cache,
+            settings: self.settings,
+            sink: None,
+        };
+        match engine.check(self.clients, question, self.now).await {
+            Ok(outcome) => {
+                for rec in outcome
+                    .records
+                    .iter()
+                    .filter(|x| !x.model.starts_with("jury("))
+                {
+                    let sent = rec.samples.iter().filter(|s| !s.from_cache).count() as u64;
+                    r.requests += sent;
+                    if sent > 0 {
+                        r.prompt_tokens += rec.prompt_tokens;
+                        r.completion_tokens += rec.completion_tokens;
+                    }
+                }
+                Ok(Some(outcome))
+            }
+            Err(CheckError::Llm(e)) => Err(e),
+            Err(e) => {
+                r.status = "unreadable".into();
+                r.error = Some(e.to_string());
+                r.requests += self.clients.len() as u64
+                    * self.settings.samples_for(question.inputs.task) as u64;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Taint items with the data set's own labels (OWASP verdicts, SecuriBench sink lines,
+    /// PyT counts). The analyzer column is the taint analysis of the item's file (built-in
+    /// specifications); its findings (one per rule and sink line) are then each asked as the
+    /// product's flow question (`crosscheck check --llm`, the editor): the LLM column keeps
+    /// the findings the LLM's majority answer confirms, the hybrid column those the engine
+    /// tiers `confirmed` (a stable yes). The LLM is never asked to find flows of its own, so
+    /// neither column can find what the analyzer misses.
+    async fn run_taint_labels(&self, item: &EvalItem) -> JobOutcome {
+        let path = item_path(item);
+        let parsed = ParsedFile::parse_with_cancel(item.language, item.code.clone(), self.cancel);
+        let result = crate::analysis::taint::analyze_file(&path, &parsed, self.cancel);
+        // The flows the label is about.
+        let flows: Vec<TaintFlow> = match &item.gold {
+            Gold::TaintVerdict { category, .. } => {
+                let kind = owasp_sink_kind(category).or_else(|| {
+                    crate::analysis::rules::RULES
+                        .iter()
+                        .filter_map(|r| r.sink_kind)
+                        .find(|k| *k != "*" && k == category)
+                });
+                let Some(kind) = kind else {
+                    return not_applicable(
+                        item,
+                        format!("no taint rule reports `{category}` (not a taint category)"),
+                    );
+                };
+                result
+                    .flows
+                    .iter()
+                    .filter(|f| f.sink.file == path && flow_has_sink_kind(f, kind))
+                    .cloned()
+                    .collect()
+            }
+            Gold::SinkLines { .. } => result
+                .flows
+                .iter()
+                .filter(|f| f.sink.file == path)
+                .cloned()
+                .collect(),
+            // PyT counts sanitised flows too; they are asked like the others.
+            _ => pyt_vulnerabilities(&result, &path)
+                .into_iter()
+                .map(|f| TaintFlow {
+                    sanitized: false,
+                    ..f.clone()
+                })
+                .collect(),
+        };
+        let findings = flow_findings(&path, Some(&parsed), &flows);
+        let mut r = base_result(item);
+        r.analyzer = taint_label_column(&item.gold, &flows, &findings, None);
+        if self.clients.is_empty() {
+            return JobOutcome::Done(Box::new(r));
+        }
+        let mut llm_keep = vec![false; findings.len()];
+        let mut hybrid_keep = vec![false; findings.len()];
+        let file_of = |p: &str| (p == path).then_some(&parsed);
+        let mut files = FlowFiles::new(&file_of);
+        for (i, f) in findings.iter().enumerate() {
+            let question = match files.question(&path, &f.rule, &flow_path(&f.evidence)) {
+                Ok(q) => q,
+                Err(e) => {
+                    r.error = Some(format!("finding at line {}: {e}", f.line));
+                    continue;
+                }
+            };
+            match self.ask(&question, &mut r).await {
+                Ok(Some(outcome)) => {
+                    llm_keep[i] = outcome.pass;
+                    hybrid_keep[i] = outcome.tier == Tier::Confirmed;
+                }
+                Ok(None) => {}
+                Err(e) => return JobOutcome::LlmFailed(e),
+            }
+        }
+        r.llm = Some(taint_label_column(
+            &item.gold,
+            &flows,
+            &findings,
+            Some(&llm_keep),
+        ));
+        r.hybrid = Some(taint_label_column(
+            &item.gold,
+            &flows,
+            &findings,
+            Some(&hybrid_keep),
+        ));
+        JobOutcome::Done(Box::new(r))
+    }
+
+    /// Points-to items with PTABen's alias assertions. The analyzer answers each assertion
+    /// with its points-to sets of the two arguments (as `tests/pointsto_ptaben.rs`); the LLM
+    /// with its answer to the function's points-to question (an argument it gives no set for
+    /// is no answer: the assertion is not satisfied); the hybrid claims "may alias" only when
+    /// both do (an LLM claim alone is never reported).
+    async fn run_alias(&self, item: &EvalItem) -> JobOutcome {
+        let Gold::AliasAssertions { assertions } = &item.gold else {
+            return not_applicable(item, "alias items need assertions".into());
+        };
+        let path = item_path(item);
+        let parsed = ParsedFile::parse_with_cancel(item.language, item.code.clone(), self.cancel);
+        let pts = crate::analysis::pointsto::analyze_file(&path, &parsed, self.cancel);
+        let calls = alias_calls(&parsed);
+        let mut scored: Vec<(&AliasAssertion, bool)> = Vec::new();
+        for a in assertions {
+            if let Some(call) = calls.iter().find(|c| c.line == a.line && c.kind == a.kind) {
+                scored.push((a, analyzer_alias(&path, &parsed, &pts, call).2));
+            }
+        }
+        if scored.is_empty() {
+            return not_applicable(item, "no assertion call at the labelled lines".into());
+        }
+        let mut r = base_result(item);
+        let missing = assertions.len() - scored.len();
+        if missing > 0 {
+            r.error = Some(format!(
+                "{missing} assertion(s) without a call at their line; not scored"
+            ));
+        }
+        let analyzer: Vec<(AliasKind, Option<bool>)> =
+            scored.iter().map(|(a, al)| (a.kind, Some(*al))).collect();
+        r.analyzer = alias_column(&analyzer);
+        if self.clients.is_empty() {
+            return JobOutcome::Done(Box::new(r));
+        }
+        let mut facts = FileFacts::new(&path, &parsed);
+        // The named function, else the one holding the first assertion.
+        let first = scored.first().map_or(0, |(a, _)| a.line);
+        let index = facts.functions.iter().position(|f| match &item.function {
+            Some(n) => f.name == *n || f.simple_name == *n,
+            None => f.kind != FunctionKind::Lambda && f.start_line <= first && first <= f.end_line,
+        });
+        let options = PrepareOptions {
+            max_questions: self.settings.max_questions.max(1),
+        };
+        let question = index
+            .ok_or_else(|| "the asserting function is not in the file".to_string())
+            .and_then(|i| {
+                prepare(Task::PointsTo, &mut facts, i, None, &options, self.cancel)
+                    .map_err(|e| e.to_string())
+            });
+        let mut answer: Option<PointsToMap> = None;
+        match question {
+            Ok(q) => match self.ask(&q, &mut r).await {
+                Ok(Some(outcome)) => {
+                    answer = serde_json::from_value(outcome.llm["points_to"].clone()).ok();
+                }
+                Ok(None) => {}
+                Err(e) => return JobOutcome::LlmFailed(e),
+            },
+            Err(e) => r.error = Some(e),
+        }
+        let llm: Vec<(AliasKind, Option<bool>)> = scored
+            .iter()
+            .map(|(a, _)| {
+                (
+                    a.kind,
+                    answer.as_ref().and_then(|m| answer_alias(m, &a.a, &a.b)),
+                )
+            })
+            .collect();
+        let hybrid: Vec<(AliasKind, Option<bool>)> = scored
+            .iter()
+            .zip(&llm)
+            .map(|((a, al), (_, l))| (a.kind, Some(*al && *l == Some(true))))
+            .collect();
+        r.llm = Some(alias_column(&llm));
+        r.hybrid = Some(alias_column(&hybrid));
+        JobOutcome::Done(Box::new(r))
     }
 
     async fn run_flaky(&self, item: &EvalItem) -> JobOutcome {
@@ -1005,6 +1344,70 @@ struct LabelAnswer {
 impl LabelAnswer {
     fn stable_label(&self) -> Option<String> {
         self.label.clone().filter(|_| self.stable)
+    }
+}
+
+/// The file name an item is analysed under: its id when that has an extension (PyT's
+/// `examples/...py`), else the id with the language's extension (`BenchmarkTest00001.java`).
+fn item_path(item: &EvalItem) -> String {
+    let id = item.id.split(':').next().unwrap_or(&item.id);
+    if Path::new(id).extension().is_some() {
+        return id.to_string();
+    }
+    let ext = match item.language {
+        Language::Python => "py",
+        Language::Java => "java",
+        Language::C => "c",
+        Language::Cpp => "cpp",
+        Language::JavaScript => "js",
+        Language::TypeScript => "ts",
+        Language::Solidity => "sol",
+    };
+    format!("{id}.{ext}")
+}
+
+/// The column of taint findings against a taint label. `keep`: which findings this column
+/// reports (`None`: all, the analyzer's column).
+fn taint_label_column(
+    gold: &Gold,
+    flows: &[TaintFlow],
+    findings: &[Finding],
+    keep: Option<&[bool]>,
+) -> Column {
+    let kept = |i: usize| keep.is_none_or(|k| k.get(i).copied().unwrap_or(false));
+    match gold {
+        Gold::TaintVerdict { vulnerable, .. } => {
+            verdict_column((0..findings.len()).any(kept), *vulnerable)
+        }
+        Gold::SinkLines { bad, ok } => {
+            let marks = SinkLineLabels {
+                bad: bad.iter().copied().collect(),
+                ok: ok.iter().copied().collect(),
+            };
+            let flagged: BTreeSet<usize> = findings
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| kept(*i))
+                .map(|(_, f)| f.line)
+                .collect();
+            sink_lines_column(&marks, &flagged)
+        }
+        Gold::VulnCount { count } => {
+            let found = match keep {
+                None => flows.len(),
+                Some(_) => flows
+                    .iter()
+                    .filter(|fl| {
+                        findings
+                            .iter()
+                            .position(|f| f.rule == fl.rule && f.line == fl.sink.line)
+                            .is_some_and(kept)
+                    })
+                    .count(),
+            };
+            count_column(found, *count)
+        }
+        _ => Column::default(),
     }
 }
 
