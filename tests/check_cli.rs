@@ -664,6 +664,11 @@ fn syntax_errors_are_notes_naming_the_lines_not_parsed() {
         f["message"].as_str().unwrap().contains("not analysed"),
         "{f}"
     );
+    assert_eq!(
+        v["findings"].as_array().unwrap().len(),
+        1,
+        "one note per file: {v}"
+    );
     assert!(!f["evidence"].as_array().unwrap().is_empty());
     let (s, _) = sarif_in(dir.path(), &["broken.py"]);
     let r = result_for(&s, "syntax-error");

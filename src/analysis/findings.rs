@@ -285,53 +285,82 @@ pub fn unreachable_findings(path: &str, cfg: &Cfg, unreachable: &[Unreachable]) 
         .collect()
 }
 
-/// `syntax-error` notes: one per line where a region that did not parse (or a token the
-/// parser had to assume) starts, naming the lines not parsed, so a user knows what was not
-/// analysed. Evidence: the first and the last line of each region.
+/// The `syntax-error` note of a file that parses only in part: one per file, at the first
+/// region that did not parse, naming every such region's lines (the first eight, then a
+/// count), so a user knows what was not analysed. Evidence: the first and the last line of
+/// each region.
 pub fn syntax_findings(path: &str, file: &ParsedFile) -> Vec<Finding> {
-    let (regions, _) = file.syntax_error_regions();
-    let mut by_line: BTreeMap<usize, Vec<&crate::syntax::parse::SyntaxErrorRegion>> =
-        BTreeMap::new();
-    for r in &regions {
-        by_line.entry(r.line).or_default().push(r);
+    const NAMED: usize = 8;
+    let (regions, total) = file.syntax_error_regions();
+    let Some(first) = regions.first() else {
+        return Vec::new();
+    };
+    let mut spans: Vec<(usize, usize)> = regions.iter().map(|r| (r.line, r.end_line)).collect();
+    spans.sort_unstable();
+    spans.dedup();
+    let mut evidence = Vec::new();
+    for &(line, end) in &spans {
+        evidence.push(Evidence {
+            file: path.to_string(),
+            line,
+            role: "first".into(),
+            text: line_text(Some(file), line),
+        });
+        if end > line {
+            evidence.push(Evidence {
+                file: path.to_string(),
+                line: end,
+                role: "last".into(),
+                text: line_text(Some(file), end),
+            });
+        }
     }
-    by_line
-        .into_iter()
-        .map(|(line, group)| {
-            let mut messages: Vec<String> = Vec::new();
-            let mut evidence = Vec::new();
-            for r in group {
-                let m = r.message();
-                if !messages.contains(&m) {
-                    messages.push(m);
-                }
-                evidence.push(Evidence {
-                    file: path.to_string(),
-                    line: r.line,
-                    role: "first".into(),
-                    text: line_text(Some(file), r.line),
-                });
-                if r.end_line > r.line {
-                    evidence.push(Evidence {
-                        file: path.to_string(),
-                        line: r.end_line,
-                        role: "last".into(),
-                        text: line_text(Some(file), r.end_line),
-                    });
-                }
-            }
-            evidence.sort();
-            evidence.dedup();
-            Finding {
-                rule: "syntax-error".into(),
-                line,
-                severity: severity_of("syntax-error"),
-                message: format!("{}; this part was not analysed", messages.join("; ")),
-                evidence,
-                trust: None,
+    let named: Vec<String> = spans
+        .iter()
+        .take(NAMED)
+        .map(|&(a, b)| {
+            if b > a {
+                format!("{a}-{b}")
+            } else {
+                a.to_string()
             }
         })
-        .collect()
+        .collect();
+    let more = total.max(spans.len()) - named.len();
+    let message = match (spans.len(), &first.missing) {
+        (1, Some(kind)) => format!(
+            "syntax error: missing `{kind}` at line {}; the code around it may not be analysed",
+            first.line
+        ),
+        (1, None) => format!(
+            "syntax error: line{} {} did not parse and {} not analysed",
+            if first.end_line > first.line { "s" } else { "" },
+            named[0],
+            if first.end_line > first.line {
+                "were"
+            } else {
+                "was"
+            }
+        ),
+        _ => format!(
+            "{} parts of this file did not parse and were not analysed: lines {}{}",
+            total.max(spans.len()),
+            named.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ),
+    };
+    vec![Finding {
+        rule: "syntax-error".into(),
+        line: first.line,
+        severity: severity_of("syntax-error"),
+        message,
+        evidence,
+        trust: None,
+    }]
 }
 
 /// Syntactic rules over the whole file (see the module docs).

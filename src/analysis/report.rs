@@ -234,7 +234,15 @@ fn analyze_function(
     cancel: &Cancel,
 ) -> FunctionResult {
     let (cfg, unreachable) = build_cfg_with_unreachable(file, func, cancel);
-    let findings = findings::unreachable_findings(path, &cfg, &unreachable);
+    // A function that does not parse whole has a CFG built around the parser's guesses (a
+    // missing `;` after `if (x)` followed by `#if` arms, a macro it misread): "this can never
+    // run" would be a claim about the guess, so such functions report no unreachable code.
+    let fn_has_syntax_error = func.node.has_error();
+    let findings = if fn_has_syntax_error {
+        Vec::new()
+    } else {
+        findings::unreachable_findings(path, &cfg, &unreachable)
+    };
     let flow = analyze_cfg(file, func, &cfg, cancel);
     // Duplicates are dropped once, by the file's set of listed errors.
     let errors: Vec<SourceError> = cfg
@@ -243,7 +251,6 @@ fn analyze_function(
         .chain(flow.errors.iter())
         .cloned()
         .collect();
-    let fn_has_syntax_error = func.node.has_error();
     FunctionResult {
         report: FunctionReport {
             name: func.name.clone(),

@@ -7,7 +7,7 @@
 //! statements, unparsed regions) are iterative.
 
 use super::engine::{call_names, Env, FnId, FnOut, Matches, Tables, Workspace, VARARGS};
-use super::spec::{ArgSel, CallShape, Seg};
+use super::spec::{ArgSel, CallPattern, CallShape, Seg};
 use super::syntax::{
     call_parts, callee_path, declarator_name, is_call_kind, is_definition, is_string_kind,
     literal_const, named_children, path_of, short_text, simple_type, unwrap, CallParts,
@@ -1453,6 +1453,21 @@ impl<'a, 't> Interp<'a, 't> {
             self.eval(r, depth + 1);
             return Val::clean();
         }
+        // `"%s?%s" % (base, query)`: each value after the literal text that precedes its
+        // conversion (a prefix fixing the URL's target keeps the later values from redirecting).
+        if let (Some(Const::Str(fmt)), "%", "tuple") = (&a.konst, op.as_str(), r.kind()) {
+            let prefixes = format_prefixes(fmt);
+            let url_kinds = self.tabs.kind_bit("redirect") | self.tabs.kind_bit("ssrf");
+            let mut t = a.flat(&self.tabs.trails);
+            for (i, e) in named_children(r).into_iter().enumerate() {
+                let mut v = self.eval(e, depth + 1).flat(&self.tabs.trails);
+                if prefixes.get(i).is_some_and(|p| fixes_url_target(p)) {
+                    v.sanitize(url_kinds);
+                }
+                t.join(&v, &self.tabs.trails);
+            }
+            return Val::of_taint(t);
+        }
         let b = self.eval(r, depth + 1);
         if op == ">>" && self.is_input_stream(l) {
             // `std::cin >> x`: the stream's data flows into x.
@@ -2042,12 +2057,35 @@ impl<'a, 't> Interp<'a, 't> {
                 return v;
             }
         }
-        let matches = self
+        let mut matches = self
             .call_matches(&parts, &raw_path, canon.as_ref(), rtype.as_deref())
             .unwrap_or_default();
         // Value of the call: summaries of resolved callees, else receiver and arguments (but
         // not the keys of a lookup: what is stored under a tainted key is not tainted by it).
         let callees = self.ws.callees(self.cx.fid, node.start_byte());
+        if !callees.is_empty() && !matches.sinks.is_empty() {
+            // A call resolved to the workspace's own code is that code, analysed through its
+            // body: a sink row that names only a method on any receiver (`*.execute`) is about
+            // a library method, not `super.execute(..)` of the project's own class.
+            if let Some(spec) = self.ws.spec(self.cx.unit) {
+                let shapes: Vec<CallShape<'_>> = std::iter::once(raw_path.as_slice())
+                    .chain(canon.as_deref())
+                    .map(|path| CallShape {
+                        path,
+                        receiver_type: rtype.as_deref(),
+                        is_new: parts.is_new,
+                    })
+                    .collect();
+                matches.sinks.retain(|&r| {
+                    spec.spec.sinks.get(r).is_some_and(|sink| {
+                        sink.calls.iter().any(|p| {
+                            !matches!(p, CallPattern::AnyReceiver(_))
+                                && shapes.iter().any(|sh| p.matches(sh))
+                        })
+                    })
+                });
+            }
+        }
         let mut result = if callees.is_empty()
             && parts.is_new
             && self.cx.lang == Language::Java
@@ -2820,6 +2858,35 @@ fn fixes_url_target(prefix: &str) -> bool {
     on_site || p.contains('?')
 }
 
+/// For each `%` conversion of a printf-style format, the text before it (earlier
+/// conversions as a NUL placeholder; `%%` is a literal percent sign).
+fn format_prefixes(fmt: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut prefix = String::new();
+    let mut chars = fmt.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            prefix.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            prefix.push('%');
+            continue;
+        }
+        out.push(prefix.clone());
+        prefix.push('\u{0}');
+        // Skip the conversion: flags, width, precision, a `(name)`, up to its letter.
+        while let Some(&n) = chars.peek() {
+            chars.next();
+            if n.is_ascii_alphabetic() {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// Makes a variable's value in `state` sanitised for `bits` (a tracked collection becomes
 /// its flat taint).
 fn sanitize_in(state: &mut State, name: &str, bits: u64, trails: &super::value::Trails) {
@@ -3387,6 +3454,21 @@ fn is_compound(kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::fixes_url_target;
+
+    #[test]
+    fn format_prefixes_name_the_text_before_each_conversion() {
+        assert_eq!(
+            super::format_prefixes("%s?%s"),
+            vec!["".to_string(), "\u{0}?".to_string()]
+        );
+        assert_eq!(
+            super::format_prefixes("100%% of /a?x=%(x)s&y=%5.2f"),
+            vec![
+                "100% of /a?x=".to_string(),
+                "100% of /a?x=\u{0}&y=".to_string()
+            ]
+        );
+    }
 
     #[test]
     fn a_url_prefix_fixes_the_target_only_once_its_host_or_path_is_closed() {
