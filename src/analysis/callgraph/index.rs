@@ -1426,6 +1426,14 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
         } else {
             named_children(pn)
         };
+        // C++ spells a bare `...` as an anonymous token of the parameter list (C as a
+        // `variadic_parameter` node, below).
+        if matches!(lang, Language::C | Language::Cpp) {
+            let mut c = pn.walk();
+            if pn.children(&mut c).any(|k| !k.is_named() && k.kind() == "...") {
+                max = None;
+            }
+        }
         for p in kids {
             let k = p.kind();
             let (counts, optional, variadic) = match (lang, k) {

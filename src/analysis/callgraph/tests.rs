@@ -826,3 +826,16 @@ fn java_same_named_classes_are_told_apart_by_imports_or_left_alone() {
         ]
     );
 }
+
+#[test]
+fn cpp_variadic_functions_take_any_number_of_extra_arguments() {
+    // C++ spells `...` as an anonymous token of the parameter list (C as a named node).
+    let src = "namespace n {\nstatic void sink(char * data, ...) {}\nvoid bad() {\n    char * d = 0;\n    sink(d, d);\n}\n}\n";
+    assert!(
+        has(&edges(Language::Cpp, src), "n::bad -> n::sink"),
+        "{:?}",
+        edges(Language::Cpp, src)
+    );
+    let c = "static void sink(char * data, ...) {}\nvoid bad(void) {\n    sink(0, 1, 2);\n}\n";
+    assert!(has(&edges(Language::C, c), "bad -> sink"));
+}
