@@ -1430,7 +1430,10 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
         // `variadic_parameter` node, below).
         if matches!(lang, Language::C | Language::Cpp) {
             let mut c = pn.walk();
-            if pn.children(&mut c).any(|k| !k.is_named() && k.kind() == "...") {
+            if pn
+                .children(&mut c)
+                .any(|k| !k.is_named() && k.kind() == "...")
+            {
                 max = None;
             }
         }

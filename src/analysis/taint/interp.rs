@@ -2876,7 +2876,14 @@ fn format_prefixes(fmt: &str) -> Vec<String> {
         }
         out.push(prefix.clone());
         prefix.push('\u{0}');
-        // Skip the conversion: flags, width, precision, a `(name)`, up to its letter.
+        // Skip the conversion: a `(name)`, flags, width, precision, up to its letter.
+        if chars.peek() == Some(&'(') {
+            for n in chars.by_ref() {
+                if n == ')' {
+                    break;
+                }
+            }
+        }
         while let Some(&n) = chars.peek() {
             chars.next();
             if n.is_ascii_alphabetic() {
