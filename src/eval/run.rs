@@ -831,18 +831,7 @@ impl Runner<'_> {
         };
         match engine.check(self.clients, &question, self.now).await {
             Ok(outcome) => {
-                for rec in outcome
-                    .records
-                    .iter()
-                    .filter(|x| !x.model.starts_with("jury("))
-                {
-                    let sent = rec.samples.iter().filter(|s| !s.from_cache).count() as u64;
-                    r.requests += sent;
-                    if sent > 0 {
-                        r.prompt_tokens += rec.prompt_tokens;
-                        r.completion_tokens += rec.completion_tokens;
-                    }
-                }
+                add_usage(&mut r, &outcome);
                 if yes_no {
                     let llm_yes: Vec<bool> = item_ids(&question)
                         .iter()
@@ -924,18 +913,7 @@ impl Runner<'_> {
         };
         match engine.check(self.clients, question, self.now).await {
             Ok(outcome) => {
-                for rec in outcome
-                    .records
-                    .iter()
-                    .filter(|x| !x.model.starts_with("jury("))
-                {
-                    let sent = rec.samples.iter().filter(|s| !s.from_cache).count() as u64;
-                    r.requests += sent;
-                    if sent > 0 {
-                        r.prompt_tokens += rec.prompt_tokens;
-                        r.completion_tokens += rec.completion_tokens;
-                    }
-                }
+                add_usage(r, &outcome);
                 Ok(Some(outcome))
             }
             Err(CheckError::Llm(e)) => Err(e),
@@ -1492,4 +1470,21 @@ pub fn prove_files_equivalent(language: Language, a: &str, b: &str, cancel: &Can
     funcs_a.iter().zip(&funcs_b).all(|(x, y)| {
         !cancel.is_cancelled() && prove_program_equivalent((&fa, x), (&fb, y), cancel) == Ok(true)
     })
+}
+
+/// Adds an engine outcome's requests and tokens to `r` (the jury's own record repeats its
+/// members' and is left out; cached samples cost nothing).
+fn add_usage(r: &mut ItemResult, outcome: &CheckOutcome) {
+    for rec in outcome
+        .records
+        .iter()
+        .filter(|x| !x.model.starts_with("jury("))
+    {
+        let sent = rec.samples.iter().filter(|s| !s.from_cache).count() as u64;
+        r.requests += sent;
+        if sent > 0 {
+            r.prompt_tokens += rec.prompt_tokens;
+            r.completion_tokens += rec.completion_tokens;
+        }
+    }
 }
