@@ -388,12 +388,7 @@ fn no_llm_runs_fill_the_analyzer_column_only() {
 
 #[test]
 fn public_data_sets_load_and_run_analyzer_only() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets");
-    assert!(
-        root.join("README.md").is_file(),
-        "the data sets are expected at {}",
-        root.display()
-    );
+    let root = datasets_root();
     let mut errors = Vec::new();
     let items = crosscheck::eval::adapters::load_datasets(&root, &[], &mut errors);
     let items = select_items(items, &[], Some(2), None);
@@ -762,12 +757,7 @@ fn taint_and_alias_labels_are_scored_against_the_labels_not_the_analyzer() {
 /// set's own labels, and the analyzer column is not 1 by construction.
 #[test]
 fn public_taint_and_points_to_data_sets_are_scored_against_their_labels() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets");
-    assert!(
-        root.join("README.md").is_file(),
-        "the data sets are expected at {}",
-        root.display()
-    );
+    let root = datasets_root();
     let names: Vec<String> = ["owasp", "securibench", "pyt", "ptaben"]
         .iter()
         .map(|s| s.to_string())
@@ -796,4 +786,15 @@ fn public_taint_and_points_to_data_sets_are_scored_against_their_labels() {
         // Floors well below the measured figures (README), and never 1 by construction.
         assert!(v > 0.5 && v < 1.0, "{} {}: {v}", t.dataset, t.metric);
     }
+}
+
+/// `../shared/datasets`, which must be there: a missing data set fails the test.
+fn datasets_root() -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets");
+    assert!(
+        root.join("README.md").is_file(),
+        "the data sets are expected at {}",
+        root.display()
+    );
+    root
 }

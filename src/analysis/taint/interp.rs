@@ -2860,7 +2860,7 @@ fn fixes_url_target(prefix: &str) -> bool {
 }
 
 /// For each `%` conversion of a printf-style format, the text before it (earlier
-/// conversions as a NUL placeholder; `%%` is a literal percent sign).
+/// conversions as a NUL marker; `%%` is a literal percent sign).
 fn format_prefixes(fmt: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut prefix = String::new();
