@@ -321,3 +321,78 @@ async fn wait_generation(c: &crosscheck::lsp::client::LspClient, at_least: u64) 
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
+
+/// A slow workspace analysis (about two seconds unless cancelled) that records how each run
+/// ended and which text of `main.py` it saw.
+#[derive(Default)]
+struct SlowProvider {
+    started: std::sync::atomic::AtomicUsize,
+    interrupted: std::sync::atomic::AtomicUsize,
+    completed_texts: std::sync::Mutex<Vec<String>>,
+}
+
+impl FindingProvider for SlowProvider {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>> {
+        use std::sync::atomic::Ordering;
+        self.started.fetch_add(1, Ordering::SeqCst);
+        for _ in 0..200 {
+            if cancel.is_cancelled() {
+                self.interrupted.fetch_add(1, Ordering::SeqCst);
+                return BTreeMap::new();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let text = ws
+            .units
+            .iter()
+            .find(|u| u.path.ends_with("main.py"))
+            .map(|u| u.file.text.clone())
+            .unwrap_or_default();
+        self.completed_texts.lock().unwrap().push(text);
+        BTreeMap::new()
+    }
+}
+
+#[tokio::test]
+async fn an_edit_interrupts_a_running_workspace_analysis_which_then_settles_on_the_new_text() {
+    use std::sync::atomic::Ordering;
+    let slow = Arc::new(SlowProvider::default());
+    let mut o = no_llm();
+    o.providers = vec![slow.clone()];
+    let (c, _s) = start(o, init_params(None, false, Value::Null)).await;
+    let main = "file:///ws/main.py";
+    open(&c, main, "python", 1, "def f():\n    return 1\n").await;
+    diagnostics(&c, main, 1).await;
+    // Wait until the workspace analysis of version 1 is running, then edit.
+    let deadline = std::time::Instant::now() + T;
+    while slow.started.load(Ordering::SeqCst) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no workspace analysis"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    change(
+        &c,
+        main,
+        2,
+        json!([{"range": range(1, 11, 1, 12), "text": "2"}]),
+    )
+    .await;
+    diagnostics(&c, main, 2).await;
+    wait_llm_idle(&c).await;
+    assert!(
+        slow.interrupted.load(Ordering::SeqCst) >= 1,
+        "the stale run went on"
+    );
+    // The run that completed last saw the edited text.
+    let done = slow.completed_texts.lock().unwrap().clone();
+    assert_eq!(
+        done.last().map(String::as_str),
+        Some("def f():\n    return 2\n")
+    );
+    assert!(!done.iter().any(|t| t.contains("return 1")), "{done:?}");
+}

@@ -8,6 +8,7 @@
 //! deleted, lines added and removed, syntax broken and mended).
 
 use crosscheck::analysis::report::{analyze_parsed, analyze_parsed_with, FunctionMemo};
+use crosscheck::analysis::taint::{analyze_file_with, TaintMemo};
 use crosscheck::syntax::functions::{reference_functions, Function};
 use crosscheck::syntax::{Cancel, Language, ParsedFile};
 use std::path::{Path, PathBuf};
@@ -149,4 +150,94 @@ fn random_edit_sequences_settle_on_the_fresh_report() {
             );
         }
     }
+}
+
+fn taint_json(file: &ParsedFile, memo: Option<&mut TaintMemo>) -> String {
+    let r = analyze_file_with("/f", file, memo, &Cancel::never());
+    serde_json::to_string_pretty(&r).unwrap()
+}
+
+#[test]
+fn the_taint_memo_reuses_unchanged_functions_and_changes_no_result() {
+    let (mut reused, mut moved) = (0usize, 0usize);
+    for (path, lang, text) in fixtures() {
+        let file = ParsedFile::parse(lang, text.clone());
+        let mut memo = TaintMemo::default();
+        let first = taint_json(&file, Some(&mut memo));
+        assert_eq!(first, taint_json(&file, None), "{}", path.display());
+        let again = ParsedFile::parse(lang, text.clone());
+        assert_eq!(
+            taint_json(&again, Some(&mut memo)),
+            first,
+            "{}",
+            path.display()
+        );
+        if !file.has_errors() {
+            assert_eq!(memo.scanned, 0, "{}: nothing changed", path.display());
+            reused += memo.reused;
+        }
+        // Moved down: offsets and lines change, scans are reused.
+        let shifted = ParsedFile::parse(lang, format!("\n\n\n{text}"));
+        assert_eq!(
+            taint_json(&shifted, Some(&mut memo)),
+            taint_json(&shifted, None),
+            "{} moved",
+            path.display()
+        );
+        moved += memo.reused;
+    }
+    assert!(reused > 500, "the taint memo was hardly used: {reused}");
+    assert!(moved > 300, "moved functions were scanned again: {moved}");
+}
+
+#[test]
+fn taint_with_the_memo_settles_on_the_fresh_result_along_random_edits() {
+    // Mostly edits that keep the file parsing (the memo serves error-free parses): a letter
+    // added to an identifier (a rename: new names, new call targets, sources gained or
+    // lost), a blank line (everything below moves); and some that break and mend it.
+    const PIECES: [&str; 6] = ["x", "\n", "(", ")", ":", ";"];
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut reused = 0usize;
+    for (path, lang, text) in fixtures() {
+        if text.len() > 40_000 {
+            continue;
+        }
+        let mut file = ParsedFile::parse(lang, text);
+        let mut memo = TaintMemo::default();
+        taint_json(&file, Some(&mut memo));
+        for step in 0..10 {
+            let bytes = file.text.as_bytes();
+            let (start, piece) = match rng.below(4) {
+                0 | 1 => {
+                    // After a letter of some identifier.
+                    let letters: Vec<usize> = (0..bytes.len())
+                        .filter(|&i| bytes[i].is_ascii_alphabetic())
+                        .collect();
+                    match letters.get(rng.below(letters.len())) {
+                        Some(&i) => (i + 1, "x"),
+                        None => continue,
+                    }
+                }
+                2 => {
+                    let newlines: Vec<usize> =
+                        (0..bytes.len()).filter(|&i| bytes[i] == b'\n').collect();
+                    match newlines.get(rng.below(newlines.len())) {
+                        Some(&i) => (i + 1, "\n"),
+                        None => continue,
+                    }
+                }
+                _ => (rng.below(bytes.len() + 1), PIECES[rng.below(PIECES.len())]),
+            };
+            file.edit(start, start, piece);
+            let fresh = ParsedFile::parse(lang, file.text.clone());
+            assert_eq!(
+                taint_json(&file, Some(&mut memo)),
+                taint_json(&fresh, None),
+                "{} after edit {step} at byte {start}",
+                path.display()
+            );
+            reused += memo.reused;
+        }
+    }
+    assert!(reused > 1000, "edits rescanned everything: {reused} reused");
 }

@@ -22,6 +22,7 @@ use super::cfg::{Cfg, Unreachable};
 use super::constfmt::{Constness, FormatConstness};
 use super::rules::{rule, Severity};
 use super::taint::{TaintFlow, Trust};
+use crate::syntax::walk::{preorder, Visit};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -380,12 +381,11 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
     let mut out = Vec::new();
     // Built on the first non-literal format of the file.
     let mut consts: Option<FormatConstness<'_>> = None;
-    let mut stack = vec![file.root()];
     let mut visited = 0usize;
-    while let Some(n) = stack.pop() {
+    preorder(file.root(), true, |n| {
         visited += 1;
         if visited.is_multiple_of(4096) && cancel.is_cancelled() {
-            break;
+            return Visit::Stop;
         }
         match (lang, n.kind()) {
             (Language::Solidity, "member_expression") => tx_origin(path, file, n, &mut out),
@@ -396,10 +396,8 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
             }
             _ => {}
         }
-        let mut c = n.walk();
-        let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
-    }
+        Visit::Descend
+    });
     out
 }
 

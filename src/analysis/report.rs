@@ -193,6 +193,8 @@ pub struct FunctionMemo {
     /// Functions analysed / reused by the last analysis (for tests and traces).
     pub analysed: usize,
     pub reused: usize,
+    /// The file-local taint analysis's per-function scans (see `taint::TaintMemo`).
+    pub taint: crate::analysis::taint::TaintMemo,
 }
 
 /// The exact key (not a hash: a collision would reuse a wrong result silently); its size is
@@ -398,7 +400,7 @@ pub fn build_report(
     refused: Vec<FileReport>,
     cancel: &Cancel,
 ) -> AnalyzeReport {
-    build_report_with(parsed, refused, &TaintSpecs::builtin(), cancel)
+    build_report_with(parsed, refused, TaintSpecs::builtin_shared(), cancel)
 }
 
 /// [`build_report`] with given taint specifications (built-in rules merged with user ones).

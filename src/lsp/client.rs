@@ -235,10 +235,14 @@ impl LspClient {
     ) -> Option<(usize, Value)> {
         self.wait_until(timeout, || {
             let log = lock(&self.shared.log);
+            // Only the matching message is cloned: the log of a long session (a benchmark's
+            // hundreds of publications) is scanned on every wake-up.
             log.iter().enumerate().skip(from).find_map(|(i, m)| {
-                let params = m.get("params").cloned().unwrap_or(Value::Null);
-                (m.get("method").and_then(Value::as_str) == Some(method) && pred(&params))
-                    .then_some((i, params))
+                if m.get("method").and_then(Value::as_str) != Some(method) {
+                    return None;
+                }
+                let params = m.get("params").unwrap_or(&Value::Null);
+                pred(params).then(|| (i, params.clone()))
             })
         })
         .await

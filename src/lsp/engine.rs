@@ -213,8 +213,10 @@ fn analyze_inner(
     cancel: &Cancel,
     memo: Option<&mut FunctionMemo>,
 ) -> (FileReport, Vec<FunctionFacts>, Vec<Finding>) {
-    let mut report = analyze_parsed_with(path, parsed, cancel, memo);
-    let taint = crate::analysis::taint::analyze_file(path, parsed, cancel);
+    let mut memo = memo;
+    let mut report = analyze_parsed_with(path, parsed, cancel, memo.as_deref_mut());
+    let taint =
+        crate::analysis::taint::analyze_file_with(path, parsed, memo.map(|m| &mut m.taint), cancel);
     report.tainted_variables = taint.tainted_variables_for(path).to_vec();
     let mut all = std::mem::take(&mut report.findings);
     all.extend(crate::analysis::findings::flow_findings(

@@ -303,7 +303,7 @@ impl FindingProvider for TaintProvider {
             ws.units,
             Some(ws.call_graph),
             points_to.as_ref(),
-            &TaintSpecs::builtin(),
+            TaintSpecs::builtin_shared(),
             cancel,
         );
         let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();

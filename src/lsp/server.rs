@@ -19,7 +19,10 @@
 //! workspace findings changed, and hands the questions of every open document
 //! (`questions`: one per taint finding, plus the configured function tasks) to the
 //! [`Scheduler`]: jobs are made only once the workspace taint flows of that change are known,
-//! so a file's findings are never asked about twice on open. Request handlers
+//! so a file's findings are never asked about twice on open. A document edit interrupts a
+//! running workspace analysis (its own `Cancel` child): the stale run gives the CPU to the
+//! edit's analysis, keeps the previous workspace results, and runs again once edits pause
+//! for the debounce. Request handlers
 //! (hover, code actions, commands) only read state: they never wait for analysis or network.
 
 use super::config::{self, ConfigSources, Layer, Settings};
@@ -420,6 +423,9 @@ pub struct State {
     pub(crate) analyses: Mutex<BTreeMap<String, Arc<FileAnalysis>>>,
     pub(crate) published: Mutex<BTreeMap<String, Vec<Diagnostic>>>,
     pub(crate) interproc: Mutex<Arc<Interproc>>,
+    /// Cancels the running workspace analysis: a document edit makes it stale, so it gives
+    /// way to the edit's own analysis and runs again once edits pause (see the module docs).
+    pub(crate) workspace_run: Mutex<Option<Cancel>>,
     pub(crate) scheduler: Scheduler,
     pub(crate) engine_tx: mpsc::UnboundedSender<EngineMsg>,
     engine_rx: Mutex<Option<mpsc::UnboundedReceiver<EngineMsg>>>,
@@ -539,6 +545,7 @@ impl State {
             analyses: Mutex::new(BTreeMap::new()),
             published: Mutex::new(BTreeMap::new()),
             interproc: Mutex::new(Arc::new(Interproc::default())),
+            workspace_run: Mutex::new(None),
             scheduler,
             engine_tx: tx,
             engine_rx: Mutex::new(Some(rx)),
@@ -990,6 +997,13 @@ impl State {
                     }
                 }
             }
+            // A workspace analysis running over older texts is abandoned: it would compete
+            // with the edit's analysis for the CPU and its results would be stale.
+            if !analyze.is_empty() {
+                if let Some(c) = lock(&self.workspace_run).as_ref() {
+                    c.cancel();
+                }
+            }
             // Each document is analysed in its own task on a bounded pool: a large document
             // never holds up a small one, and a new version cancels the old one's work.
             for u in &analyze {
@@ -1094,12 +1108,22 @@ impl State {
             let generation = self.workspace_generation.fetch_add(1, Ordering::SeqCst) + 1;
             let units = self.workspace_units();
             let providers = self.providers.clone();
-            let cancel = self.cancel.clone();
+            let cancel = self.cancel.child();
+            *lock(&self.workspace_run) = Some(cancel.clone());
             let started = std::time::Instant::now();
+            let flag = cancel.clone();
             let joined = tokio::task::spawn_blocking(move || {
-                workspace::compute_interproc(generation, &units, &providers, &cancel)
+                workspace::compute_interproc(generation, &units, &providers, &flag)
             })
             .await;
+            *lock(&self.workspace_run) = None;
+            if cancel.is_cancelled() && !self.shutdown.load(Ordering::Relaxed) {
+                // Interrupted by an edit: keep the previous results and run again after the
+                // edits (each edit's analysis wakes this loop; this wake covers the rest).
+                tracing::debug!(generation, "workspace analysis interrupted by an edit");
+                self.wake_workspace();
+                continue;
+            }
             let Ok(new) = joined else {
                 self.wakes_done.fetch_max(target, Ordering::SeqCst);
                 continue;

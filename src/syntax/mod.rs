@@ -9,6 +9,7 @@ pub mod normalize;
 pub mod parse;
 pub mod position;
 pub mod preproc;
+pub mod walk;
 
 pub use cancel::Cancel;
 pub use language::Language;

@@ -89,7 +89,7 @@ check("syntax-error diagnostic published after open", ok)
 local diag = find("syntax-error")
 check("diagnostic on the broken line", diag ~= nil and diag.lnum == 8, diag and diag.lnum)
 check("source names the tier", diag ~= nil and diag.source == "crosscheck (analyzer-only)", diag and diag.source)
-check("tier label at the end of the line", vim.wait(5000, function()
+check("tier label on the broken line", vim.wait(5000, function()
   for _, l in ipairs(cc.labels(bufnr)) do
     if l[1] == 8 and l[2] == " [analyzer-only]" and l[3] == "CrosscheckAnalyzerOnly" then return true end
   end
@@ -190,6 +190,19 @@ for _, l in ipairs(labels) do
   if w and w[1] == l[2] and w[2] == l[3] then matched = matched + 1 end
 end
 check("tier labels use the tier highlight groups", matched == 3, labels)
+local fixed = true
+for _, l in ipairs(labels) do
+  if l[4] ~= "right_align" then fixed = false end
+end
+check("tier labels sit at the right edge, whatever the message length", fixed, labels)
+-- Two findings on one line: one label, each tier once, the more severe finding's first.
+cc._publish_diagnostics(nil, {
+  uri = suri,
+  diagnostics = { lspdiag(0, "llm-only", 1), lspdiag(0, "confirmed", 1), lspdiag(0, "confirmed", 2) },
+}, { client_id = client.id, method = "textDocument/publishDiagnostics" }, {})
+labels = cc.labels(sbuf)
+check("one label per line naming each tier once",
+  #labels == 1 and labels[1][1] == 0 and labels[1][2] == " [confirmed]" and labels[1][5] == 2, labels)
 
 -- 9. Edit the buffer (incremental didChange): the syntax error goes away, labels too.
 vim.api.nvim_set_current_buf(bufnr)

@@ -14,10 +14,12 @@ use crate::analysis::callgraph::{CallEdge, SourceUnit};
 use crate::analysis::cfg::build_cfg;
 use crate::analysis::pointsto::PointsTo;
 use crate::analysis::rules;
-use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::functions::{Function, FunctionKind};
 use crate::syntax::preproc::Macros;
+use crate::syntax::walk::{preorder, Visit};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 use tree_sitter::Node;
 
 pub(super) type FnId = usize;
@@ -225,6 +227,66 @@ impl Compiled {
     }
 }
 
+/// Every language's compiled specification and the sink-kind bits they share.
+pub(super) struct CompiledSpecs {
+    kind_bits: BTreeMap<String, u64>,
+    by_language: BTreeMap<Language, Compiled>,
+}
+
+impl CompiledSpecs {
+    fn new(specs: &TaintSpecs) -> CompiledSpecs {
+        let mut kind_bits: BTreeMap<String, u64> = BTreeMap::new();
+        for spec in specs.by_language.values() {
+            for k in spec
+                .sinks
+                .iter()
+                .map(|s| s.kind.clone())
+                .chain(spec.sanitizers.iter().flat_map(|s| s.kinds.iter().cloned()))
+            {
+                if k == "*" {
+                    continue;
+                }
+                let n = kind_bits.len();
+                kind_bits.entry(k).or_insert(1u64 << n.min(62));
+            }
+        }
+        let by_language = specs
+            .by_language
+            .iter()
+            .filter(|(_, spec)| spec.rule_count() > 0)
+            .map(|(lang, spec)| (*lang, Compiled::new(spec.clone(), &kind_bits)))
+            .collect();
+        CompiledSpecs {
+            kind_bits,
+            by_language,
+        }
+    }
+}
+
+/// How many distinct specification sets stay compiled (the editor uses one or two: the
+/// built-in set and the workspace's extended one).
+const COMPILED_CACHE: usize = 4;
+
+/// The compiled form of `specs`, compiled once per distinct set and shared by every run (the
+/// editor analyses a document on every edit; compiling the bundled specifications each time
+/// cost more than interpreting the functions that mention a source).
+fn compiled_specs(specs: &TaintSpecs) -> Arc<CompiledSpecs> {
+    static CACHE: Mutex<Vec<(TaintSpecs, Arc<CompiledSpecs>)>> = Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = cache.iter().position(|(s, _)| s == specs) {
+        let hit = cache.remove(i);
+        let compiled = Arc::clone(&hit.1);
+        cache.push(hit);
+        return compiled;
+    }
+    let compiled = Arc::new(CompiledSpecs::new(specs));
+    if cache.len() >= COMPILED_CACHE {
+        cache.remove(0);
+    }
+    cache.push((specs.clone(), Arc::clone(&compiled)));
+    compiled
+}
+
 /// What the engine knows about one function (or a module's top-level code).
 /// The parameter name a C/C++ function's `...` is given in its summary.
 pub(super) const VARARGS: &str = "...";
@@ -253,7 +315,7 @@ pub(super) struct FnInfo {
 pub(super) struct UnitCx<'t> {
     pub path: String,
     pub file: &'t ParsedFile,
-    pub functions: Vec<Function<'t>>,
+    pub functions: &'t [Function<'t>],
     pub imports: BTreeMap<String, Vec<Seg>>,
     /// Java: class (qualified) -> its fields.
     pub class_fields: BTreeMap<String, ClassFields>,
@@ -264,7 +326,7 @@ pub(super) struct UnitCx<'t> {
 pub(super) struct Workspace<'t> {
     pub units: Vec<UnitCx<'t>>,
     pub fns: Vec<FnInfo>,
-    specs: BTreeMap<Language, Compiled>,
+    specs: Arc<CompiledSpecs>,
     callsites: BTreeMap<(FnId, usize), Vec<FnId>>,
     pub points_to: Option<&'t PointsTo>,
     /// Simple names of the classes defined in the workspace.
@@ -276,7 +338,7 @@ pub(super) struct Workspace<'t> {
 impl<'t> Workspace<'t> {
     pub fn spec(&self, unit: usize) -> Option<&Compiled> {
         let lang = self.units.get(unit)?.file.language;
-        self.specs.get(&lang)
+        self.specs.by_language.get(&lang)
     }
 
     pub fn imports(&self, unit: usize) -> Option<&BTreeMap<String, Vec<Seg>>> {
@@ -471,29 +533,11 @@ pub(super) fn run(
     call_graph: Option<&[CallEdge]>,
     points_to: Option<&PointsTo>,
     specs: &TaintSpecs,
+    memo: Option<&mut TaintMemo>,
     cancel: &Cancel,
 ) -> TaintResult {
-    let mut kind_bits: BTreeMap<String, u64> = BTreeMap::new();
-    for spec in specs.by_language.values() {
-        for k in spec
-            .sinks
-            .iter()
-            .map(|s| s.kind.clone())
-            .chain(spec.sanitizers.iter().flat_map(|s| s.kinds.iter().cloned()))
-        {
-            if k == "*" {
-                continue;
-            }
-            let n = kind_bits.len();
-            kind_bits.entry(k).or_insert(1u64 << n.min(62));
-        }
-    }
-    let mut compiled = BTreeMap::new();
-    for (lang, spec) in &specs.by_language {
-        if spec.rule_count() > 0 && units.iter().any(|u| u.file.language == *lang) {
-            compiled.insert(*lang, Compiled::new(spec.clone(), &kind_bits));
-        }
-    }
+    let compiled = compiled_specs(specs);
+    let kind_bits = compiled.kind_bits.clone();
     let mut ws = Workspace {
         units: Vec::new(),
         fns: Vec::new(),
@@ -504,12 +548,8 @@ pub(super) fn run(
         c_globals: BTreeSet::new(),
     };
     for (ui, u) in units.iter().enumerate() {
-        let enabled = ws.specs.contains_key(&u.file.language);
-        let functions = if enabled {
-            collect_functions(u.file)
-        } else {
-            Vec::new()
-        };
+        let enabled = ws.specs.by_language.contains_key(&u.file.language);
+        let functions: &[Function<'_>] = if enabled { u.file.functions() } else { &[] };
         let imports = if u.file.language == Language::Python {
             python_imports(u.file)
         } else {
@@ -605,7 +645,7 @@ pub(super) fn run(
     let mut c_globals = BTreeSet::new();
     for u in &ws.units {
         if matches!(u.file.language, Language::C | Language::Cpp)
-            && ws.specs.contains_key(&u.file.language)
+            && ws.specs.by_language.contains_key(&u.file.language)
         {
             super::syntax::c_file_scope_variables(u.file, &mut c_globals);
         }
@@ -622,7 +662,22 @@ pub(super) fn run(
         field_index: BTreeMap::new(),
     };
     let mut result = TaintResult::default();
-    let prescan = prescan(&mut ws, call_graph, cancel);
+    // The memo serves runs without a call graph (whose resolution depends on call lines)
+    // over error-free parses (error recovery may shape the same text differently).
+    let memo = match memo {
+        Some(m) if call_graph.is_none() && units.iter().all(|u| !u.file.has_errors()) => {
+            let context = prescan_context(&ws);
+            let same_specs = m.specs.as_ref().is_some_and(|c| Arc::ptr_eq(c, &ws.specs));
+            if !same_specs || m.context != context {
+                m.entries.clear();
+                m.specs = Some(Arc::clone(&ws.specs));
+                m.context = context;
+            }
+            Some(m)
+        }
+        _ => None,
+    };
+    let prescan = prescan(&mut ws, call_graph, memo, cancel);
     if cancel.is_cancelled() {
         result.partial = true;
         result.errors.push(TaintError {
@@ -789,12 +844,53 @@ struct Prescan {
     callees: Vec<BTreeSet<FnId>>,
     /// Source labels of parameters, per function: (param index, source kind).
     param_sources: BTreeMap<FnId, Vec<(usize, String, Trust)>>,
-    /// Declarations (locals, declared types, fixed arrays) per function; `None` for units
-    /// without a specification.
-    declared: Vec<Option<(Declared, bool)>>,
+    /// What each function's own text declares and calls; `None` for units without a
+    /// specification.
+    declared: Vec<Option<Arc<FnScan>>>,
 }
 
-fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Cancel) -> Prescan {
+/// What the prescan finds in one function's own text, given the workspace's function table
+/// and the function's unit (see [`TaintMemo`]).
+#[derive(Debug)]
+struct FnScan {
+    /// The function mentions a source (parameter sources are found apart).
+    syntax_seed: bool,
+    /// Declarations (locals, declared types, fixed arrays), and whether all were collected.
+    decl: Declared,
+    complete: bool,
+    /// Resolved call sites: offset of the call from the function's first byte, callees.
+    sites: Vec<(usize, Vec<FnId>)>,
+}
+
+/// Prescan results kept between runs over one file, so that an edit rescans only the
+/// functions whose text changed (the editor analyses a document on every edit). Valid while
+/// the specifications and the file's context (function table, imports, class fields, macros)
+/// are those it was filled with; the result of a run is the same with or without it.
+#[derive(Debug, Default)]
+pub struct TaintMemo {
+    specs: Option<Arc<CompiledSpecs>>,
+    context: String,
+    /// Function -> its first column and text when scanned, and the scan.
+    entries: BTreeMap<FnId, (usize, String, Arc<FnScan>)>,
+    /// Functions (module-level code aside) reused and scanned by the last run.
+    pub reused: usize,
+    pub scanned: usize,
+}
+
+impl std::fmt::Debug for CompiledSpecs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSpecs")
+            .field("languages", &self.by_language.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+fn prescan(
+    ws: &mut Workspace<'_>,
+    call_graph: Option<&[CallEdge]>,
+    mut memo: Option<&mut TaintMemo>,
+    cancel: &Cancel,
+) -> Prescan {
     let n = ws.fns.len();
     let mut seeds = BTreeSet::new();
     let mut callees: Vec<BTreeSet<FnId>> = vec![BTreeSet::new(); n];
@@ -867,13 +963,15 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         }
     }
     let mut sites: BTreeMap<(FnId, usize), Vec<FnId>> = BTreeMap::new();
-    let mut declared: Vec<Option<(Declared, bool)>> = vec![None; n];
+    let mut declared: Vec<Option<Arc<FnScan>>> = vec![None; n];
+    let mut kept: BTreeMap<FnId, (usize, String, Arc<FnScan>)> = BTreeMap::new();
+    let (mut reused, mut scanned) = (0, 0);
     // Python names imported from a source (`from sys import argv`) are triggers in their unit.
     let import_triggers: Vec<BTreeSet<String>> = ws
         .units
         .iter()
         .map(|u| {
-            let Some(spec) = ws.specs.get(&u.file.language) else {
+            let Some(spec) = ws.specs.by_language.get(&u.file.language) else {
                 return BTreeSet::new();
             };
             u.imports
@@ -908,11 +1006,10 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
         let Some(unit) = ws.units.get(info.unit) else {
             continue;
         };
-        let Some(spec) = ws.specs.get(&unit.file.language) else {
+        let Some(spec) = ws.specs.by_language.get(&unit.file.language) else {
             continue;
         };
         let file = unit.file;
-        let unit_triggers = &import_triggers[info.unit];
         let func = info.index.and_then(|i| unit.functions.get(i));
         let root = match func {
             Some(f) => f.node,
@@ -922,17 +1019,6 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
             Some(f) => f.body.unwrap_or(f.node),
             None => file.root(),
         };
-        let (mut decl, complete) = collect_declared(file, body, unit.file.language, DECL_BUDGET);
-        if let Some(f) = func {
-            for (k, v) in parameter_types(file, f.node) {
-                decl.types.entry(k).or_insert(v);
-            }
-        }
-        if let Some(fields) = info.class.as_ref().and_then(|c| unit.class_fields.get(c)) {
-            for (k, v) in &fields.types {
-                decl.types.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
         // Parameter sources.
         if let Some(func) = info.index.and_then(|i| unit.functions.get(i)) {
             let vis = visibility(file, func.node);
@@ -988,103 +1074,219 @@ fn prescan(ws: &mut Workspace<'_>, call_graph: Option<&[CallEdge]>, cancel: &Can
                 }
             }
         }
-        let mut stack = vec![root];
-        let mut guard = 0usize;
-        while let Some(node) = stack.pop() {
-            guard += 1;
-            if guard.is_multiple_of(4096) && cancel.is_cancelled() {
-                break;
+        // The function's own text decides its scan (the module's code is scanned each time).
+        let text = func.map(|f| file.node_text(f.node));
+        let base = root.start_byte();
+        let column = root.start_position().column;
+        let prior = text.and_then(|t| {
+            let m = memo.as_deref_mut()?;
+            m.entries
+                .remove(&fid)
+                .filter(|(col, old, _)| *col == column && old == t)
+        });
+        let (scan, text) = match prior {
+            Some((_, t, scan)) => {
+                reused += 1;
+                (scan, Some(t))
             }
-            let kind = node.kind();
-            if node != root && is_definition(kind) {
-                continue;
+            None => {
+                let Some(scan) = scan_function(
+                    ws,
+                    fid,
+                    root,
+                    body,
+                    &import_triggers[info.unit],
+                    &Resolver {
+                        by_simple: &by_simple,
+                        edges: &edges,
+                        has_edges: &has_edges,
+                        have_graph: call_graph.is_some(),
+                    },
+                    cancel,
+                ) else {
+                    break;
+                };
+                // Module-level code is scanned every time and not counted.
+                scanned += usize::from(text.is_some());
+                (Arc::new(scan), text.map(str::to_string))
             }
-            if node.child_count() == 0 {
-                if kind == "identifier" && !seeds.contains(&fid) {
-                    let text = file.node_text(node);
-                    if spec.ident_triggers.contains(text) || unit_triggers.contains(text) {
-                        seeds.insert(fid);
-                    }
-                }
-                continue;
+        };
+        if scan.syntax_seed {
+            seeds.insert(fid);
+        }
+        for (offset, resolved) in &scan.sites {
+            if let Some(c) = callees.get_mut(fid) {
+                c.extend(resolved.iter().copied());
             }
-            if !seeds.contains(&fid)
-                && matches!(
-                    kind,
-                    "attribute"
-                        | "field_access"
-                        | "member_expression"
-                        | "field_expression"
-                        | "qualified_identifier"
-                )
-            {
-                let last = node
-                    .child_by_field_name("attribute")
-                    .or_else(|| node.child_by_field_name("field"))
-                    .or_else(|| node.child_by_field_name("property"))
-                    .or_else(|| node.child_by_field_name("name"))
-                    .map(|n| file.node_text(n))
-                    .unwrap_or("");
-                if spec.attr_names.contains(last) {
-                    let path = super::syntax::path_of(file, node);
-                    let excluded = |rule: usize| {
-                        spec.spec
-                            .sources
-                            .get(rule)
-                            .is_some_and(|r| r.except_in.contains(&info.simple))
-                    };
-                    let hit = [Some(path.clone()), canonical_path(unit, &path)]
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|p| spec.attr_source(&p))
-                        .any(|r| !excluded(r));
-                    if hit {
-                        seeds.insert(fid);
-                    }
-                }
-            }
-            if is_call_kind(kind) {
-                if let Some(parts) = call_parts(file, node) {
-                    if !seeds.contains(&fid)
-                        && is_source_call(spec, unit, node, &parts, &info.simple, &decl.types)
-                    {
-                        seeds.insert(fid);
-                    }
-                    let line = file.line_of(node.start_byte());
-                    let resolved = resolve(
-                        ws,
-                        &by_simple,
-                        &edges,
-                        &has_edges,
-                        call_graph.is_some(),
-                        fid,
-                        line,
-                        &parts,
-                        &decl.types,
-                    );
-                    if !resolved.is_empty() {
-                        if let Some(c) = callees.get_mut(fid) {
-                            c.extend(resolved.iter().copied());
-                        }
-                        sites.insert((fid, node.start_byte()), resolved);
-                    }
-                }
-            }
-            let mut c = node.walk();
-            let kids: Vec<Node<'_>> = node.children(&mut c).collect();
-            stack.extend(kids.into_iter().rev());
+            sites.insert((fid, base + offset), resolved.clone());
+        }
+        if let (Some(t), true) = (text, memo.is_some()) {
+            kept.insert(fid, (column, t, Arc::clone(&scan)));
         }
         if let Some(slot) = declared.get_mut(fid) {
-            *slot = Some((decl, complete));
+            *slot = Some(scan);
         }
     }
     ws.callsites = sites;
+    if let Some(m) = memo {
+        if !cancel.is_cancelled() {
+            m.entries = kept;
+        }
+        m.reused = reused;
+        m.scanned = scanned;
+    }
     Prescan {
         seeds,
         callees,
         param_sources,
         declared,
     }
+}
+
+/// Everything outside a function's own text that its scan depends on: the function table
+/// (whose indices the resolved call sites hold), and each unit's imports, class fields,
+/// macros and classes.
+fn prescan_context(ws: &Workspace<'_>) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = write!(out, "{:?}\n{:?}\n{:?}\n", ws.fns, ws.classes, ws.c_globals);
+    for u in &ws.units {
+        let _ = write!(
+            out,
+            "{}\n{:?}\n{:?}\n{:?}\n{:?}\n",
+            u.path, u.file.language, u.imports, u.class_fields, u.macros
+        );
+    }
+    out
+}
+
+/// How the prescan resolves calls (built once per run).
+struct Resolver<'a> {
+    by_simple: &'a BTreeMap<String, Vec<FnId>>,
+    edges: &'a BTreeMap<(FnId, usize), Vec<(String, FnId)>>,
+    has_edges: &'a BTreeSet<FnId>,
+    have_graph: bool,
+}
+
+/// Scans one function's own text (nested definitions skipped): its declarations, whether it
+/// mentions a source, and its resolved call sites. `None` when cancelled.
+fn scan_function(
+    ws: &Workspace<'_>,
+    fid: FnId,
+    root: Node<'_>,
+    body: Node<'_>,
+    unit_triggers: &BTreeSet<String>,
+    resolver: &Resolver<'_>,
+    cancel: &Cancel,
+) -> Option<FnScan> {
+    let info = ws.fns.get(fid)?;
+    let unit = ws.units.get(info.unit)?;
+    let spec = ws.specs.by_language.get(&unit.file.language)?;
+    let file = unit.file;
+    let func = info.index.and_then(|i| unit.functions.get(i));
+    let (mut decl, complete) = collect_declared(file, body, unit.file.language, DECL_BUDGET);
+    if let Some(f) = func {
+        for (k, v) in parameter_types(file, f.node) {
+            decl.types.entry(k).or_insert(v);
+        }
+    }
+    if let Some(fields) = info.class.as_ref().and_then(|c| unit.class_fields.get(c)) {
+        for (k, v) in &fields.types {
+            decl.types.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    let base = root.start_byte();
+    let mut seed = false;
+    let mut sites: Vec<(usize, Vec<FnId>)> = Vec::new();
+    let mut cancelled = false;
+    let mut guard = 0usize;
+    preorder(root, false, |node| {
+        guard += 1;
+        if guard.is_multiple_of(4096) && cancel.is_cancelled() {
+            cancelled = true;
+            return Visit::Stop;
+        }
+        let kind = node.kind();
+        if node != root && is_definition(kind) {
+            return Visit::Skip;
+        }
+        if node.child_count() == 0 {
+            if kind == "identifier" && !seed {
+                let text = file.node_text(node);
+                if spec.ident_triggers.contains(text) || unit_triggers.contains(text) {
+                    seed = true;
+                }
+            }
+            return Visit::Skip;
+        }
+        if !seed
+            && matches!(
+                kind,
+                "attribute"
+                    | "field_access"
+                    | "member_expression"
+                    | "field_expression"
+                    | "qualified_identifier"
+            )
+        {
+            let last = node
+                .child_by_field_name("attribute")
+                .or_else(|| node.child_by_field_name("field"))
+                .or_else(|| node.child_by_field_name("property"))
+                .or_else(|| node.child_by_field_name("name"))
+                .map(|n| file.node_text(n))
+                .unwrap_or("");
+            if spec.attr_names.contains(last) {
+                let path = super::syntax::path_of(file, node);
+                let excluded = |rule: usize| {
+                    spec.spec
+                        .sources
+                        .get(rule)
+                        .is_some_and(|r| r.except_in.contains(&info.simple))
+                };
+                let hit = [Some(path.clone()), canonical_path(unit, &path)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| spec.attr_source(&p))
+                    .any(|r| !excluded(r));
+                if hit {
+                    seed = true;
+                }
+            }
+        }
+        if is_call_kind(kind) {
+            if let Some(parts) = call_parts(file, node) {
+                if !seed && is_source_call(spec, unit, node, &parts, &info.simple, &decl.types) {
+                    seed = true;
+                }
+                let line = file.line_of(node.start_byte());
+                let resolved = resolve(
+                    ws,
+                    resolver.by_simple,
+                    resolver.edges,
+                    resolver.has_edges,
+                    resolver.have_graph,
+                    fid,
+                    line,
+                    &parts,
+                    &decl.types,
+                );
+                if !resolved.is_empty() {
+                    sites.push((node.start_byte() - base, resolved));
+                }
+            }
+        }
+        Visit::Descend
+    });
+    if cancelled {
+        return None;
+    }
+    Some(FnScan {
+        syntax_seed: seed,
+        decl,
+        complete,
+        sites,
+    })
 }
 
 /// Adds to each C/C++ unit the macros of the workspace headers it includes (`#include
@@ -1679,7 +1881,7 @@ fn analyze_function(
         None => file.root(),
     };
     let (mut declared, complete) = match pre.declared.get(fid) {
-        Some(Some(d)) => d.clone(),
+        Some(Some(d)) => (d.decl.clone(), d.complete),
         _ => collect_declared(file, body, lang, DECL_BUDGET),
     };
     if !complete {

@@ -68,6 +68,7 @@ pub mod spec;
 mod syntax;
 mod value;
 
+pub use engine::TaintMemo;
 pub use interp::MAX_EXPR_DEPTH;
 pub use spec::{Provenance, SpecError, TaintSpec, TaintSpecs, Trust};
 
@@ -176,14 +177,32 @@ pub fn analyze_taint(
     specs: &TaintSpecs,
     cancel: &Cancel,
 ) -> TaintResult {
-    engine::run(units, call_graph, points_to, specs, cancel)
+    engine::run(units, call_graph, points_to, specs, None, cancel)
 }
 
 /// Convenience: one file with the built-in specifications, no call graph.
 pub fn analyze_file(path: &str, file: &crate::syntax::ParsedFile, cancel: &Cancel) -> TaintResult {
+    analyze_file_with(path, file, None, cancel)
+}
+
+/// [`analyze_file`] reusing the per-function scans of the previous run over the same file
+/// (the editor's per-edit analysis); the result is the same as without the memo.
+pub fn analyze_file_with(
+    path: &str,
+    file: &crate::syntax::ParsedFile,
+    memo: Option<&mut TaintMemo>,
+    cancel: &Cancel,
+) -> TaintResult {
     let units = [SourceUnit {
         path: path.to_string(),
         file,
     }];
-    analyze_taint(&units, None, None, &TaintSpecs::builtin(), cancel)
+    engine::run(
+        &units,
+        None,
+        None,
+        TaintSpecs::builtin_shared(),
+        memo,
+        cancel,
+    )
 }

@@ -878,12 +878,18 @@ pub struct TaintSpecs {
 impl TaintSpecs {
     /// The bundled specifications of every language.
     pub fn builtin() -> TaintSpecs {
-        TaintSpecs {
+        Self::builtin_shared().clone()
+    }
+
+    /// The bundled specifications, parsed once per process.
+    pub fn builtin_shared() -> &'static TaintSpecs {
+        static BUILTIN: std::sync::OnceLock<TaintSpecs> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(|| TaintSpecs {
             by_language: Language::ALL
                 .iter()
                 .map(|&l| (l, TaintSpec::builtin(l)))
                 .collect(),
-        }
+        })
     }
 
     /// Merges a spec into the language it names (or into every language when it names none).

@@ -3,6 +3,7 @@
 
 use super::spec::Seg;
 use super::value::Const;
+use crate::syntax::walk::{preorder, Visit};
 use crate::syntax::{Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -598,14 +599,13 @@ pub(super) fn collect_declared(
     budget: usize,
 ) -> (Declared, bool) {
     let mut d = Declared::default();
-    let mut stack = vec![body];
     let mut visited = 0usize;
     let mut complete = true;
-    while let Some(n) = stack.pop() {
+    preorder(body, true, |n| {
         visited += 1;
         if visited > budget {
             complete = false;
-            break;
+            return Visit::Stop;
         }
         let kind = n.kind();
         if n != body && is_definition(kind) {
@@ -614,7 +614,7 @@ pub(super) fn collect_declared(
                     d.locals.insert(file.node_text(name).to_string());
                 }
             }
-            continue;
+            return Visit::Skip;
         }
         match (lang, kind) {
             (
@@ -736,12 +736,11 @@ pub(super) fn collect_declared(
             _ => {}
         }
         if skip_for_declarations(kind) {
-            continue;
+            Visit::Skip
+        } else {
+            Visit::Descend
         }
-        let mut c = n.walk();
-        let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
-    }
+    });
     for g in &d.globals {
         d.locals.remove(g);
     }

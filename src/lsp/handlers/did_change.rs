@@ -8,6 +8,7 @@ use tower_lsp_server::ls_types::DidChangeTextDocumentParams;
 pub fn handle(state: &Arc<State>, params: DidChangeTextDocumentParams) {
     let uri = params.text_document.uri.as_str().to_string();
     let enc = state.encoding();
+    let started = std::time::Instant::now();
     let applied = {
         let mut docs = lock(&state.docs);
         match docs.get_mut(&uri) {
@@ -18,6 +19,7 @@ pub fn handle(state: &Arc<State>, params: DidChangeTextDocumentParams) {
             None => false,
         }
     };
+    tracing::debug!(%uri, version = params.text_document.version, applied_ms = started.elapsed().as_secs_f64() * 1000.0, "didChange applied");
     if applied {
         state.send(EngineMsg::Analyze(uri));
     } else {

@@ -51,7 +51,7 @@ local defaults = {
   -- so ~/.config/crosscheck/config.toml keeps its values otherwise.
   settings = {},
   root_markers = { "crosscheck.toml", ".git" },
-  -- End-of-line tier labels (false: none). A tier mapped to false gets no label.
+  -- Tier labels, right-aligned, one per line (false: none). A tier mapped to false gets none.
   labels = {
     ["confirmed"] = "confirmed",
     ["analyzer-only"] = false,
@@ -224,8 +224,11 @@ local function publish_diagnostics(err, result, ctx, config)
 end
 M._publish_diagnostics = publish_diagnostics
 
--- End-of-line tier labels: a vim.diagnostic handler with its own extmark namespace per
--- diagnostic namespace. Only diagnostics carrying crosscheck tier data are labelled.
+-- Tier labels: a vim.diagnostic handler with its own extmark namespace per diagnostic
+-- namespace. Only diagnostics carrying crosscheck tier data are labelled. Each line gets one
+-- label extmark, right-aligned in the window: a fixed place that long diagnostic messages
+-- (virtual text at the end of the line) never push off-screen. A line with findings of
+-- several tiers shows each tier once, most severe finding first.
 local label_namespaces = {}
 
 local function label_ns(namespace)
@@ -233,6 +236,32 @@ local function label_ns(namespace)
     label_namespaces[namespace] = vim.api.nvim_create_namespace("crosscheck_tiers_" .. namespace)
   end
   return label_namespaces[namespace]
+end
+
+--- The label chunks of each line: { [lnum] = { {text, group}, ... } }.
+function M.label_chunks(diagnostics, labels)
+  local sorted = {}
+  for _, d in ipairs(diagnostics) do
+    table.insert(sorted, d)
+  end
+  table.sort(sorted, function(a, b)
+    if a.lnum ~= b.lnum then
+      return a.lnum < b.lnum
+    end
+    return (a.severity or 4) < (b.severity or 4)
+  end)
+  local by_line, seen = {}, {}
+  for _, d in ipairs(sorted) do
+    local tier = tier_of(d)
+    local text = tier and labels[tier]
+    local key = d.lnum .. ":" .. (tier or "")
+    if text and not seen[key] then
+      seen[key] = true
+      by_line[d.lnum] = by_line[d.lnum] or {}
+      table.insert(by_line[d.lnum], { " [" .. text .. "]", M.tier_groups[tier] })
+    end
+  end
+  return by_line
 end
 
 M.label_handler = {
@@ -244,13 +273,12 @@ M.label_handler = {
     local ns = label_ns(namespace)
     vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
     local line_count = vim.api.nvim_buf_line_count(bufnr)
-    for _, d in ipairs(diagnostics) do
-      local tier = tier_of(d)
-      local text = tier and cfg.labels[tier]
-      if text and d.lnum < line_count then
-        pcall(vim.api.nvim_buf_set_extmark, bufnr, ns, d.lnum, 0, {
-          virt_text = { { " [" .. text .. "]", M.tier_groups[tier] } },
-          virt_text_pos = "eol",
+    for lnum, chunks in pairs(M.label_chunks(diagnostics, cfg.labels)) do
+      if lnum < line_count then
+        pcall(vim.api.nvim_buf_set_extmark, bufnr, ns, lnum, 0, {
+          virt_text = chunks,
+          virt_text_pos = "right_align",
+          hl_mode = "combine",
         })
       end
     end
@@ -263,14 +291,16 @@ M.label_handler = {
   end,
 }
 
---- Extmarks of the tier labels in a buffer: { {line, text, group}, ... } (tests, debugging).
+--- Extmarks of the tier labels in a buffer: { {line, text, group, position, chunks}, ... }
+--- (tests, debugging); text and group are the first chunk's.
 function M.labels(bufnr)
   local out = {}
   for _, ns in pairs(label_namespaces) do
     for _, m in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })) do
-      local chunk = m[4] and m[4].virt_text and m[4].virt_text[1]
+      local chunks = m[4] and m[4].virt_text
+      local chunk = chunks and chunks[1]
       if chunk then
-        table.insert(out, { m[2], chunk[1], chunk[2] })
+        table.insert(out, { m[2], chunk[1], chunk[2], m[4].virt_text_pos, #chunks })
       end
     end
   end
