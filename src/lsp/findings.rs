@@ -271,6 +271,12 @@ pub trait FindingProvider: Send + Sync {
     fn name(&self) -> &str;
     /// Findings keyed by unit path. Must be pure and deterministic, and poll `cancel`.
     fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>>;
+    /// True when the findings of a language family's files depend on that family's files only
+    /// ([`crate::syntax::Language::family`]): the server then runs the provider per family
+    /// and reuses a family's findings while none of its files changed.
+    fn per_language_family(&self) -> bool {
+        false
+    }
 }
 
 /// The workspace-wide interprocedural taint analysis (`analysis::taint` over every unit,
@@ -283,6 +289,11 @@ pub struct TaintProvider;
 impl FindingProvider for TaintProvider {
     fn name(&self) -> &str {
         "taint"
+    }
+
+    /// The taint analysis runs per family anyway (`analysis::taint::analyze_taint`).
+    fn per_language_family(&self) -> bool {
+        true
     }
 
     fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>> {

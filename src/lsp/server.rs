@@ -426,6 +426,8 @@ pub struct State {
     /// Cancels the running workspace analysis: a document edit makes it stale, so it gives
     /// way to the edit's own analysis and runs again once edits pause (see the module docs).
     pub(crate) workspace_run: Mutex<Option<Cancel>>,
+    /// Per-family results of the last workspace analysis (see `workspace::InterprocCache`).
+    pub(crate) interproc_cache: Mutex<workspace::InterprocCache>,
     pub(crate) scheduler: Scheduler,
     pub(crate) engine_tx: mpsc::UnboundedSender<EngineMsg>,
     engine_rx: Mutex<Option<mpsc::UnboundedReceiver<EngineMsg>>>,
@@ -546,6 +548,7 @@ impl State {
             published: Mutex::new(BTreeMap::new()),
             interproc: Mutex::new(Arc::new(Interproc::default())),
             workspace_run: Mutex::new(None),
+            interproc_cache: Mutex::new(workspace::InterprocCache::default()),
             scheduler,
             engine_tx: tx,
             engine_rx: Mutex::new(Some(rx)),
@@ -1112,10 +1115,23 @@ impl State {
             *lock(&self.workspace_run) = Some(cancel.clone());
             let started = std::time::Instant::now();
             let flag = cancel.clone();
+            let mut cache = std::mem::take(&mut *lock(&self.interproc_cache));
             let joined = tokio::task::spawn_blocking(move || {
-                workspace::compute_interproc(generation, &units, &providers, &flag)
+                let r =
+                    workspace::compute_interproc(generation, &units, &providers, &mut cache, &flag);
+                tracing::debug!(
+                    generation,
+                    families_reused = cache.reused,
+                    families_computed = cache.computed,
+                    "workspace analysis"
+                );
+                (r, cache)
             })
             .await;
+            let joined = joined.map(|(r, cache)| {
+                *lock(&self.interproc_cache) = cache;
+                r
+            });
             *lock(&self.workspace_run) = None;
             if cancel.is_cancelled() && !self.shutdown.load(Ordering::Relaxed) {
                 // Interrupted by an edit: keep the previous results and run again after the

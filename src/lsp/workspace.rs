@@ -100,42 +100,163 @@ pub struct Interproc {
     pub unit_hashes: BTreeMap<String, String>,
 }
 
-/// Computes the call graph and provider findings over the given units. Never panics: a panic
-/// in an analysis leaves that part empty with a note.
-pub fn compute_interproc(
-    generation: u64,
-    units: &[(String, Arc<ParsedFile>)],
-    providers: &[Arc<dyn FindingProvider>],
-    cancel: &Cancel,
-) -> Interproc {
-    let su: Vec<SourceUnit<'_>> = units
+/// What one language family ([`Language::family`]) contributed to the last workspace
+/// analysis, kept while the family's units are the same parses.
+#[derive(Debug, Clone)]
+struct FamilyResult {
+    /// Unit paths and parses (compared by identity: a changed file is a new parse).
+    units: Vec<(String, Arc<ParsedFile>)>,
+    edges: Vec<CallEdge>,
+    notes: Vec<String>,
+    /// Findings of the providers that work per family, by unit path.
+    findings: BTreeMap<String, Vec<Finding>>,
+    unit_hashes: BTreeMap<String, String>,
+}
+
+/// The per-family results of the previous workspace analysis: an edit in a Python file leaves
+/// the call graph and taint of the workspace's C and Java code as they were.
+#[derive(Debug, Clone, Default)]
+pub struct InterprocCache {
+    families: BTreeMap<Language, FamilyResult>,
+    /// Families reused and computed by the last analysis (tests, traces).
+    pub reused: usize,
+    pub computed: usize,
+}
+
+fn same_units(a: &[(String, Arc<ParsedFile>)], b: &[(String, Arc<ParsedFile>)]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((pa, fa), (pb, fb))| pa == pb && Arc::ptr_eq(fa, fb))
+}
+
+/// Borrowed analysis units of shared parses.
+fn source_units(units: &[(String, Arc<ParsedFile>)]) -> Vec<SourceUnit<'_>> {
+    units
         .iter()
         .map(|(p, f)| SourceUnit {
             path: p.clone(),
             file: f,
         })
-        .collect();
-    let mut note = None;
+        .collect()
+}
+
+/// The call graph and per-family provider findings of one family's units.
+fn compute_family(
+    units: &[(String, Arc<ParsedFile>)],
+    providers: &[Arc<dyn FindingProvider>],
+    cancel: &Cancel,
+) -> FamilyResult {
+    let su = source_units(units);
+    let mut notes = Vec::new();
     let edges = match catch_unwind(AssertUnwindSafe(|| build_call_graph(&su, cancel))) {
         Ok(e) => e,
         Err(_) => {
-            note = Some("the call graph is not available (internal error)".to_string());
+            notes.push("the call graph is not available (internal error)".to_string());
             Vec::new()
         }
     };
     let mut findings: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
-    for p in providers {
-        let view = WorkspaceView {
-            units: &su,
-            call_graph: &edges,
-        };
-        match catch_unwind(AssertUnwindSafe(|| p.findings(&view, cancel))) {
-            Ok(map) => {
-                for (file, mut fs) in map {
-                    findings.entry(file).or_default().append(&mut fs);
-                }
+    for p in providers.iter().filter(|p| p.per_language_family()) {
+        run_provider(p.as_ref(), &su, &edges, cancel, &mut findings);
+    }
+    let unit_hashes = units
+        .iter()
+        .map(|(p, f)| (p.clone(), super::engine::document_hash(&f.text)))
+        .collect();
+    FamilyResult {
+        units: units.to_vec(),
+        edges,
+        notes,
+        findings,
+        unit_hashes,
+    }
+}
+
+fn run_provider(
+    p: &dyn FindingProvider,
+    units: &[SourceUnit<'_>],
+    edges: &[CallEdge],
+    cancel: &Cancel,
+    out: &mut BTreeMap<String, Vec<Finding>>,
+) {
+    let view = WorkspaceView {
+        units,
+        call_graph: edges,
+    };
+    match catch_unwind(AssertUnwindSafe(|| p.findings(&view, cancel))) {
+        Ok(map) => {
+            for (file, mut fs) in map {
+                out.entry(file).or_default().append(&mut fs);
             }
-            Err(_) => tracing::error!(provider = p.name(), "finding provider panicked"),
+        }
+        Err(_) => tracing::error!(provider = p.name(), "finding provider panicked"),
+    }
+}
+
+/// Computes the call graph and provider findings over the given units, per language family
+/// (no call links two families), reusing from `cache` the results of every family whose
+/// units are the parses it was computed from. Never panics: a panic in an analysis leaves
+/// that part empty with a note.
+pub fn compute_interproc(
+    generation: u64,
+    units: &[(String, Arc<ParsedFile>)],
+    providers: &[Arc<dyn FindingProvider>],
+    cache: &mut InterprocCache,
+    cancel: &Cancel,
+) -> Interproc {
+    let mut families: BTreeMap<Language, Vec<(String, Arc<ParsedFile>)>> = BTreeMap::new();
+    for (p, f) in units {
+        families
+            .entry(f.language.family())
+            .or_default()
+            .push((p.clone(), Arc::clone(f)));
+    }
+    cache.families.retain(|fam, _| families.contains_key(fam));
+    let (mut reused, mut computed) = (0, 0);
+    let mut results: Vec<FamilyResult> = Vec::new();
+    for (fam, members) in &families {
+        match cache.families.get(fam) {
+            Some(r) if same_units(&r.units, members) => {
+                reused += 1;
+                results.push(r.clone());
+            }
+            _ => {
+                computed += 1;
+                let r = compute_family(members, providers, cancel);
+                if !cancel.is_cancelled() {
+                    cache.families.insert(*fam, r.clone());
+                }
+                results.push(r);
+            }
+        }
+    }
+    cache.reused = reused;
+    cache.computed = computed;
+    let mut edges: Vec<CallEdge> = Vec::new();
+    let mut note = None;
+    let mut findings: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+    let mut unit_hashes = BTreeMap::new();
+    for r in &results {
+        edges.extend(r.edges.iter().cloned());
+        if note.is_none() {
+            note = r.notes.first().cloned();
+        }
+        for (file, fs) in &r.findings {
+            findings
+                .entry(file.clone())
+                .or_default()
+                .extend(fs.iter().cloned());
+        }
+        unit_hashes.extend(r.unit_hashes.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    edges.sort();
+    edges.dedup();
+    // Providers that may relate files of different families see the whole workspace.
+    if providers.iter().any(|p| !p.per_language_family()) {
+        let su = source_units(units);
+        for p in providers.iter().filter(|p| !p.per_language_family()) {
+            run_provider(p.as_ref(), &su, &edges, cancel, &mut findings);
         }
     }
     for fs in findings.values_mut() {
@@ -145,15 +266,85 @@ pub fn compute_interproc(
     if cancel.is_cancelled() {
         note = Some("workspace analysis was cancelled; results are partial".to_string());
     }
-    let unit_hashes = units
-        .iter()
-        .map(|(p, f)| (p.clone(), super::engine::document_hash(&f.text)))
-        .collect();
     Interproc {
         generation,
         edges: Arc::new(edges),
         note,
         findings,
         unit_hashes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lsp::findings::TaintProvider;
+
+    fn unit(path: &str, lang: Language, text: &str) -> (String, Arc<ParsedFile>) {
+        (path.to_string(), Arc::new(ParsedFile::parse(lang, text)))
+    }
+
+    #[test]
+    fn an_edit_recomputes_only_its_language_family_and_matches_a_fresh_analysis() {
+        let providers: Vec<Arc<dyn FindingProvider>> = vec![Arc::new(TaintProvider)];
+        let c = unit(
+            "/w/main.c",
+            Language::C,
+            "#include <stdlib.h>\n#include <stdio.h>\nint main(void) {\n    char b[64];\n    fgets(b, 64, stdin);\n    system(b);\n    return 0;\n}\n",
+        );
+        let py = |ret: &str| {
+            unit(
+                "/w/app.py",
+                Language::Python,
+                &format!("import os, socket\n\ndef run(s: socket.socket):\n    cmd = s.recv(10)\n    os.system({ret})\n"),
+            )
+        };
+        let mut cache = InterprocCache::default();
+        let first = compute_interproc(
+            1,
+            &[c.clone(), py("cmd")],
+            &providers,
+            &mut cache,
+            &Cancel::never(),
+        );
+        assert_eq!((cache.reused, cache.computed), (0, 2));
+        assert!(
+            first.findings.contains_key("/w/main.c"),
+            "{:?}",
+            first.findings
+        );
+        assert!(
+            first.findings.contains_key("/w/app.py"),
+            "{:?}",
+            first.findings
+        );
+        // The Python file changes (its flow goes away); the C family is reused.
+        let units = [c.clone(), py("'ls'")];
+        let second = compute_interproc(2, &units, &providers, &mut cache, &Cancel::never());
+        assert_eq!((cache.reused, cache.computed), (1, 1));
+        let fresh = compute_interproc(
+            2,
+            &units,
+            &providers,
+            &mut InterprocCache::default(),
+            &Cancel::never(),
+        );
+        assert_eq!(second.findings, fresh.findings);
+        assert_eq!(second.edges, fresh.edges);
+        assert_eq!(second.unit_hashes, fresh.unit_hashes);
+        assert!(!second.findings.contains_key("/w/app.py"));
+        assert!(second.findings.contains_key("/w/main.c"));
+        // A cancelled run stores nothing.
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let mut cache2 = cache.clone();
+        compute_interproc(3, &[c, py("cmd")], &providers, &mut cache2, &cancel);
+        assert_eq!(
+            cache2
+                .families
+                .get(&Language::Python)
+                .map(|r| r.units[0].1.text.contains("'ls'")),
+            Some(true)
+        );
     }
 }

@@ -40,6 +40,19 @@ impl Language {
         }
     }
 
+    /// The languages whose code can call each other's functions, named by one member: C and
+    /// C++ (headers are shared), JavaScript and TypeScript; every other language alone.
+    /// Workspace analyses (call graph, taint) never link code of different families.
+    pub fn family(self) -> Language {
+        match self {
+            Language::C | Language::Cpp => Language::C,
+            Language::JavaScript | Language::TypeScript => Language::JavaScript,
+            Language::Python => Language::Python,
+            Language::Java => Language::Java,
+            Language::Solidity => Language::Solidity,
+        }
+    }
+
     /// Parses a language name as given to `--lang` (case-insensitive, with common aliases).
     pub fn from_name(name: &str) -> Option<Language> {
         match name.to_ascii_lowercase().as_str() {

@@ -133,6 +133,23 @@ pub struct SourceUnit<'a> {
     pub file: &'a ParsedFile,
 }
 
+impl<'a> SourceUnit<'a> {
+    /// The units grouped by language family ([`Language::family`]), in order.
+    pub fn by_family(units: &[SourceUnit<'a>]) -> BTreeMap<Language, Vec<SourceUnit<'a>>> {
+        let mut families: BTreeMap<Language, Vec<SourceUnit<'a>>> = BTreeMap::new();
+        for u in units {
+            families
+                .entry(u.file.language.family())
+                .or_default()
+                .push(SourceUnit {
+                    path: u.path.clone(),
+                    file: u.file,
+                });
+        }
+        families
+    }
+}
+
 /// A call graph with its completeness flag.
 #[derive(Debug, Clone, Default)]
 pub struct CallGraph {
@@ -172,8 +189,34 @@ pub fn build_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> Vec<CallEd
     analyze_call_graph(units, cancel).edges
 }
 
-/// Like [`build_call_graph`], also reporting whether the result is partial.
+/// Like [`build_call_graph`], also reporting whether the result is partial. Each language
+/// family ([`Language::family`]) is resolved on its own: a call in C++ never reaches a
+/// Python class of the same name.
 pub fn analyze_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
+    let families = SourceUnit::by_family(units);
+    if families.len() <= 1 {
+        return family_call_graph(units, cancel);
+    }
+    let mut edges = BTreeSet::new();
+    let mut notes = Vec::new();
+    for members in families.values() {
+        let g = family_call_graph(members, cancel);
+        edges.extend(g.edges);
+        for n in g.notes {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    CallGraph {
+        edges: edges.into_iter().collect(),
+        partial: !notes.is_empty(),
+        notes,
+    }
+}
+
+/// The call graph of units of one language family.
+fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
     // `.h` files are detected as C; next to C++ sources they are C++ headers.
     let has_cpp = units.iter().any(|u| u.file.language == Language::Cpp);
     let reparsed: Vec<Option<ParsedFile>> = units

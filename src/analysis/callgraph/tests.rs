@@ -839,3 +839,36 @@ fn cpp_variadic_functions_take_any_number_of_extra_arguments() {
     let c = "static void sink(char * data, ...) {}\nvoid bad(void) {\n    sink(0, 1, 2);\n}\n";
     assert!(has(&edges(Language::C, c), "bad -> sink"));
 }
+
+#[test]
+fn calls_never_resolve_into_another_language_family() {
+    // A C++ class and a Python class of the same name: each language's calls stay in it.
+    let es = workspace(&[
+        (
+            "shapes.py",
+            Language::Python,
+            "class Square:\n    def __init__(self, s):\n        self.s = s\n    def area(self):\n        return self.s\n",
+        ),
+        (
+            "main.cpp",
+            Language::Cpp,
+            "int main() { Square sq(2); return sq.area(); }\n",
+        ),
+        (
+            "use.py",
+            Language::Python,
+            "from shapes import Square\n\ndef f():\n    return Square(2).area()\n",
+        ),
+    ]);
+    let cross: Vec<String> = es
+        .iter()
+        .filter(|e| e.caller.file.as_deref() == Some("main.cpp"))
+        .filter(|e| e.callee.file.as_deref() == Some("shapes.py"))
+        .map(|e| format!("{} -> {}", e.caller.name, e.callee.name))
+        .collect();
+    assert!(cross.is_empty(), "{cross:?}");
+    // The Python caller still reaches the Python class.
+    assert!(es.iter().any(|e| e.caller.file.as_deref() == Some("use.py")
+        && e.callee.file.as_deref() == Some("shapes.py")
+        && e.callee.name == "Square.area"));
+}

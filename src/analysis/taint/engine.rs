@@ -527,8 +527,59 @@ impl Env<'_> {
     }
 }
 
-/// Runs the whole analysis.
+/// Runs the analysis over each language family ([`Language::family`]) of the units on its
+/// own (data never flows between families: no call links them) and merges the results.
 pub(super) fn run(
+    units: &[SourceUnit<'_>],
+    call_graph: Option<&[CallEdge]>,
+    points_to: Option<&PointsTo>,
+    specs: &TaintSpecs,
+    memo: Option<&mut TaintMemo>,
+    cancel: &Cancel,
+) -> TaintResult {
+    let families = SourceUnit::by_family(units);
+    if families.len() <= 1 {
+        return run_family(units, call_graph, points_to, specs, memo, cancel);
+    }
+    let mut result = TaintResult::default();
+    for members in families.values() {
+        let r = run_family(members, call_graph, points_to, specs, None, cancel);
+        result.flows.extend(r.flows);
+        result.sanitized_flows.extend(r.sanitized_flows);
+        result.tainted_variables.extend(r.tainted_variables);
+        result.partial |= r.partial;
+        for e in r.errors {
+            if !result.errors.contains(&e) {
+                result.errors.push(e);
+            }
+        }
+        result.stats.functions += r.stats.functions;
+        result.stats.seeds += r.stats.seeds;
+        result.stats.function_analyses += r.stats.function_analyses;
+        result.stats.rounds = result.stats.rounds.max(r.stats.rounds);
+    }
+    result.flows.sort_by_key(flow_order);
+    result.sanitized_flows.sort_by_key(flow_order);
+    result
+        .errors
+        .sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
+    result
+}
+
+/// The order of flows: by sink, then source.
+fn flow_order(f: &TaintFlow) -> (String, usize, String, usize, String, String) {
+    (
+        f.sink.file.clone(),
+        f.sink.line,
+        f.source.file.clone(),
+        f.source.line,
+        f.sink.text.clone(),
+        f.source.text.clone(),
+    )
+}
+
+/// The whole analysis over units of one language family.
+fn run_family(
     units: &[SourceUnit<'_>],
     call_graph: Option<&[CallEdge]>,
     points_to: Option<&PointsTo>,
@@ -2149,18 +2200,8 @@ fn extract_flows(
             result.flows.push(flow);
         }
     }
-    let key = |f: &TaintFlow| {
-        (
-            f.sink.file.clone(),
-            f.sink.line,
-            f.source.file.clone(),
-            f.source.line,
-            f.sink.text.clone(),
-            f.source.text.clone(),
-        )
-    };
-    result.flows.sort_by_key(key);
-    result.sanitized_flows.sort_by_key(key);
+    result.flows.sort_by_key(flow_order);
+    result.sanitized_flows.sort_by_key(flow_order);
     drop_nested_sources(&mut result.flows);
     drop_nested_sources(&mut result.sanitized_flows);
 }
