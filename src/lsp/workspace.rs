@@ -102,7 +102,7 @@ pub struct Interproc {
 
 /// What one language family ([`Language::family`]) contributed to the last workspace
 /// analysis, kept while the family's units are the same parses.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct FamilyResult {
     /// Unit paths and parses (compared by identity: a changed file is a new parse).
     units: Vec<(String, Arc<ParsedFile>)>,
@@ -117,7 +117,8 @@ struct FamilyResult {
 /// the call graph and taint of the workspace's C and Java code as they were.
 #[derive(Debug, Clone, Default)]
 pub struct InterprocCache {
-    families: BTreeMap<Language, FamilyResult>,
+    /// Shared with the analysis that made them: a reused family is not copied.
+    families: BTreeMap<Language, Arc<FamilyResult>>,
     /// Families reused and computed by the last analysis (tests, traces).
     pub reused: usize,
     pub computed: usize,
@@ -214,18 +215,18 @@ pub fn compute_interproc(
     }
     cache.families.retain(|fam, _| families.contains_key(fam));
     let (mut reused, mut computed) = (0, 0);
-    let mut results: Vec<FamilyResult> = Vec::new();
+    let mut results: Vec<Arc<FamilyResult>> = Vec::new();
     for (fam, members) in &families {
         match cache.families.get(fam) {
             Some(r) if same_units(&r.units, members) => {
                 reused += 1;
-                results.push(r.clone());
+                results.push(Arc::clone(r));
             }
             _ => {
                 computed += 1;
-                let r = compute_family(members, providers, cancel);
+                let r = Arc::new(compute_family(members, providers, cancel));
                 if !cancel.is_cancelled() {
-                    cache.families.insert(*fam, r.clone());
+                    cache.families.insert(*fam, Arc::clone(&r));
                 }
                 results.push(r);
             }
