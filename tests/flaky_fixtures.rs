@@ -14,7 +14,7 @@ fn fixtures() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("fixture directory")
         .map(|e| e.expect("entry").path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("java" | "py")))
+        .filter(|p| Language::from_path(p).is_some_and(crosscheck::analysis::flaky::supports))
         .collect();
     files.sort();
     files
@@ -48,11 +48,7 @@ fn run_all() -> Vec<Outcome> {
     let mut out = Vec::new();
     for path in fixtures() {
         let text = std::fs::read_to_string(&path).expect("fixture");
-        let lang = if path.extension().is_some_and(|e| e == "java") {
-            Language::Java
-        } else {
-            Language::Python
-        };
+        let lang = Language::from_path(&path).expect("a supported language");
         let report = analyze_source(lang, &text, &FlakyOptions::default(), &Cancel::never());
         let anns = annotations(&text);
         // Every annotation belongs to the first test starting after it.

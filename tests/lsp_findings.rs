@@ -84,6 +84,50 @@ fn core_findings_are_mapped_with_the_registry_severity() {
     assert!(!a.partial, "findings do not make a file partial");
 }
 
+/// An Express handler: the query parameter reaches the shell (line 5); the same value
+/// escaped for HTML is silent (line 6); the raw value in HTML is not (line 7).
+const EXPRESS_JS: &str = "\
+const { exec } = require('child_process');
+const escapeHtml = require('escape-html');
+app.get('/run', (req, res) => {
+  const cmd = req.query.cmd;
+  exec(cmd);
+  res.send('<p>' + escapeHtml(cmd) + '</p>');
+  res.send('<p>' + cmd + '</p>');
+});
+";
+
+#[test]
+fn javascript_handlers_get_taint_diagnostics_in_the_editor() {
+    let parsed = ParsedFile::parse(Language::JavaScript, EXPRESS_JS.to_string());
+    let a = engine::analyze(
+        "file:///w/app.js",
+        "/w/app.js",
+        1,
+        &parsed,
+        &Cancel::never(),
+    );
+    let got: Vec<(&str, usize)> = a
+        .findings
+        .iter()
+        .filter(|f| f.rule.starts_with("taint-"))
+        .map(|f| (f.rule.as_str(), f.line))
+        .collect();
+    assert_eq!(
+        got,
+        [("taint-command", 5), ("taint-xss", 7)],
+        "{:?}",
+        a.findings
+    );
+    let cmd = a
+        .findings
+        .iter()
+        .find(|f| f.rule == "taint-command")
+        .unwrap();
+    assert_eq!(cmd.related.first().map(|r| r.line), Some(4), "source first");
+    assert_eq!(cmd.tier, Tier::AnalyzerOnly);
+}
+
 #[test]
 fn a_taint_flow_relates_its_source_and_sink_in_order() {
     let a = analysis_of(RUN_PY);

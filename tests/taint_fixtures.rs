@@ -170,6 +170,11 @@ fixtures! {
     solidity_wallet_authorisation_and_transfers => "solidity/Wallet.sol",
     solidity_proxy_delegatecall => "solidity/Proxy.sol",
     solidity_bank_internal_helpers => "solidity/Bank.sol",
+    javascript_express_handlers => "javascript/express_app.js",
+    javascript_sanitisers_and_safe_apis => "javascript/sanitizers.js",
+    javascript_koa_context_and_es_modules => "javascript/koa_app.js",
+    javascript_helpers_objects_and_callbacks => "javascript/helpers.js",
+    typescript_fastify_and_typed_express => "typescript/fastify_app.ts",
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `crosscheck flaky`: suspected root causes of flaky tests (Java and Python), from static
+//! `crosscheck flaky`: suspected root causes of flaky tests (Java, Python, JavaScript and TypeScript), from static
 //! signals first and the LLM second.
 //!
 //! ```text
@@ -37,7 +37,7 @@
 //! # Exit codes
 //!
 //! 0 when every input file was read (whatever the verdicts and LLM failures), 1 when a path
-//! could not be read or no Java/Python file was found.
+//! could not be read or no Java/Python/JavaScript/TypeScript file was found.
 
 use super::inputs::{collect_inputs, parse_language, InputArgs};
 use super::OutputFormat;
@@ -70,7 +70,7 @@ pub const ASK_MIN_SCORE: u32 = 2;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct FlakyArgs {
-    /// Test files or directories (Java and Python files are analysed).
+    /// Test files or directories (Java, Python, JavaScript and TypeScript files are analysed).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Output format.
@@ -273,7 +273,7 @@ pub fn flaky(args: &FlakyArgs, ctx: &FlakyContext) -> FlakyOutput {
     });
     let mut llm_down: Option<String> = None;
     for source in inputs.sources {
-        if !matches!(source.language, Language::Java | Language::Python) {
+        if !crate::analysis::flaky::supports(source.language) {
             continue;
         }
         any = true;
@@ -348,7 +348,7 @@ pub fn flaky(args: &FlakyArgs, ctx: &FlakyContext) -> FlakyOutput {
     }
     if !any && inputs.refused.is_empty() {
         out.errors
-            .push("no Java or Python file found in the given paths".into());
+            .push("no Java, Python, JavaScript or TypeScript file found in the given paths".into());
     }
     out.exit_code = i32::from(!inputs.refused.is_empty() || !any);
     out

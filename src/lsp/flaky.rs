@@ -7,7 +7,7 @@
 
 use crate::analysis::flaky::{analyze_file, Category, FlakyOptions, FlakyTest};
 use crate::crosscheck::record::Tier;
-use crate::syntax::{Cancel, Language, ParsedFile};
+use crate::syntax::{Cancel, ParsedFile};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -15,9 +15,9 @@ use std::sync::{Arc, Mutex, Weak};
 /// The tier of every hint the server shows: static evidence, no LLM agreement asked for.
 pub const HINT_TIER: Tier = Tier::AnalyzerOnly;
 
-/// Tests of a Java or Python document with a suspected root cause, in line order.
+/// Tests of a Java, Python, JavaScript or TypeScript document with a suspected root cause, in line order.
 pub fn suspected(parsed: &ParsedFile, cancel: &Cancel) -> Vec<FlakyTest> {
-    if !matches!(parsed.language, Language::Python | Language::Java) {
+    if !crate::analysis::flaky::supports(parsed.language) {
         return Vec::new();
     }
     let mut tests: Vec<FlakyTest> = analyze_file(parsed, &FlakyOptions::default(), cancel)
@@ -125,6 +125,7 @@ pub fn explanation(t: &FlakyTest) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syntax::Language;
 
     const PY: &str = "import time\n\n\ndef test_eventually_ready():\n    start_job()\n    time.sleep(2)\n    assert job_done()\n\n\ndef test_sum():\n    assert 1 + 1 == 2\n";
 

@@ -6,11 +6,17 @@
 //!   methods `test*` of a class extending `*TestCase`.
 //! * Python: pytest functions `test*` at module level, methods `test*` of classes named
 //!   `Test*`, and methods `test*` of classes deriving from `*TestCase`.
+//! * JavaScript and TypeScript (Jest, Mocha, Vitest, Jasmine): the function given to
+//!   `it(..)`, `test(..)`, `specify(..)` (and their `.only`, `.concurrent`, `.each(..)`
+//!   forms; `.skip`/`.todo` are not run), named by the titles of the enclosing `describe`
+//!   blocks and its own title. Its "class" is the innermost `describe`/`context`/`suite`
+//!   callback; a numeric third argument (`it("x", fn, 5000)`) is a test-level timeout.
 //!
 //! Context of a test (facts that count at half weight): setUp methods of its class
 //! (`@Before`, `@BeforeEach`, `@BeforeClass`, `@BeforeAll`, TestNG `@BeforeMethod`/
 //! `@BeforeClass`/`@BeforeTest`/`@BeforeSuite`, `setUp`, `setUpClass`, `setup_method`,
-//! `setup_class`, `setup`, module-level `setup_module`/`setup_function`), pytest fixtures of
+//! `setup_class`, `setup`, module-level `setup_module`/`setup_function`; JavaScript
+//! `beforeEach`/`beforeAll`/`before` callbacks of the same `describe` block), pytest fixtures of
 //! the file named by its parameters, helper functions of the file it calls (by simple name,
 //! two levels deep, at most [`MAX_HELPERS`]), and the field initialisers / class-level
 //! assignments of its class.
@@ -73,6 +79,106 @@ pub struct FileIndex<'f> {
     shared_names: Vec<String>,
     /// Names of Java instance fields (fresh per test in JUnit/TestNG: not shared).
     instance_names: Vec<String>,
+    /// JavaScript: each function's role in the test framework.
+    js_roles: Vec<Option<JsRole>>,
+    /// The name a test is reported under (JavaScript: `suite > title`).
+    display: Vec<String>,
+}
+
+/// How a JavaScript function is used by a test framework.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum JsRole {
+    /// The body of `it`/`test`/`specify`: its title, and a timeout given as third argument.
+    Test(String, Option<String>),
+    /// `beforeEach`/`beforeAll`/`before` (Mocha) callbacks; `true` for per-test hooks.
+    Setup(bool),
+    /// A `describe`/`context`/`suite` callback, with its title.
+    Suite(String),
+}
+
+const JS_TEST_CALLS: [&str; 3] = ["it", "test", "specify"];
+const JS_SETUP_CALLS: [&str; 4] = ["beforeEach", "beforeAll", "before", "setup"];
+const JS_SUITE_CALLS: [&str; 3] = ["describe", "context", "suite"];
+/// Modifiers that still run the test (`skip`, `todo`, `failing` do not run it as written).
+const JS_RUN_MODIFIERS: [&str; 4] = ["only", "concurrent", "each", "serial"];
+
+/// The role of a JavaScript function node: the framework call it is an argument of.
+fn js_role(file: &ParsedFile, func: Node<'_>) -> Option<JsRole> {
+    let args = func.parent().filter(|p| p.kind() == "arguments")?;
+    let call = args.parent().filter(|c| c.kind() == "call_expression")?;
+    let mut callee = call.child_by_field_name("function")?;
+    // `it.each(table)("title", fn)`: the callee is itself a call.
+    if callee.kind() == "call_expression" {
+        callee = callee.child_by_field_name("function")?;
+    }
+    let text: String = file.node_text(callee).split_whitespace().collect();
+    if text.len() > 64 {
+        return None;
+    }
+    let mut parts = text.split('.');
+    let base = parts.next()?;
+    let mods: Vec<&str> = parts.collect();
+    if !mods.iter().all(|m| JS_RUN_MODIFIERS.contains(m)) {
+        return None;
+    }
+    let mut cursor = args.walk();
+    let list: Vec<Node<'_>> = args
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    let title = list
+        .first()
+        .filter(|t| matches!(t.kind(), "string" | "template_string"))
+        .map(|t| {
+            file.node_text(*t)
+                .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+                .chars()
+                .take(200)
+                .collect::<String>()
+        });
+    let is_fn_arg = list.contains(&func);
+    if !is_fn_arg {
+        return None;
+    }
+    if JS_TEST_CALLS.contains(&base) {
+        let title = title?;
+        let timeout = list
+            .iter()
+            .skip_while(|c| **c != func)
+            .nth(1)
+            .filter(|c| c.kind() == "number")
+            .map(|c| file.node_text(*c).to_string());
+        return Some(JsRole::Test(title, timeout));
+    }
+    if JS_SETUP_CALLS.contains(&base) && mods.is_empty() {
+        return Some(JsRole::Setup(base == "beforeEach" || base == "setup"));
+    }
+    if JS_SUITE_CALLS.contains(&base) {
+        return Some(JsRole::Suite(title.unwrap_or_default()));
+    }
+    None
+}
+
+fn is_js(lang: Language) -> bool {
+    matches!(lang, Language::JavaScript | Language::TypeScript)
+}
+
+/// The innermost `describe` callback around a JavaScript node.
+fn js_suite<'t>(file: &ParsedFile, node: Node<'t>) -> Option<Node<'t>> {
+    let mut cur = node.parent();
+    for _ in 0..MAX_UP {
+        let n = cur?;
+        if matches!(
+            n.kind(),
+            "arrow_function" | "function_expression" | "function"
+        ) {
+            if let Some(JsRole::Suite(_)) = js_role(file, n) {
+                return Some(n);
+            }
+        }
+        cur = n.parent();
+    }
+    None
 }
 
 fn ancestor_class<'t>(node: Node<'t>, lang: Language) -> Option<Node<'t>> {
@@ -146,22 +252,81 @@ fn class_annotations(file: &ParsedFile, class: Node<'_>) -> Vec<(String, usize)>
 
 impl<'f> FileIndex<'f> {
     pub fn new(file: &'f ParsedFile) -> FileIndex<'f> {
+        let js = is_js(file.language);
+        // JavaScript tests and hooks are anonymous callbacks; other lambdas are not tests.
         let functions: Vec<Function<'f>> = collect_functions(file)
             .into_iter()
-            .filter(|f| f.kind != FunctionKind::Lambda)
+            .filter(|f| {
+                f.kind != FunctionKind::Lambda
+                    || (js
+                        && matches!(
+                            js_role(file, f.node),
+                            Some(JsRole::Test(..) | JsRole::Setup(_))
+                        ))
+            })
+            .collect();
+        let js_roles: Vec<Option<JsRole>> = functions
+            .iter()
+            .map(|f| if js { js_role(file, f.node) } else { None })
             .collect();
         let annotations = functions
             .iter()
-            .map(|f| match file.language {
+            .zip(&js_roles)
+            .map(|(f, role)| match file.language {
                 Language::Java => java_annotations(file, f.node),
+                _ if js => match role {
+                    // A numeric third argument is the test's own time limit.
+                    Some(JsRole::Test(_, Some(ms))) => {
+                        vec![(format!("Timeout({ms})"), f.start_line)]
+                    }
+                    _ => Vec::new(),
+                },
                 _ => python_decorators(file, f.node),
             })
             .collect();
-        let classes = functions
+        let classes: Vec<Option<Node<'f>>> = functions
             .iter()
-            .map(|f| ancestor_class(f.node, file.language))
+            .map(|f| {
+                if js {
+                    js_suite(file, f.node)
+                } else {
+                    ancestor_class(f.node, file.language)
+                }
+            })
             .collect();
-        let (shared_names, instance_names) = field_names(file);
+        let display = functions
+            .iter()
+            .zip(&js_roles)
+            .map(|(f, role)| match role {
+                Some(JsRole::Test(title, _)) => {
+                    let mut names = vec![title.clone()];
+                    let mut suite = js_suite(file, f.node);
+                    for _ in 0..MAX_UP {
+                        let Some(s) = suite else { break };
+                        if let Some(JsRole::Suite(t)) = js_role(file, s) {
+                            names.push(t);
+                        }
+                        suite = js_suite(file, s);
+                    }
+                    names.reverse();
+                    names.join(" > ")
+                }
+                _ => f.name.clone(),
+            })
+            .collect();
+        let (mut shared_names, mut instance_names) = field_names(file);
+        if js {
+            // `let cart; beforeEach(() => { cart = new Cart(); })`: a fresh value per test.
+            for (f, role) in functions.iter().zip(&js_roles) {
+                if let Some(JsRole::Setup(true)) = role {
+                    let facts = collect(file, f.body.unwrap_or(f.node), &Cancel::never());
+                    for w in facts.writes.iter().filter(|w| w.tokens.len() == 1) {
+                        shared_names.retain(|n| *n != w.tokens[0]);
+                        instance_names.push(w.tokens[0].clone());
+                    }
+                }
+            }
+        }
         FileIndex {
             file,
             functions,
@@ -169,11 +334,19 @@ impl<'f> FileIndex<'f> {
             classes,
             shared_names,
             instance_names,
+            js_roles,
+            display,
         }
     }
 
     fn class_text(&self, i: usize) -> Option<(String, String)> {
         let class = self.classes.get(i).copied().flatten()?;
+        if is_js(self.file.language) {
+            return match js_role(self.file, class) {
+                Some(JsRole::Suite(t)) => Some((t, String::new())),
+                _ => None,
+            };
+        }
         let name = class
             .child_by_field_name("name")
             .map(|n| self.file.node_text(n).to_string())
@@ -231,6 +404,9 @@ impl<'f> FileIndex<'f> {
                     None => f.container.is_none(),
                 }
             }
+            Language::JavaScript | Language::TypeScript => {
+                matches!(self.js_roles[i], Some(JsRole::Test(..)))
+            }
             _ => false,
         }
     }
@@ -239,13 +415,16 @@ impl<'f> FileIndex<'f> {
     pub fn tests(&self, options: &FlakyOptions) -> Vec<(usize, &str)> {
         (0..self.functions.len())
             .filter(|&i| self.is_test(i, options))
-            .map(|i| (i, self.functions[i].name.as_str()))
+            .map(|i| (i, self.display[i].as_str()))
             .collect()
     }
 
     fn is_setup(&self, i: usize) -> bool {
         let f = &self.functions[i];
         match self.file.language {
+            Language::JavaScript | Language::TypeScript => {
+                matches!(self.js_roles[i], Some(JsRole::Setup(_)))
+            }
             Language::Java => {
                 self.annotations[i]
                     .iter()
@@ -278,6 +457,10 @@ impl<'f> FileIndex<'f> {
         for m in members {
             let keep = match self.file.language {
                 Language::Java => m.kind() == "field_declaration",
+                // A `describe` block's own declarations (`let server;`).
+                Language::JavaScript | Language::TypeScript => {
+                    matches!(m.kind(), "lexical_declaration" | "variable_declaration")
+                }
                 _ => m.kind() == "expression_statement",
             };
             if keep {
@@ -296,8 +479,23 @@ impl<'f> FileIndex<'f> {
         let mut included: BTreeSet<usize> = BTreeSet::new();
         included.insert(i);
         // setUp of the same class (or module-level setup for module-level tests).
+        let js = is_js(self.file.language);
+        let encloses = |j: usize| -> bool {
+            // JavaScript hooks run for every test of their `describe` block and nested ones.
+            match self.classes[j] {
+                None => true,
+                Some(c) => {
+                    c.start_byte() <= f.node.start_byte() && f.node.end_byte() <= c.end_byte()
+                }
+            }
+        };
         for j in 0..self.functions.len() {
-            if j != i && self.classes[j] == class && self.is_setup(j) && included.insert(j) {
+            let same = if js {
+                encloses(j)
+            } else {
+                self.classes[j] == class
+            };
+            if j != i && same && self.is_setup(j) && included.insert(j) {
                 context.extend(self.facts_of(j, cancel));
             }
         }
@@ -355,7 +553,12 @@ impl<'f> FileIndex<'f> {
             shared_names: self.shared_names.clone(),
             instance_names: self.instance_names.clone(),
             line: f.start_line,
-            name: f.simple_name.clone(),
+            name: if is_js(self.file.language) {
+                self.display[i].clone()
+            } else {
+                f.simple_name.clone()
+            },
+            javascript: is_js(self.file.language),
         }
     }
 }
@@ -445,6 +648,54 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
                 }
                 continue;
             }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "lexical_declaration" | "variable_declaration",
+            ) => {
+                // Module and `describe` level: `let`/`var` bindings, and `const` ones bound to
+                // a mutable object, array, Map or Set, outlive one test.
+                let is_const = node.child(0).is_some_and(|k| k.kind() == "const");
+                let mut cursor = node.walk();
+                for d in node.named_children(&mut cursor) {
+                    if d.kind() != "variable_declarator" {
+                        continue;
+                    }
+                    let value = d.child_by_field_name("value");
+                    let mutable = value.is_some_and(|v| {
+                        matches!(v.kind(), "object" | "array")
+                            || (v.kind() == "new_expression"
+                                && v.child_by_field_name("constructor").is_some_and(|c| {
+                                    matches!(file.node_text(c), "Map" | "Set" | "Array" | "Object")
+                                }))
+                    });
+                    // Modules (`require(..)`) and functions are not state a test changes.
+                    let module_or_function = value.is_some_and(|v| {
+                        matches!(
+                            v.kind(),
+                            "arrow_function" | "function_expression" | "function" | "class"
+                        ) || file.node_text(v).trim_start().starts_with("require(")
+                            || file.node_text(v).trim_start().starts_with("await import(")
+                    });
+                    if let Some(n) = d
+                        .child_by_field_name("name")
+                        .filter(|n| n.kind() == "identifier")
+                    {
+                        if (!is_const || mutable) && !module_or_function {
+                            out.insert(file.node_text(n).to_string());
+                        }
+                    }
+                }
+                continue;
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "arrow_function"
+                | "function_expression"
+                | "function"
+                | "function_declaration"
+                | "method_definition"
+                | "generator_function_declaration",
+            ) if !matches!(js_role(file, node), Some(JsRole::Suite(_))) => continue,
             // Do not look inside function bodies.
             (Language::Java, "method_declaration" | "constructor_declaration")
             | (Language::Python, "function_definition") => continue,
@@ -519,6 +770,44 @@ class D:
     }
 
     #[test]
+    fn jest_mocha_and_vitest_tests_are_named_by_their_titles() {
+        let src = r#"
+describe('Cart', () => {
+  beforeEach(() => {});
+  it('adds', () => {});
+  test.only('removes', async () => {});
+  it.skip('is skipped', () => {});
+  describe('totals', function () {
+    it.each([1, 2])('sums %i', (n) => {});
+    specify('rounds', function () {}, 500);
+  });
+});
+test('top level', () => {});
+function helper() { it('built by a helper', () => {}); }
+"#;
+        assert_eq!(
+            names(Language::JavaScript, src),
+            [
+                "Cart > adds",
+                "Cart > removes",
+                "Cart > totals > sums %i",
+                "Cart > totals > rounds",
+                "top level",
+                "built by a helper",
+            ]
+        );
+        let file = ParsedFile::parse(Language::TypeScript, src);
+        let idx = FileIndex::new(&file);
+        let rounds = idx
+            .tests(&FlakyOptions::default())
+            .into_iter()
+            .find(|(_, n)| n.ends_with("rounds"))
+            .map(|(i, _)| i)
+            .unwrap();
+        assert_eq!(idx.annotations[rounds][0].0, "Timeout(500)");
+    }
+
+    #[test]
     fn shared_state_names() {
         let j = ParsedFile::parse(
             Language::Java,
@@ -531,5 +820,16 @@ class D:
             "CACHE = {}\nN = 1\nclass T:\n    items = []\n    def f(self):\n        local = []\n",
         );
         assert_eq!(field_names(&p).0, ["CACHE", "items"]);
+        let js = ParsedFile::parse(
+            Language::JavaScript,
+            "const fs = require('fs');
+let count = 0;
+const seen = [];
+const LIMIT = 3;
+const f = () => 1;
+describe('x', () => { let server; const cache = new Map(); it('t', () => { let local = 1; }); });
+",
+        );
+        assert_eq!(field_names(&js).0, ["cache", "count", "seen", "server"]);
     }
 }

@@ -195,11 +195,33 @@ fn is_float_kind(kind: &str) -> bool {
     )
 }
 
+/// A float literal: a float kind, or a JavaScript `number` written with a fraction.
+fn is_float_literal(file: &ParsedFile, node: Node<'_>) -> bool {
+    is_float_kind(node.kind())
+        || (node.kind() == "number" && {
+            let t = file.node_text(node);
+            !t.starts_with("0x") && !t.starts_with("0X") && t.contains('.')
+        })
+}
+
 fn is_loop_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "for_statement" | "enhanced_for_statement" | "while_statement" | "do_statement"
+        "for_statement"
+            | "enhanced_for_statement"
+            | "while_statement"
+            | "do_statement"
+            | "for_in_statement"
     )
+}
+
+/// JavaScript assertion calls: `expect(..)`, `assert(..)`, `assert.equal(..)`,
+/// `chai.assert.deepEqual(..)`, `t.is(..)` is not one (no fixed receiver name).
+fn is_js_assertion(name: &str, receiver: &[String]) -> bool {
+    is_assert_name(name)
+        || receiver
+            .first()
+            .is_some_and(|r| r == "assert" || r == "chai")
 }
 
 /// Summary of an assertion subtree (bounded walk).
@@ -220,13 +242,13 @@ fn summarise_assertion(file: &ParsedFile, node: Node<'_>, name: &str, nargs: usi
             break;
         }
         let kind = n.kind();
-        if is_float_kind(kind) {
+        if is_float_literal(file, n) {
             float_literal = true;
         }
         match kind {
             "<" | "<=" | ">" | ">=" => relational = true,
             "==" | "!=" => equality = true,
-            "identifier" => {
+            "identifier" | "property_identifier" => {
                 let t = file.node_text(n);
                 if RELATIONAL_NAMES.contains(&t) {
                     relational = true;
@@ -234,8 +256,39 @@ fn summarise_assertion(file: &ParsedFile, node: Node<'_>, name: &str, nargs: usi
                 if TOLERANCE_NAMES.contains(&t) {
                     tolerance = true;
                 }
-                if matches!(t, "isEqualTo" | "equalTo" | "is" | "isNotEqualTo") {
+                if matches!(
+                    t,
+                    "isEqualTo"
+                        | "equalTo"
+                        | "is"
+                        | "isNotEqualTo"
+                        | "toBe"
+                        | "toEqual"
+                        | "toStrictEqual"
+                        | "equal"
+                        | "strictEqual"
+                        | "deepEqual"
+                        | "deepStrictEqual"
+                        | "eql"
+                ) {
                     equality = true;
+                }
+                if matches!(t, "toBeCloseTo" | "closeTo" | "approximately") {
+                    tolerance = true;
+                }
+                if matches!(
+                    t,
+                    "toBeLessThan"
+                        | "toBeLessThanOrEqual"
+                        | "toBeGreaterThan"
+                        | "toBeGreaterThanOrEqual"
+                        | "below"
+                        | "above"
+                        | "least"
+                        | "most"
+                        | "within"
+                ) {
+                    relational = true;
                 }
             }
             _ => {}
@@ -270,6 +323,39 @@ fn arg_info(file: &ParsedFile, args: Option<Node<'_>>) -> (usize, String, Vec<&'
             (kinds.len(), truncate(file.node_text(a), MAX_TEXT), kinds)
         }
     }
+}
+
+/// Records a call, and the assertion it begins (`assertion`: the subtree to summarise) when
+/// it is one; returns whether it was an assertion.
+#[allow(clippy::too_many_arguments)]
+fn record_call(
+    file: &ParsedFile,
+    facts: &mut Facts,
+    receiver: Vec<String>,
+    name: String,
+    arguments: Option<Node<'_>>,
+    assertion: Option<Node<'_>>,
+    line: usize,
+    in_loop: bool,
+    managed: bool,
+) -> bool {
+    let (nargs, args, arg_kinds) = arg_info(file, arguments);
+    if let Some(a) = assertion {
+        facts
+            .assertions
+            .push(summarise_assertion(file, a, &name, nargs));
+    }
+    facts.calls.push(Call {
+        receiver,
+        name,
+        nargs,
+        line,
+        in_loop,
+        managed,
+        args,
+        arg_kinds,
+    });
+    assertion.is_some()
 }
 
 /// Walks `root` and collects its facts. `skip` lists byte ranges of nested definitions that
@@ -312,26 +398,20 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     .child_by_field_name("object")
                     .map(|o| receiver_tokens(file.node_text(o)))
                     .unwrap_or_default();
-                let (nargs, args, arg_kinds) =
-                    arg_info(file, node.child_by_field_name("arguments"));
-                if !in_assert && is_assert_name(&name) {
-                    // The whole statement: `assertThat(x).isEqualTo(y)` is one assertion.
-                    let stmt = enclosing_statement(node);
-                    facts
-                        .assertions
-                        .push(summarise_assertion(file, stmt, &name, nargs));
-                    child_assert = true;
-                }
-                facts.calls.push(Call {
+                // The whole statement: `assertThat(x).isEqualTo(y)` is one assertion.
+                let assertion =
+                    (!in_assert && is_assert_name(&name)).then(|| enclosing_statement(node));
+                child_assert |= record_call(
+                    file,
+                    &mut facts,
                     receiver,
                     name,
-                    nargs,
+                    node.child_by_field_name("arguments"),
+                    assertion,
                     line,
                     in_loop,
                     managed,
-                    args,
-                    arg_kinds,
-                });
+                );
             }
             (Language::Java, "object_creation_expression") => {
                 let ty = node
@@ -459,6 +539,90 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     facts.globals.push((file.node_text(c).to_string(), line));
                 }
             }
+            (Language::JavaScript | Language::TypeScript, "call_expression") => {
+                let func = node.child_by_field_name("function");
+                let (receiver, name) = match func {
+                    Some(f) if f.kind() == "member_expression" => (
+                        // The object a chain starts from: `request(app).get("/").set(..)`
+                        // is called on what `request(..)` returns, named `request`.
+                        f.child_by_field_name("object")
+                            .map(|o| {
+                                let t = file.node_text(o);
+                                receiver_tokens(t.split('(').next().unwrap_or(t))
+                            })
+                            .unwrap_or_default(),
+                        f.child_by_field_name("property")
+                            .map(|a| file.node_text(a).to_string())
+                            .unwrap_or_default(),
+                    ),
+                    Some(f) if f.kind() == "identifier" => {
+                        (Vec::new(), file.node_text(f).to_string())
+                    }
+                    _ => (Vec::new(), String::new()),
+                };
+                let assertion = (!in_assert && is_js_assertion(&name, &receiver))
+                    .then(|| enclosing_statement(node));
+                child_assert |= record_call(
+                    file,
+                    &mut facts,
+                    receiver,
+                    name,
+                    node.child_by_field_name("arguments"),
+                    assertion,
+                    line,
+                    in_loop,
+                    managed,
+                );
+            }
+            (Language::JavaScript | Language::TypeScript, "new_expression") => {
+                let ty = node
+                    .child_by_field_name("constructor")
+                    .map(|t| simple_type(file.node_text(t)))
+                    .unwrap_or_default();
+                let (nargs, _, _) = arg_info(file, node.child_by_field_name("arguments"));
+                facts.news.push(New {
+                    ty,
+                    nargs,
+                    line,
+                    managed,
+                });
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "assignment_expression" | "augmented_assignment_expression" | "update_expression",
+            ) => {
+                let target = node
+                    .child_by_field_name("left")
+                    .or_else(|| node.child_by_field_name("argument"));
+                if let Some(left) = target {
+                    let t = file.node_text(left);
+                    facts.writes.push(Write {
+                        target: truncate(t, MAX_TEXT),
+                        tokens: receiver_tokens(t),
+                        line,
+                    });
+                }
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "variable_declarator" | "function_declaration" | "class_declaration",
+            ) => {
+                if let Some(n) = node.child_by_field_name("name") {
+                    facts.locals.push(truncate(file.node_text(n), MAX_TEXT));
+                }
+            }
+            (Language::JavaScript | Language::TypeScript, "string" | "template_string") => {
+                let t = file.node_text(node);
+                facts.strings.push((truncate(t, MAX_TEXT), line));
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "property_identifier" | "shorthand_property_identifier",
+            ) => {
+                facts
+                    .idents
+                    .push((truncate(file.node_text(node), MAX_TEXT), line));
+            }
             (_, "identifier" | "type_identifier" | "field_identifier") => {
                 facts
                     .idents
@@ -474,13 +638,19 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
         // nested functions too. Loops end at a nested function boundary.
         if matches!(
             kind,
-            "lambda_expression" | "function_definition" | "lambda" | "class_body"
+            "lambda_expression"
+                | "function_definition"
+                | "lambda"
+                | "class_body"
+                | "arrow_function"
+                | "function_expression"
+                | "function_declaration"
         ) && node != root
         {
             child_loop = false;
             child_managed = false;
         }
-        if kind == "argument_list" && in_assert {
+        if (kind == "argument_list" || kind == "arguments") && in_assert {
             child_assert = true;
         }
         let mut cursor = node.walk();
@@ -500,7 +670,13 @@ fn enclosing_statement(node: Node<'_>) -> Node<'_> {
             return cur;
         }
         match cur.parent() {
-            Some(p) if p.kind() != "block" && p.kind() != "class_body" => cur = p,
+            Some(p)
+                if p.kind() != "block"
+                    && p.kind() != "class_body"
+                    && p.kind() != "statement_block" =>
+            {
+                cur = p
+            }
             Some(_) | None => return cur,
         }
     }

@@ -1,6 +1,6 @@
 //! Flaky-test root causes from static signals (issue 7).
 //!
-//! [`analyze_file`] finds the test functions of a Java or Python file ([`discover`]) and, for
+//! [`analyze_file`] finds the test functions of a Java, Python, JavaScript or TypeScript file ([`discover`]) and, for
 //! each one, collects facts from its body ([`facts`]) and from its context (the class's
 //! setUp/`@Before*` methods, pytest fixtures it takes as parameters, helper methods of the same
 //! file it calls, up to two levels, and the class's field initialisers), fires the signal
@@ -201,10 +201,21 @@ pub struct FlakyReport {
     pub partial: bool,
 }
 
-/// Analyses the tests of a Java or Python file (other languages: no tests).
+/// The languages whose tests are discovered and analysed: Java (JUnit 4/5, TestNG), Python
+/// (pytest, unittest), JavaScript and TypeScript (Jest, Mocha, Vitest, Jasmine). The one list
+/// the CLI and the language server consult.
+pub fn supports(language: Language) -> bool {
+    matches!(
+        language,
+        Language::Java | Language::Python | Language::JavaScript | Language::TypeScript
+    )
+}
+
+/// Analyses the tests of a Java, Python, JavaScript or TypeScript file (other languages: no
+/// tests).
 pub fn analyze_file(file: &ParsedFile, options: &FlakyOptions, cancel: &Cancel) -> FlakyReport {
     let mut report = FlakyReport::default();
-    if !matches!(file.language, Language::Java | Language::Python) {
+    if !supports(file.language) {
         return report;
     }
     if file.has_errors() {
@@ -214,7 +225,7 @@ pub fn analyze_file(file: &ParsedFile, options: &FlakyOptions, cancel: &Cancel) 
         ));
     }
     let index = discover::FileIndex::new(file);
-    for (i, _) in index.tests(options) {
+    for (i, name) in index.tests(options) {
         if cancel.is_cancelled() {
             report.partial = true;
             report.errors.push("cancelled; results are partial".into());
@@ -256,7 +267,8 @@ pub fn analyze_file(file: &ParsedFile, options: &FlakyOptions, cancel: &Cancel) 
             .collect();
         let f = &index.functions[i];
         report.tests.push(FlakyTest {
-            name: f.name.clone(),
+            // JavaScript tests are anonymous callbacks: named by their `describe`/`it` titles.
+            name: name.to_string(),
             line: f.start_line,
             end_line: f.end_line,
             category,

@@ -79,6 +79,10 @@ pub enum Derived {
     SharedStaticWrite,
     /// Threads or executors together with shared mutable state written from them.
     ThreadsSharedState,
+    /// JavaScript: a write to `process.env`.
+    ProcessEnvWrite,
+    /// JavaScript: a write to a property of `global`, `globalThis` or `window`.
+    GlobalObjectWrite,
     /// A closeable resource created outside try-with-resources / `with` and never closed.
     UnclosedResource,
     /// A relational assertion with a numeric literal bound on a nondeterministic quantity
@@ -155,6 +159,11 @@ pub const RULES: &[Rule] = &[
     r("callback", C::AsyncWait, 1, Ident("Callback"), "asynchronous callback"),
     r("listener", C::AsyncWait, 1, Call("", "add*Listener"), "result delivered to a listener asynchronously"),
     r("py-await", C::AsyncWait, 1, Ident("asyncio"), "asyncio"),
+    r("js-set-timeout", C::AsyncWait, 4, Call("", "setTimeout"), "fixed delay (setTimeout) instead of waiting for a condition"),
+    r("js-delay", C::AsyncWait, 2, Call("", "delay"), "fixed delay"),
+    r("js-next-tick", C::AsyncWait, 1, Call("", "nextTick"), "waits one tick for an asynchronous result"),
+    r("js-set-immediate", C::AsyncWait, 1, Call("", "setImmediate"), "waits one turn of the event loop for an asynchronous result"),
+    r("js-done-callback", C::AsyncWait, 1, Call("", "done"), "test finished by a callback"),
     // concurrency
     r("new-thread", C::Concurrency, 4, New("Thread"), "starts a thread"),
     r("thread-start", C::Concurrency, 1, Call("", "start"), "starts a thread or service"),
@@ -191,6 +200,9 @@ pub const RULES: &[Rule] = &[
     r("py-multiprocessing", C::Concurrency, 4, Ident("multiprocessing"), "parallel processes"),
     r("py-lock", C::Concurrency, 3, Call("threading", "Lock"), "explicit lock"),
     r("py-gather", C::Concurrency, 2, Call("asyncio", "gather"), "concurrent tasks"),
+    r("js-worker", C::Concurrency, 4, New("Worker"), "starts a worker thread"),
+    r("js-promise-race", C::Concurrency, 3, Call("Promise", "race"), "outcome decided by which promise settles first"),
+    r("js-promise-all", C::Concurrency, 1, Call("Promise", "all"), "concurrent promises"),
     r("name-concurrent", C::Concurrency, 2, Name("concurren"), "the test is about concurrency"),
     r("name-race", C::Concurrency, 2, Name("race"), "the test is about a race"),
     r("name-parallel", C::Concurrency, 2, Name("parallel"), "the test is about parallelism"),
@@ -200,6 +212,11 @@ pub const RULES: &[Rule] = &[
     r("unseeded-random", C::Randomness, 5, Computed(D::UnseededRandom), "random values without a fixed seed"),
     r("uuid", C::Randomness, 2, Call("UUID", "randomUUID"), "random UUID"),
     r("py-uuid", C::Randomness, 2, Call("uuid", "uuid4"), "random UUID"),
+    r("js-random-uuid", C::Randomness, 2, Call("crypto", "randomUUID"), "random UUID"),
+    r("js-uuid-v4", C::Randomness, 2, Call("uuid", "v4"), "random UUID"),
+    r("js-uuidv4", C::Randomness, 2, Call("", "uuidv4"), "random UUID"),
+    r("js-random-bytes", C::Randomness, 2, Call("crypto", "randomBytes"), "random bytes"),
+    r("js-faker", C::Randomness, 3, Ident("faker"), "random fake data"),
     r("shuffle", C::Randomness, 3, Call("", "shuffle"), "shuffled order"),
     r("random-ident", C::Randomness, 1, Ident("random"), "random value"),
     r("name-random", C::Randomness, 3, Name("random"), "the test is about random values"),
@@ -222,6 +239,9 @@ pub const RULES: &[Rule] = &[
     r("timestamp", C::Time, 2, Ident("Timestamp"), "timestamp"),
     r("py-time", C::Time, 3, Call("time", "time"), "reads the wall clock"),
     r("py-datetime", C::Time, 2, Ident("datetime"), "date/time value"),
+    r("js-process-hrtime", C::Time, 2, Call("process", "hrtime"), "reads the clock"),
+    r("js-timezone-offset", C::Time, 3, Call("", "getTimezoneOffset"), "time zone"),
+    r("js-locale-date", C::Time, 3, Call("", "toLocale*String"), "locale- and time-zone-dependent date text"),
     r("date-pattern", C::Time, 2, Str("yyyy"), "date format pattern"),
     r("time-vocabulary", C::Time, 2, Computed(D::TimeVocabulary), "computes with clock times or dates"),
     r("name-time", C::Time, 2, Name("time"), "the test is about time"),
@@ -251,6 +271,14 @@ pub const RULES: &[Rule] = &[
     r("py-urlopen", C::Network, 4, Call("", "urlopen"), "HTTP request"),
     r("py-socket", C::Network, 4, Call("socket", "socket"), "socket"),
     r("py-http-client", C::Network, 3, Ident("HTTPConnection"), "HTTP connection"),
+    r("js-fetch", C::Network, 4, Call("", "fetch"), "HTTP request"),
+    r("js-axios", C::Network, 4, Call("axios", "*"), "HTTP request"),
+    r("js-http-get", C::Network, 4, Call("http", "get"), "HTTP request"),
+    r("js-https-get", C::Network, 4, Call("https", "get"), "HTTPS request"),
+    r("js-http-request", C::Network, 4, Call("http", "request"), "HTTP request"),
+    r("js-net", C::Network, 4, Call("net", "*"), "socket"),
+    r("js-websocket", C::Network, 4, New("WebSocket"), "WebSocket connection"),
+    r("js-listen", C::Network, 3, Call("", "listen"), "starts a server on a port"),
     // io
     r("fixed-path", C::Io, 4, Computed(D::FixedPath), "fixed file-system path shared between runs"),
     r("file-output", C::Io, 2, New("FileOutputStream"), "writes a file"),
@@ -299,6 +327,10 @@ pub const RULES: &[Rule] = &[
     r("ordered-literal-equality", C::UnorderedCollection, 2, Computed(D::OrderedLiteralEquality), "asserts an exact element order on a computed collection"),
     r("reflected-annotations", C::UnorderedCollection, 3, Call("", "*Annotations"), "reflection returns annotations in no fixed order"),
     r("reflected-field-names", C::UnorderedCollection, 3, Call("", "getFieldNames"), "reflection returns fields in no fixed order"),
+    r("js-object-keys", C::UnorderedCollection, 1, Call("Object", "keys"), "object keys (integer-like keys come first, in numeric order)"),
+    r("js-object-entries", C::UnorderedCollection, 1, Call("Object", "entries"), "object entries (integer-like keys come first, in numeric order)"),
+    r("js-readdir", C::UnorderedCollection, 4, Call("fs", "readdir*"), "directory listing order is not specified"),
+    r("js-glob", C::UnorderedCollection, 3, Call("", "glob*"), "file matches in no specified order"),
     // test order dependency
     r("static-write", C::TestOrderDependency, 5, Computed(D::SharedStaticWrite), "writes static/global state that outlives the test"),
     r("set-property", C::TestOrderDependency, 4, Call("System", "setProperty"), "changes a JVM-wide system property"),
@@ -324,12 +356,16 @@ pub const RULES: &[Rule] = &[
     r("py-sys-modules", C::TestOrderDependency, 3, Ident("modules"), "module registry shared between tests"),
     r("py-reload", C::TestOrderDependency, 3, Call("", "reload"), "module state shared between tests"),
     r("py-cache-clear", C::TestOrderDependency, 2, Call("", "cache_clear"), "cache shared between tests"),
+    r("js-process-env", C::TestOrderDependency, 3, Computed(D::ProcessEnvWrite), "changes the process environment shared by later tests"),
+    r("js-global-write", C::TestOrderDependency, 4, Computed(D::GlobalObjectWrite), "writes a property of the global object"),
     // test case timeout
     r("test-timeout", C::TestCaseTimeout, 8, Ann("timeout"), "test-level timeout"),
     r("testng-timeout", C::TestCaseTimeout, 8, Ann("timeOut"), "test-level timeout"),
     r("junit5-timeout", C::TestCaseTimeout, 8, Ann("Timeout"), "test-level timeout"),
     r("name-timeout", C::TestCaseTimeout, 1, Name("timeout"), "the test is about a timeout"),
     r("assert-timeout", C::TestCaseTimeout, 6, Call("", "assertTimeout*"), "assertion with a time limit"),
+    r("js-jest-timeout", C::TestCaseTimeout, 6, Call("jest", "setTimeout"), "test-level timeout"),
+    r("js-mocha-timeout", C::TestCaseTimeout, 6, Call("this", "timeout"), "test-level timeout"),
     r("timeout-rule", C::TestCaseTimeout, 5, New("Timeout"), "timeout rule"),
     // resource leak
     r("unclosed-resource", C::ResourceLeak, 4, Computed(D::UnclosedResource), "resource opened and never closed"),
@@ -364,6 +400,8 @@ pub struct TestFacts {
     pub line: usize,
     /// The test's simple name.
     pub name: String,
+    /// A JavaScript or TypeScript test.
+    pub javascript: bool,
 }
 
 fn name_matches(pattern: &str, name: &str) -> bool {
@@ -387,7 +425,14 @@ fn call_matches(recv: &str, name: &str, c: &Call) -> bool {
     name_matches(name, &c.name) && (recv.is_empty() || c.receiver.iter().any(|t| t == recv))
 }
 
-const SLEEP_NAMES: [&str; 4] = ["sleep", "sleepUninterruptibly", "sleepQuietly", "sleepFor"];
+const SLEEP_NAMES: [&str; 6] = [
+    "sleep",
+    "sleepUninterruptibly",
+    "sleepQuietly",
+    "sleepFor",
+    "setTimeout",
+    "delay",
+];
 
 fn is_sleep(c: &Call) -> bool {
     SLEEP_NAMES.contains(&c.name.as_str())
@@ -400,7 +445,12 @@ fn first_line(rule: &Rule, f: &Facts, t: &TestFacts, own: bool) -> Option<usize>
         Call(recv, name) => min(&mut f
             .calls
             .iter()
-            .filter(|c| call_matches(recv, name, c))
+            // `performance.now()` measures elapsed time on a monotonic clock, not the date:
+            // a bound on it is a too-restrictive range (`tight-bound`), not a time signal.
+            .filter(|c| {
+                call_matches(recv, name, c)
+                    && !(rule.id == "now" && c.receiver.iter().any(|r| r == "performance"))
+            })
             .map(|c| c.line)),
         New(ty) => min(&mut f
             .news
@@ -518,6 +568,21 @@ fn derived(d: Derived, f: &Facts, t: &TestFacts, own: bool) -> Option<usize> {
         }
         D::UnclosedResource => unclosed(f, t),
         D::TightBound => tight_bound(f),
+        D::ProcessEnvWrite => f
+            .writes
+            .iter()
+            .filter(|w| w.tokens.len() >= 3 && w.tokens[0] == "process" && w.tokens[1] == "env")
+            .map(|w| w.line)
+            .min(),
+        D::GlobalObjectWrite => f
+            .writes
+            .iter()
+            .filter(|w| {
+                w.tokens.len() >= 2
+                    && matches!(w.tokens[0].as_str(), "global" | "globalThis" | "window")
+            })
+            .map(|w| w.line)
+            .min(),
         D::FixedPath => fixed_path(f),
         D::StaticMutatorCall => f
             .calls
@@ -957,9 +1022,12 @@ fn shared_write(f: &Facts, t: &TestFacts) -> Option<usize> {
     let mut lines: Vec<usize> = Vec::new();
     for w in &f.writes {
         let first = w.tokens.first().map(String::as_str).unwrap_or("");
+        // `View.prototype.render = ..` of a class or function the test declares itself is
+        // not shared.
         let static_like = first.starts_with(|c: char| c.is_ascii_uppercase())
             && w.tokens.len() >= 2
-            && !w.target.contains('(');
+            && !w.target.contains('(')
+            && !f.locals.iter().any(|l| l == first);
         let class_attr = first == "cls";
         let shared = w.tokens.iter().any(|tok| t.shared_names.contains(tok))
             && !(first == "this" && w.tokens.len() == 2 && !t.shared_names.contains(&w.tokens[1]));
@@ -1046,8 +1114,9 @@ fn tight_bound(f: &Facts) -> Option<usize> {
     let nondeterministic = f.calls.iter().any(|c| {
         matches!(
             c.name.as_str(),
-            "currentTimeMillis" | "nanoTime" | "perf_counter" | "monotonic" | "elapsed"
+            "currentTimeMillis" | "nanoTime" | "perf_counter" | "monotonic" | "elapsed" | "hrtime"
         ) || (c.name == "time" && c.receiver.iter().any(|r| r == "time"))
+            || (c.name == "now" && c.receiver.iter().any(|r| r == "performance" || r == "Date"))
     }) || !random_sources(f).is_empty();
     if !nondeterministic {
         return None;
@@ -1073,7 +1142,7 @@ fn fixed_path(f: &Facts) -> Option<usize> {
     }) || f.calls.iter().any(|c| {
         (c.receiver
             .iter()
-            .any(|r| r == "Files" || r == "Paths" || r == "os" || r == "shutil")
+            .any(|r| r == "Files" || r == "Paths" || r == "os" || r == "shutil" || r == "fs")
             && !c.name.is_empty())
             || (c.name == "open" && c.receiver.is_empty())
             || c.name == "get" && c.receiver.iter().any(|r| r == "Paths")
@@ -1084,7 +1153,10 @@ fn fixed_path(f: &Facts) -> Option<usize> {
     let uses_temp = f.calls.iter().any(|c| {
         c.name.contains("Temp")
             || c.name.contains("temp")
+            || c.name == "mkdtemp"
+            || c.name == "mkdtempSync"
             || c.receiver.iter().any(|r| r == "tempfile")
+            || (c.name == "tmpdir" && c.receiver.iter().any(|r| r == "os"))
     }) || f
         .idents
         .iter()
@@ -1121,13 +1193,63 @@ fn looks_like_path(s: &str) -> bool {
         || has_ext && inner.starts_with(|c: char| c.is_ascii_lowercase()) && !inner.contains('(')
 }
 
+/// Timer rules that JavaScript fake timers (`jest.useFakeTimers()`, `vi.useFakeTimers()`,
+/// `sinon.useFakeTimers()`) make deterministic; they fake the clock too, so every time rule
+/// is dropped as well.
+const FAKE_TIMER_RULES: [&str; 7] = [
+    "js-set-timeout",
+    "js-delay",
+    "sleep-before-assert",
+    "polling-loop",
+    "sleep-any",
+    "now",
+    "new-date",
+];
+
+/// The facts install fake timers or a fake clock.
+fn fake_timers(f: &Facts) -> bool {
+    f.calls.iter().any(|c| match c.name.as_str() {
+        "useFakeTimers" | "setSystemTime" => true,
+        // `@sinonjs/fake-timers`: `FakeTimers.install()`.
+        "install" => c.receiver.iter().any(|r| r == "FakeTimers"),
+        _ => false,
+    })
+}
+
+/// A JavaScript call that talks to another process over the network.
+fn js_network_call(f: &Facts) -> bool {
+    f.news.iter().any(|n| n.ty == "WebSocket")
+        || f.calls.iter().any(|c| {
+            let recv = |r: &str| c.receiver.iter().any(|t| t == r);
+            matches!(c.name.as_str(), "fetch" | "axios" | "got" | "needle")
+                || recv("axios")
+                || recv("net")
+                || ((recv("http") || recv("https")) && matches!(c.name.as_str(), "get" | "request"))
+                || c.name == "connect"
+        })
+}
+
 /// Fires the rules on a test's facts and returns every hit (one per rule), sorted by
 /// (category, line, rule id).
 pub fn fire(t: &TestFacts) -> Vec<Hit> {
     let mut hits = Vec::new();
     let seeded_here = seeded(&t.own) || seeded(&t.context);
+    let faked = fake_timers(&t.own) || fake_timers(&t.context);
     for rule in RULES {
         if seeded_here && rule.category == Category::Randomness {
+            continue;
+        }
+        if faked && (FAKE_TIMER_RULES.contains(&rule.id) || rule.category == Category::Time) {
+            continue;
+        }
+        // JavaScript tests name URLs and hosts in requests to in-process servers
+        // (supertest) and in expected headers: a URL literal is a network signal only
+        // together with a call that leaves the process.
+        if t.javascript
+            && rule.category == Category::Network
+            && matches!(rule.pat, Str(_) | Ident(_))
+            && !(js_network_call(&t.own) || js_network_call(&t.context))
+        {
             continue;
         }
         let own = first_line(rule, &t.own, t, true);

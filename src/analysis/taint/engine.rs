@@ -5,8 +5,8 @@
 use super::interp::{FnCx, Interp};
 use super::spec::{AttrPattern, CallPattern, CallShape, Seg, TaintSpec, TaintSpecs, Trust};
 use super::syntax::{
-    call_parts, collect_declared, is_call_kind, is_definition, java_class_fields, parameter_types,
-    python_imports, unwrap, visibility, ClassFields, Declared,
+    call_parts, collect_declared, is_call_kind, is_definition, java_class_fields, js_imports,
+    parameter_types, python_imports, unwrap, visibility, ClassFields, Declared,
 };
 use super::value::{as_param, Entry, Step, Taint, Trails, ALL_KINDS};
 use super::{FlowEnd, PathStep, TaintError, TaintFlow, TaintResult, TaintedVariable};
@@ -327,6 +327,7 @@ pub(super) struct Workspace<'t> {
     pub units: Vec<UnitCx<'t>>,
     pub fns: Vec<FnInfo>,
     specs: Arc<CompiledSpecs>,
+    /// (function, end byte of a call) -> its resolved callees.
     callsites: BTreeMap<(FnId, usize), Vec<FnId>>,
     pub points_to: Option<&'t PointsTo>,
     /// Simple names of the classes defined in the workspace.
@@ -357,9 +358,11 @@ impl<'t> Workspace<'t> {
             .unwrap_or(0)
     }
 
-    pub fn callees(&self, fid: FnId, start_byte: usize) -> Vec<FnId> {
+    /// The resolved callees of the call that ends at `end_byte` (calls are keyed by their end:
+    /// a call and the call that is its receiver, `new X().m()`, start at the same byte).
+    pub fn callees(&self, fid: FnId, end_byte: usize) -> Vec<FnId> {
         self.callsites
-            .get(&(fid, start_byte))
+            .get(&(fid, end_byte))
             .cloned()
             .unwrap_or_default()
     }
@@ -601,12 +604,17 @@ fn run_family(
     for (ui, u) in units.iter().enumerate() {
         let enabled = ws.specs.by_language.contains_key(&u.file.language);
         let functions: &[Function<'_>] = if enabled { u.file.functions() } else { &[] };
-        let imports = if u.file.language == Language::Python {
-            python_imports(u.file)
-        } else {
-            BTreeMap::new()
+        let imports = match u.file.language {
+            Language::Python => python_imports(u.file),
+            Language::JavaScript | Language::TypeScript => js_imports(u.file),
+            _ => BTreeMap::new(),
         };
-        if enabled && u.file.language == Language::Python {
+        // Scripts run code at the top level: it is analysed as a function of its own.
+        let has_module_code = matches!(
+            u.file.language,
+            Language::Python | Language::JavaScript | Language::TypeScript
+        );
+        if enabled && has_module_code {
             ws.fns.push(FnInfo {
                 unit: ui,
                 index: None,
@@ -635,7 +643,9 @@ fn run_family(
                         && f.kind != FunctionKind::Lambda
                         && !super::syntax::is_static_decl(u.file, f.node)
                 }
-                Language::Cpp => f.class.is_some() && f.kind != FunctionKind::Lambda,
+                Language::Cpp | Language::JavaScript | Language::TypeScript => {
+                    f.class.is_some() && f.kind != FunctionKind::Lambda
+                }
                 _ => false,
             };
             // C/C++ `...` is an unnamed parameter: it gets a name of its own (`va_start`
@@ -909,7 +919,7 @@ struct FnScan {
     /// Declarations (locals, declared types, fixed arrays), and whether all were collected.
     decl: Declared,
     complete: bool,
-    /// Resolved call sites: offset of the call from the function's first byte, callees.
+    /// Resolved call sites: offset of the call's end from the function's first byte, callees.
     sites: Vec<(usize, Vec<FnId>)>,
 }
 
@@ -1323,7 +1333,7 @@ fn scan_function(
                     &decl.types,
                 );
                 if !resolved.is_empty() {
-                    sites.push((node.start_byte() - base, resolved));
+                    sites.push((node.end_byte() - base, resolved));
                 }
             }
         }
@@ -1693,6 +1703,7 @@ fn fallback_resolve(
                     match r.kind() {
                         "object_creation_expression" | "new_expression" => r
                             .child_by_field_name("type")
+                            .or_else(|| r.child_by_field_name("constructor"))
                             .map(|t| super::syntax::simple_type(u.file, t)),
                         "identifier" => types.get(u.file.node_text(r)).cloned(),
                         _ => None,

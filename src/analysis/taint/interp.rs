@@ -10,7 +10,8 @@ use super::engine::{call_names, Env, FnId, FnOut, Matches, Tables, Workspace, VA
 use super::spec::{ArgSel, CallPattern, CallShape, Seg};
 use super::syntax::{
     call_parts, callee_path, declarator_name, is_call_kind, is_definition, is_string_kind,
-    literal_const, named_children, path_of, short_text, simple_type, unwrap, CallParts,
+    js_initialised_declarators, js_option, js_pattern_bindings, literal_const, named_children,
+    path_of, short_text, simple_type, unwrap, CallParts,
 };
 use super::value::{
     param_label, Coll, Const, Step, Taint, Val, ALL_KINDS, MAX_COLL, MAX_CONST_STR,
@@ -647,6 +648,14 @@ impl<'a, 't> Interp<'a, 't> {
                     self.assign_to(target, v, 0);
                 }
             }
+            "lexical_declaration" | "variable_declaration"
+                if matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) =>
+            {
+                for (name, value) in js_initialised_declarators(node) {
+                    let v = self.eval(value, 0);
+                    self.assign_to(name, v, 0);
+                }
+            }
             "variable_declaration_statement" => {
                 let value = node.child_by_field_name("value");
                 let v = value.map(|v| self.eval(v, 0)).unwrap_or_default();
@@ -1090,6 +1099,31 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                 }
             }
+            "object_pattern" | "array_pattern" | "assignment_pattern" => {
+                // JavaScript destructuring: each bound name reads its property of the value.
+                for (name, props) in js_pattern_bindings(self.cx.file, target) {
+                    let mut v = val.clone();
+                    for p in &props {
+                        let key = Const::Str(Rc::from(p.as_str()));
+                        v = match v.coll.as_deref().and_then(|c| coll_get(c, &key)) {
+                            Some(mut x) => {
+                                x.taint.join(&v.taint, &self.tabs.trails);
+                                x
+                            }
+                            None => Val::of_taint(v.flat(&self.tabs.trails)),
+                        };
+                    }
+                    if props.is_empty() && target.kind() != "assignment_pattern" {
+                        v = Val::of_taint(v.flat(&self.tabs.trails));
+                    }
+                    let n = self.text(name).to_string();
+                    self.set_var(&n, v, line, false);
+                }
+            }
+            "shorthand_property_identifier_pattern" => {
+                let name = self.text(target).to_string();
+                self.set_var(&name, val, line, false);
+            }
             "list_splat_pattern" | "as_pattern_target" => {
                 if let Some(inner) = named_children(target).into_iter().next() {
                     if depth < 32 {
@@ -1153,7 +1187,9 @@ impl<'a, 't> Interp<'a, 't> {
                         target.child_by_field_name("index"),
                     ),
                     _ => (
-                        target.child_by_field_name("argument"),
+                        target
+                            .child_by_field_name("argument")
+                            .or_else(|| target.child_by_field_name("object")),
                         target
                             .child_by_field_name("index")
                             .or_else(|| target.child_by_field_name("indices")),
@@ -1238,6 +1274,8 @@ impl<'a, 't> Interp<'a, 't> {
             | "decimal_integer_literal"
             | "hex_integer_literal"
             | "number_literal"
+            | "number"
+            | "undefined"
             | "character_literal"
             | "char_literal" => match literal_const(self.cx.file, node) {
                 Some(c) => Val::of_const(c),
@@ -1253,6 +1291,11 @@ impl<'a, 't> Interp<'a, 't> {
             | "lambda"
             | "lambda_expression"
             | "arrow_function"
+            | "function_expression"
+            | "function"
+            | "generator_function"
+            | "class"
+            | "regex"
             | "instanceof_expression"
             | "alignof_expression" => Val::clean(),
             _ if is_string_kind(kind) => self.eval_string(node, depth),
@@ -1287,7 +1330,24 @@ impl<'a, 't> Interp<'a, 't> {
             | "expression_list"
             | "inline_array_expression"
             | "tuple_expression" => self.eval_list(node, depth),
-            "dictionary" => self.eval_dict(node, depth),
+            "dictionary" | "object" => self.eval_dict(node, depth),
+            "shorthand_property_identifier" => {
+                // `{ cmd }` reads the variable `cmd`.
+                let name = self.text(node);
+                self.read_var(name)
+            }
+            "as_expression" | "non_null_expression" | "satisfies_expression" | "type_assertion" => {
+                // TypeScript type assertions: the value of the expression.
+                match named_children(node).into_iter().find(|c| {
+                    !matches!(
+                        c.kind(),
+                        "type_identifier" | "predefined_type" | "generic_type" | "type_arguments"
+                    )
+                }) {
+                    Some(e) => self.eval(e, depth + 1),
+                    None => Val::clean(),
+                }
+            }
             "array_creation_expression" => match node.child_by_field_name("value") {
                 Some(v) => self.eval(v, depth + 1),
                 None => {
@@ -1399,7 +1459,10 @@ impl<'a, 't> Interp<'a, 't> {
             if guard > 10_000 {
                 break;
             }
-            if n.kind() == "interpolation" || n.kind() == "string_interpolation" {
+            if matches!(
+                n.kind(),
+                "interpolation" | "string_interpolation" | "template_substitution"
+            ) {
                 for e in named_children(n) {
                     if matches!(e.kind(), "format_specifier" | "type_conversion") {
                         continue;
@@ -1749,14 +1812,25 @@ impl<'a, 't> Interp<'a, 't> {
         let mut map = BTreeMap::new();
         let mut extra = Taint::default();
         for pair in named_children(node) {
+            if pair.kind() == "shorthand_property_identifier" && map.len() < MAX_COLL {
+                let key = Const::Str(Rc::from(self.text(pair)));
+                let v = self.eval(pair, depth + 1);
+                map.insert(key, v);
+                continue;
+            }
             if pair.kind() != "pair" {
                 let v = self.eval(pair, depth + 1);
                 extra.join(&v.flat(&self.tabs.trails), &self.tabs.trails);
                 continue;
             }
-            let key = pair
-                .child_by_field_name("key")
-                .map(|k| self.eval(k, depth + 1));
+            let key = pair.child_by_field_name("key").map(|k| {
+                if k.kind() == "property_identifier" {
+                    // JavaScript `{ name: v }`: the key is the name, not a variable.
+                    Val::of_const(Const::Str(Rc::from(self.text(k))))
+                } else {
+                    self.eval(k, depth + 1)
+                }
+            });
             let val = pair
                 .child_by_field_name("value")
                 .map(|v| self.eval(v, depth + 1))
@@ -1787,7 +1861,8 @@ impl<'a, 't> Interp<'a, 't> {
                 node.child_by_field_name("index"),
             ),
             _ => (
-                node.child_by_field_name("argument"),
+                node.child_by_field_name("argument")
+                    .or_else(|| node.child_by_field_name("object")),
                 node.child_by_field_name("index")
                     .or_else(|| node.child_by_field_name("indices")),
             ),
@@ -1897,10 +1972,14 @@ impl<'a, 't> Interp<'a, 't> {
         let p = canon.as_deref().unwrap_or(path);
         // A local variable shadowing the root is not the module/global it names.
         if let Some(first) = path.first() {
+            // JavaScript's request objects are handler parameters by convention (`req`,
+            // `request`, Koa's `ctx`): its sources name them, not module-level objects.
+            let js = matches!(self.cx.lang, Language::JavaScript | Language::TypeScript);
             if path.len() > 1
                 && self.is_local(&first.name)
                 && !self.cx.is_module
                 && canon.is_none()
+                && !js
                 && !matches!(first.name.as_str(), "request" | "req")
             {
                 return None;
@@ -1980,6 +2059,7 @@ impl<'a, 't> Interp<'a, 't> {
             "identifier" => self.cx.types.get(self.text(r)).cloned(),
             "object_creation_expression" | "new_expression" => r
                 .child_by_field_name("type")
+                .or_else(|| r.child_by_field_name("constructor"))
                 .map(|t| simple_type(self.cx.file, t)),
             "cast_expression" => r
                 .child_by_field_name("type")
@@ -2062,7 +2142,7 @@ impl<'a, 't> Interp<'a, 't> {
             .unwrap_or_default();
         // Value of the call: summaries of resolved callees, else receiver and arguments (but
         // not the keys of a lookup: what is stored under a tainted key is not tainted by it).
-        let callees = self.ws.callees(self.cx.fid, node.start_byte());
+        let callees = self.ws.callees(self.cx.fid, node.end_byte());
         if !callees.is_empty() && !matches.sinks.is_empty() {
             // A call resolved to the workspace's own code is that code, analysed through its
             // body: a sink row that names only a method on any receiver (`*.execute`) is about
@@ -2392,10 +2472,28 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn sink_conditions(&self, sink: &super::spec::SinkRule, parts: &CallParts<'t>) -> bool {
         for (k, want) in &sink.when_keyword {
-            let Some((_, v)) = parts.kwargs.iter().find(|(n, _)| n == k) else {
+            let v = parts
+                .kwargs
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| *v)
+                .or_else(|| {
+                    matches!(self.cx.lang, Language::JavaScript | Language::TypeScript)
+                        .then(|| js_option(self.cx.file, &parts.args, k))
+                        .flatten()
+                });
+            let Some(v) = v else {
                 return false;
             };
-            if self.text(*v).trim() != want {
+            if self.text(v).trim() != want {
+                return false;
+            }
+        }
+        for k in &sink.unless_keyword {
+            let given = parts.kwargs.iter().any(|(n, _)| n == k)
+                || (matches!(self.cx.lang, Language::JavaScript | Language::TypeScript)
+                    && js_option(self.cx.file, &parts.args, k).is_some());
+            if given {
                 return false;
             }
         }

@@ -4,7 +4,8 @@
 //! # File format
 //!
 //! ```toml
-//! language = "python"            # optional; python, java, c, cpp, solidity
+//! language = "python"            # optional; python, java, c, cpp, solidity, javascript,
+//!                                # typescript
 //!
 //! [[source]]
 //! id = "py-input"                # optional; default "<kind>:<first pattern>"
@@ -31,6 +32,8 @@
 //! calls = ["os.system", "subprocess.call"]
 //! args = [0]                     # sensitive arguments; default: every argument
 //! when_keyword = { shell = "True" }  # only when these keyword arguments are written so
+//! unless_keyword = ["root"]      # not when one of these keyword arguments (JavaScript:
+//!                                # options-object properties) is given
 //! requires = ["arg0_fixed_array"]    # extra conditions (C: destination is a fixed-size array)
 //!
 //! [[sanitizer]]
@@ -238,10 +241,12 @@ fn parse_segs(text: &str) -> Result<Vec<Seg>, SpecError> {
             Some(n) => (n, true),
             None => (part, false),
         };
+        // `-` appears in npm package names (`escape-html`), which JavaScript bindings expand to.
         if name.is_empty()
+            || name.starts_with('-')
             || !name
                 .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '*')
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '*' | '-'))
         {
             return Err(err(format!("bad pattern `{text}`")));
         }
@@ -462,6 +467,9 @@ pub struct SinkRule {
     pub args: Vec<ArgSel>,
     /// Keyword arguments that must be written with these texts (`shell = "True"`).
     pub when_keyword: BTreeMap<String, String>,
+    /// Keyword arguments (JavaScript: options-object properties) whose presence makes the
+    /// call safe (`res.sendFile(p, { root })` confines `p` to `root`).
+    pub unless_keyword: Vec<String>,
     /// Extra conditions: `arg0_fixed_array` (C: the first argument is an array variable
     /// declared with a constant size).
     pub requires: Vec<String>,
@@ -607,6 +615,8 @@ struct RawSink {
     #[serde(default)]
     when_keyword: BTreeMap<String, String>,
     #[serde(default)]
+    unless_keyword: Vec<String>,
+    #[serde(default)]
     requires: Vec<String>,
     #[serde(default)]
     description: String,
@@ -728,6 +738,7 @@ impl TaintSpec {
                 calls: patterns(&s.calls)?,
                 args: args(&s.args)?,
                 when_keyword: s.when_keyword,
+                unless_keyword: s.unless_keyword,
                 requires: s.requires,
                 kind: s.kind,
                 description: s.description,
@@ -786,12 +797,7 @@ impl TaintSpec {
             Language::C => include_str!("specs/c.toml"),
             Language::Cpp => include_str!("specs/cpp.toml"),
             Language::Solidity => include_str!("specs/solidity.toml"),
-            Language::JavaScript | Language::TypeScript => {
-                return TaintSpec {
-                    language: Some(language),
-                    ..TaintSpec::default()
-                }
-            }
+            Language::JavaScript | Language::TypeScript => include_str!("specs/javascript.toml"),
         };
         // The bundled files are checked by tests; a broken one degrades to an empty spec.
         let parse = |text: &str| {
@@ -800,6 +806,12 @@ impl TaintSpec {
                 ..TaintSpec::default()
             })
         };
+        if language == Language::TypeScript {
+            // TypeScript shares JavaScript's libraries and their specification.
+            let mut spec = parse(text);
+            spec.language = Some(Language::TypeScript);
+            return spec;
+        }
         if language == Language::Cpp {
             // C++ is C plus its own rows (see the header of specs/cpp.toml).
             let mut spec = parse(include_str!("specs/c.toml"));
@@ -895,6 +907,17 @@ impl TaintSpecs {
     /// Merges a spec into the language it names (or into every language when it names none).
     pub fn merge(&mut self, spec: TaintSpec) {
         match spec.language {
+            // TypeScript runs on JavaScript's libraries: a JavaScript spec covers both.
+            Some(Language::JavaScript) => {
+                self.by_language
+                    .entry(Language::TypeScript)
+                    .or_default()
+                    .merge(spec.clone());
+                self.by_language
+                    .entry(Language::JavaScript)
+                    .or_default()
+                    .merge(spec);
+            }
             Some(l) => self.by_language.entry(l).or_default().merge(spec),
             None => {
                 for l in Language::ALL {
@@ -933,6 +956,7 @@ mod tests {
             ("c", include_str!("specs/c.toml")),
             ("cpp", include_str!("specs/cpp.toml")),
             ("solidity", include_str!("specs/solidity.toml")),
+            ("javascript", include_str!("specs/javascript.toml")),
         ] {
             let spec = TaintSpec::from_toml(text, Provenance::Builtin)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));

@@ -32,6 +32,7 @@ pub(super) fn unwrap<'t>(mut n: Node<'t>) -> Node<'t> {
             | "call_argument"
             | "argument"
             | "expression_statement"
+            | "await_expression"
                 if n.named_child_count() >= 1 =>
             {
                 let kids = named_children(n);
@@ -70,6 +71,13 @@ pub(super) fn is_definition(kind: &str) -> bool {
             | "modifier_definition"
             | "arrow_function"
             | "function_expression"
+            | "function"
+            | "function_declaration"
+            | "generator_function"
+            | "generator_function_declaration"
+            | "method_definition"
+            | "class"
+            | "abstract_class_declaration"
     )
 }
 
@@ -175,7 +183,10 @@ pub(super) fn call_parts<'t>(file: &ParsedFile, node: Node<'t>) -> Option<CallPa
             }
         }
         "object_creation_expression" | "new_expression" => {
-            let ty = node.child_by_field_name("type")?;
+            // Java/C++ `type`, JavaScript `constructor`.
+            let ty = node
+                .child_by_field_name("type")
+                .or_else(|| node.child_by_field_name("constructor"))?;
             let (args, kwargs) = arg_nodes(file, node.child_by_field_name("arguments"));
             CallParts {
                 callee: ty,
@@ -244,6 +255,36 @@ pub(super) fn call_parts<'t>(file: &ParsedFile, node: Node<'t>) -> Option<CallPa
     Some(parts)
 }
 
+/// JavaScript options objects: the value written for property `key` in an object literal
+/// argument (`spawn(cmd, [], { shell: true })` has `shell` = `true`).
+pub(super) fn js_option<'t>(file: &ParsedFile, args: &[Node<'t>], key: &str) -> Option<Node<'t>> {
+    for a in args {
+        let a = unwrap(*a);
+        if a.kind() != "object" {
+            continue;
+        }
+        for pair in named_children(a) {
+            if pair.kind() != "pair" {
+                continue;
+            }
+            let (Some(k), Some(v)) = (
+                pair.child_by_field_name("key"),
+                pair.child_by_field_name("value"),
+            ) else {
+                continue;
+            };
+            let name = match string_const(file, k) {
+                Some(s) => s.to_string(),
+                None => file.node_text(k).to_string(),
+            };
+            if name == key {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
 /// The path of a callee or member expression: `response.getWriter().println` ->
 /// `response`, `getWriter()`, `println`. Unknown roots become `?`.
 pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
@@ -303,6 +344,7 @@ pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
             "object_creation_expression" | "new_expression" => {
                 let t = n
                     .child_by_field_name("type")
+                    .or_else(|| n.child_by_field_name("constructor"))
                     .map(|t| last_ident(file, t))
                     .unwrap_or_else(|| "?".into());
                 rev.push(seg(&t, true));
@@ -427,11 +469,22 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
                 _ => None,
             }
         }
+        "number" => {
+            // JavaScript: integers only (a float has no exact constant here).
+            let t: String = text.chars().filter(|c| *c != '_').collect();
+            if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                return i64::from_str_radix(h, 16).ok().map(Const::Int);
+            }
+            t.parse::<i64>().ok().map(Const::Int)
+        }
+        "undefined" => Some(Const::Null),
         "true" => Some(Const::Bool(true)),
         "false" => Some(Const::Bool(false)),
         "boolean_literal" => Some(Const::Bool(text == "true")),
         "none" | "null_literal" | "null" | "nullptr" => Some(Const::Null),
-        "string_literal" | "string" | "text_block" => string_const(file, n).map(Const::Str),
+        "string_literal" | "string" | "text_block" | "template_string" => {
+            string_const(file, n).map(Const::Str)
+        }
         "concatenated_string" => {
             let mut s = String::new();
             for c in named_children(n) {
@@ -469,7 +522,8 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
             for ch in n.children(&mut c) {
                 match ch.kind() {
                     "interpolation" => return None,
-                    "string_content" => {
+                    // JavaScript strings hold `string_fragment`s.
+                    "string_content" | "string_fragment" => {
                         let t = file.node_text(ch);
                         if raw {
                             s.push_str(t);
@@ -486,6 +540,18 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
                 let t = file.node_text(n);
                 let t = t.trim_matches(|c| c == '"' || c == '\'');
                 return Some(Rc::from(decode_string(t).as_str()));
+            }
+            Some(Rc::from(s.as_str()))
+        }
+        "template_string" => {
+            // JavaScript: constant only without `${..}` substitutions.
+            let mut s = String::new();
+            for k in named_children(n) {
+                match k.kind() {
+                    "string_fragment" => s.push_str(file.node_text(k)),
+                    "escape_sequence" => s.push_str(&decode_string(file.node_text(k))),
+                    _ => return None,
+                }
             }
             Some(Rc::from(s.as_str()))
         }
@@ -527,7 +593,12 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
 pub(super) fn is_string_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "string" | "string_literal" | "concatenated_string" | "text_block" | "raw_string_literal"
+        "string"
+            | "string_literal"
+            | "concatenated_string"
+            | "text_block"
+            | "raw_string_literal"
+            | "template_string"
     )
 }
 
@@ -609,7 +680,17 @@ pub(super) fn collect_declared(
         }
         let kind = n.kind();
         if n != body && is_definition(kind) {
-            if lang == Language::Python {
+            let binds_name = match lang {
+                Language::Python => true,
+                Language::JavaScript | Language::TypeScript => {
+                    matches!(
+                        kind,
+                        "function_declaration" | "generator_function_declaration"
+                    )
+                }
+                _ => false,
+            };
+            if binds_name {
                 if let Some(name) = n.child_by_field_name("name") {
                     d.locals.insert(file.node_text(name).to_string());
                 }
@@ -722,6 +803,21 @@ pub(super) fn collect_declared(
                     .and_then(declarator_name)
                 {
                     d.locals.insert(file.node_text(id).to_string());
+                }
+            }
+            (
+                Language::JavaScript | Language::TypeScript,
+                "variable_declarator" | "for_in_statement" | "catch_clause",
+            ) => {
+                let target = match kind {
+                    "variable_declarator" => n.child_by_field_name("name"),
+                    "for_in_statement" => n.child_by_field_name("left"),
+                    _ => n.child_by_field_name("parameter"),
+                };
+                if let Some(t) = target {
+                    for (name, _) in js_pattern_bindings(file, t) {
+                        d.locals.insert(file.node_text(name).to_string());
+                    }
                 }
             }
             (Language::Solidity, "variable_declaration") => {
@@ -907,6 +1003,223 @@ pub(super) fn python_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
     out
 }
 
+/// A JavaScript module specifier as a path: `node:fs` is `fs`, `fs/promises` is
+/// `fs.promises`; relative and absolute specifiers (`./db`) name project files, not modules
+/// the specifications know, and give `None`.
+fn js_module_path(spec: &str) -> Option<Vec<Seg>> {
+    let spec = spec.strip_prefix("node:").unwrap_or(spec);
+    if spec.is_empty() || spec.starts_with('.') || spec.starts_with('/') {
+        return None;
+    }
+    Some(
+        spec.split('/')
+            .filter(|p| !p.is_empty())
+            .map(|p| Seg {
+                name: p.to_string(),
+                call: false,
+            })
+            .collect(),
+    )
+}
+
+/// The module a `require("m")` call (or `require("m").a.b`) loads, with the members read.
+fn js_require_path(file: &ParsedFile, value: Node<'_>) -> Option<Vec<Seg>> {
+    let mut members = Vec::new();
+    let mut cur = unwrap(value);
+    for _ in 0..CHAIN_LIMIT {
+        match cur.kind() {
+            "member_expression" => {
+                let prop = cur.child_by_field_name("property")?;
+                members.push(Seg {
+                    name: file.node_text(prop).to_string(),
+                    call: false,
+                });
+                cur = unwrap(cur.child_by_field_name("object")?);
+            }
+            "call_expression" => {
+                let f = cur.child_by_field_name("function")?;
+                if file.node_text(f) != "require" {
+                    return None;
+                }
+                let arg = named_children(cur.child_by_field_name("arguments")?)
+                    .into_iter()
+                    .next()?;
+                let Some(Const::Str(m)) = literal_const(file, arg) else {
+                    return None;
+                };
+                let mut path = js_module_path(&m)?;
+                members.reverse();
+                path.extend(members);
+                return Some(path);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The names a JavaScript binding pattern binds, each with the property path it reads from
+/// the bound value: `{ a, b: { c }, ...r }` binds `a` (`a`), `c` (`b`, `c`) and `r` (none);
+/// array elements and rest elements read no named property. Iterative and bounded.
+pub(super) fn js_pattern_bindings<'t>(
+    file: &ParsedFile,
+    pattern: Node<'t>,
+) -> Vec<(Node<'t>, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(Node<'t>, Vec<String>)> = vec![(pattern, Vec::new())];
+    let mut guard = 0usize;
+    while let Some((n, path)) = stack.pop() {
+        guard += 1;
+        if guard > 10_000 {
+            break;
+        }
+        match n.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => out.push((n, path)),
+            "object_pattern" => {
+                for c in named_children(n).into_iter().rev() {
+                    match c.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            let mut p = path.clone();
+                            p.push(file.node_text(c).to_string());
+                            stack.push((c, p));
+                        }
+                        "pair_pattern" => {
+                            let (Some(k), Some(v)) =
+                                (c.child_by_field_name("key"), c.child_by_field_name("value"))
+                            else {
+                                continue;
+                            };
+                            let key = match literal_const(file, k) {
+                                Some(Const::Str(s)) => s.to_string(),
+                                _ => file.node_text(k).to_string(),
+                            };
+                            let mut p = path.clone();
+                            p.push(key);
+                            stack.push((v, p));
+                        }
+                        "object_assignment_pattern" => {
+                            // `{ a = 1 }`: the left side binds, the default may also flow.
+                            if let Some(l) = c.child_by_field_name("left") {
+                                let mut p = path.clone();
+                                if l.kind() == "shorthand_property_identifier_pattern" {
+                                    p.push(file.node_text(l).to_string());
+                                }
+                                stack.push((l, p));
+                            }
+                        }
+                        "rest_pattern" => {
+                            for k in named_children(c) {
+                                stack.push((k, path.clone()));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "array_pattern" | "rest_pattern" => {
+                for c in named_children(n).into_iter().rev() {
+                    stack.push((c, path.clone()));
+                }
+            }
+            "assignment_pattern" => {
+                if let Some(l) = n.child_by_field_name("left") {
+                    stack.push((l, path));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The declarators of a JavaScript `const`/`let`/`var` declaration that have an initialiser:
+/// (binding pattern, value).
+pub(super) fn js_initialised_declarators<'t>(decl: Node<'t>) -> Vec<(Node<'t>, Node<'t>)> {
+    named_children(decl)
+        .into_iter()
+        .filter(|d| d.kind() == "variable_declarator")
+        .filter_map(|d| {
+            Some((
+                d.child_by_field_name("name")?,
+                d.child_by_field_name("value")?,
+            ))
+        })
+        .collect()
+}
+
+/// JavaScript and TypeScript module bindings of a file: bound name -> module path
+/// (`const { exec } = require("child_process")` binds `exec` to `child_process.exec`;
+/// `import * as cp from "node:child_process"` binds `cp` to `child_process`; `import
+/// escape from "escape-html"` binds `escape` to `escape-html`).
+pub(super) fn js_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
+    let mut out = BTreeMap::new();
+    for item in named_children(file.root()) {
+        match item.kind() {
+            "lexical_declaration" | "variable_declaration" => {
+                for (name, value) in js_initialised_declarators(item) {
+                    let Some(module) = js_require_path(file, value) else {
+                        continue;
+                    };
+                    for (bound, props) in js_pattern_bindings(file, name) {
+                        let mut path = module.clone();
+                        path.extend(props.into_iter().map(|p| Seg {
+                            name: p,
+                            call: false,
+                        }));
+                        out.insert(file.node_text(bound).to_string(), path);
+                    }
+                }
+            }
+            "import_statement" => {
+                let Some(module) = item
+                    .child_by_field_name("source")
+                    .and_then(|s| string_const(file, s))
+                    .and_then(|m| js_module_path(&m))
+                else {
+                    continue;
+                };
+                let Some(clause) = named_children(item)
+                    .into_iter()
+                    .find(|c| c.kind() == "import_clause")
+                else {
+                    continue;
+                };
+                for part in named_children(clause) {
+                    match part.kind() {
+                        // `import x from "m"` and `import * as x from "m"`.
+                        "identifier" => {
+                            out.insert(file.node_text(part).to_string(), module.clone());
+                        }
+                        "namespace_import" => {
+                            if let Some(id) = named_children(part).into_iter().next() {
+                                out.insert(file.node_text(id).to_string(), module.clone());
+                            }
+                        }
+                        "named_imports" => {
+                            for spec in named_children(part) {
+                                let Some(name) = spec.child_by_field_name("name") else {
+                                    continue;
+                                };
+                                let bound = spec.child_by_field_name("alias").unwrap_or(name);
+                                let name = match literal_const(file, name) {
+                                    Some(Const::Str(s)) => s.to_string(),
+                                    _ => file.node_text(name).to_string(),
+                                };
+                                let mut path = module.clone();
+                                path.push(Seg { name, call: false });
+                                out.insert(file.node_text(bound).to_string(), path);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The first line of a node's text, whitespace-collapsed, at most `max` characters.
 pub(super) fn short_text(file: &ParsedFile, n: Node<'_>, max: usize) -> String {
     let t = file.node_text(n);
@@ -1037,5 +1350,65 @@ pub(super) fn c_file_scope_variables(file: &ParsedFile, out: &mut BTreeSet<Strin
             | "preproc_elif" => stack.extend(named_children(n)),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(lang: Language, src: &str) -> Vec<(String, String)> {
+        let file = ParsedFile::parse(lang, src.to_string());
+        js_imports(&file)
+            .into_iter()
+            .map(|(k, v)| {
+                let p: Vec<&str> = v.iter().map(|s| s.name.as_str()).collect();
+                (k, p.join("."))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn javascript_require_and_import_bindings_name_their_module_paths() {
+        let src = r#"
+const cp = require('node:child_process');
+const { exec, spawn: run } = require("child_process");
+const readFile = require('fs/promises').readFile;
+const db = require('./db');
+import escapeHtml from 'escape-html';
+import * as path from 'path';
+import { execSync as sh } from 'child_process';
+"#;
+        assert_eq!(
+            paths(Language::TypeScript, src),
+            [
+                ("cp".to_string(), "child_process".to_string()),
+                ("escapeHtml".into(), "escape-html".into()),
+                ("exec".into(), "child_process.exec".into()),
+                ("path".into(), "path".into()),
+                ("readFile".into(), "fs.promises.readFile".into()),
+                ("run".into(), "child_process.spawn".into()),
+                ("sh".into(), "child_process.execSync".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn javascript_patterns_bind_names_to_the_properties_they_read() {
+        let src = "const { a, b: { c }, d = 1, ...rest } = x; const [e, f] = y;";
+        let file = ParsedFile::parse(Language::JavaScript, src.to_string());
+        let mut got = Vec::new();
+        preorder(file.root(), true, |n| {
+            if n.kind() == "variable_declarator" {
+                if let Some(p) = n.child_by_field_name("name") {
+                    for (name, props) in js_pattern_bindings(&file, p) {
+                        got.push(format!("{}={}", file.node_text(name), props.join(".")));
+                    }
+                }
+                return Visit::Skip;
+            }
+            Visit::Descend
+        });
+        assert_eq!(got, ["a=a", "c=b.c", "d=d", "rest=", "e=", "f="]);
     }
 }
