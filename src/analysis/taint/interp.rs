@@ -85,7 +85,12 @@ pub(super) struct Interp<'a, 't> {
     /// What the last branch condition proves on its true and its false edge: variables and
     /// the kinds they are sanitised for.
     edge_guards: Option<EdgeGuards>,
+    /// JavaScript callbacks being interpreted inline (see `inline_callback`).
+    inline_depth: usize,
 }
+
+/// JavaScript callbacks nested deeper than this inside one function are not inlined.
+const MAX_INLINE_CALLBACKS: usize = 6;
 
 /// Variables a branch condition validates, per outgoing edge.
 #[derive(Default)]
@@ -115,6 +120,7 @@ impl<'a, 't> Interp<'a, 't> {
             line: 0,
             guard_hits: Vec::new(),
             edge_guards: None,
+            inline_depth: 0,
         }
     }
 
@@ -564,7 +570,8 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn foreach_header(&mut self, node: Node<'t>) {
         let (target, iter) = match node.kind() {
-            "for_statement" | "for_in_clause" => (
+            // JavaScript `for (const x of xs)` / `for (k in o)`: `left`, `right` as in Python.
+            "for_statement" | "for_in_clause" | "for_in_statement" => (
                 node.child_by_field_name("left"),
                 node.child_by_field_name("right"),
             ),
@@ -701,6 +708,30 @@ impl<'a, 't> Interp<'a, 't> {
     /// A declaration's initializer; an array initializer `{..}` becomes a tracked list.
     fn eval_init(&mut self, value: Node<'t>, _ty: Option<&str>) -> Val {
         self.eval(value, 0)
+    }
+
+    /// A JavaScript function value (`.then(() => exec(cmd))`, `db.query(q, (e, rows) => ..)`)
+    /// reads the variables of the function it is written in: its body is interpreted here,
+    /// weakly (it may run later, once, or never), with its own parameters unknown. It is
+    /// also analysed as a function of its own; this adds what it captures.
+    fn inline_callback(&mut self, node: Node<'t>) {
+        if self.inline_depth >= MAX_INLINE_CALLBACKS {
+            return;
+        }
+        let Some(body) = node.child_by_field_name("body") else {
+            return;
+        };
+        let (line, weak) = (self.line, self.weak);
+        self.inline_depth += 1;
+        self.weak = true;
+        if body.kind() == "statement_block" {
+            self.coarse_exec(body);
+        } else {
+            self.eval(body, 0);
+        }
+        self.inline_depth -= 1;
+        self.line = line;
+        self.weak = weak;
     }
 
     /// Walks a compound statement (or unparsed region) without a CFG: every simple
@@ -1290,10 +1321,6 @@ impl<'a, 't> Interp<'a, 't> {
             | "method_reference"
             | "lambda"
             | "lambda_expression"
-            | "arrow_function"
-            | "function_expression"
-            | "function"
-            | "generator_function"
             | "class"
             | "regex"
             | "instanceof_expression"
@@ -1330,6 +1357,12 @@ impl<'a, 't> Interp<'a, 't> {
             | "expression_list"
             | "inline_array_expression"
             | "tuple_expression" => self.eval_list(node, depth),
+            "arrow_function" | "function_expression" | "function" | "generator_function" => {
+                if matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) {
+                    self.inline_callback(node);
+                }
+                Val::clean()
+            }
             "dictionary" | "object" => self.eval_dict(node, depth),
             "shorthand_property_identifier" => {
                 // `{ cmd }` reads the variable `cmd`.
@@ -1513,7 +1546,14 @@ impl<'a, 't> Interp<'a, 't> {
                     None => Val::clean(),
                 };
             }
-            self.eval(r, depth + 1);
+            let rv = self.eval(r, depth + 1);
+            if matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) {
+                // JavaScript `a || b` and `a && b` are one of their operands, not a boolean
+                // (`req.query.dir || "."`).
+                let mut t = a.flat(&self.tabs.trails);
+                t.join(&rv.flat(&self.tabs.trails), &self.tabs.trails);
+                return Val::of_taint(t);
+            }
             return Val::clean();
         }
         // `"%s?%s" % (base, query)`: each value after the literal text that precedes its

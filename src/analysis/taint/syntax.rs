@@ -325,6 +325,13 @@ pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
                 cur = n.child_by_field_name(obj);
             }
             "call" | "call_expression" => {
+                // JavaScript `require("child_process").exec`: the module's path.
+                if let Some(module) = js_require_path(file, n) {
+                    rev.extend(module.into_iter().rev());
+                    cur = None;
+                    call_next = false;
+                    continue;
+                }
                 // A call in the middle of a chain: its callee continues the path.
                 cur = n.child_by_field_name("function");
                 call_next = true;
