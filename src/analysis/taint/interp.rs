@@ -3103,7 +3103,9 @@ fn condition_facts(
                         condition_facts(file, n, want, out, depth + 1);
                     }
                 }
-            } else if (want && op == "==") || (!want && op == "!=") {
+            } else if (want && (op == "==" || op == "==="))
+                || (!want && (op == "!=" || op == "!=="))
+            {
                 if let Some(name) = equality_known(file, node) {
                     out.push(CondFact::Known(name));
                 }
@@ -3161,10 +3163,22 @@ fn equality_known(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 
 /// A literal string, number, or an ALL_CAPS constant name.
 fn is_constant_expr(n: Node<'_>) -> bool {
+    if n.kind() == "template_string" {
+        // A JavaScript template is constant only without `${..}`.
+        return named_children(n)
+            .iter()
+            .all(|c| c.kind() != "template_substitution");
+    }
     is_string_kind(n.kind())
         || matches!(
             n.kind(),
-            "integer" | "float" | "decimal_integer_literal" | "number_literal" | "true" | "false"
+            "integer"
+                | "float"
+                | "decimal_integer_literal"
+                | "number_literal"
+                | "number"
+                | "true"
+                | "false"
         )
 }
 
@@ -3189,6 +3203,9 @@ fn is_allow_list(file: &ParsedFile, n: Node<'_>) -> bool {
 /// Java: `"a".equals(x)`, `x.equals("a")`, `ALLOWED.contains(x)`: the variable compared with
 /// the program's own constants.
 fn allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
+    if node.kind() == "call_expression" {
+        return js_allow_list_call(file, node);
+    }
     let name = node.child_by_field_name("name")?;
     let object = node.child_by_field_name("object")?;
     let args = node.child_by_field_name("arguments")?;
@@ -3207,6 +3224,52 @@ fn allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
         "contains" if is_allow_list(file, object) => ident(arg),
         _ => None,
     }
+}
+
+/// JavaScript `ALLOWED.includes(x)`, `["a", "b"].includes(x)`, `allowedCommands.has(x)`: the
+/// variable is one of the program's own values (a list of literals, a constant-named list, or
+/// one its name declares an allow-list).
+fn js_allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
+    let f = node.child_by_field_name("function")?;
+    if f.kind() != "member_expression" {
+        return None;
+    }
+    let object = f.child_by_field_name("object")?;
+    let method = file.node_text(f.child_by_field_name("property")?);
+    if !matches!(method, "includes" | "has") {
+        return None;
+    }
+    let [arg] = named_children(node.child_by_field_name("arguments")?)
+        .try_into()
+        .ok()?;
+    if arg.kind() != "identifier" {
+        return None;
+    }
+    let listed = match object.kind() {
+        "array" => named_children(object).iter().all(|c| is_constant_expr(*c)),
+        "identifier" | "member_expression" => {
+            let t = file.node_text(object);
+            let last = t.rsplit('.').next().unwrap_or(t);
+            let lower = last.to_ascii_lowercase();
+            is_allow_list(file, object)
+                || (last.len() > 1
+                    && last
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+                || [
+                    "allow",
+                    "whitelist",
+                    "permitted",
+                    "valid",
+                    "known",
+                    "supported",
+                ]
+                .iter()
+                .any(|w| lower.contains(w))
+        }
+        _ => false,
+    };
+    listed.then(|| file.node_text(arg).to_string())
 }
 
 fn is_self(text: &str) -> bool {
