@@ -100,8 +100,10 @@ fn layers_depend_one_way_and_boundaries_hold() {
                     "tokio",
                     "println!",
                     "print!(",
+                    "eprintln!",
+                    "eprint!(",
                 ] {
-                    if line.contains(banned) {
+                    if contains_token(line, banned) {
                         violations.push(format!("{at}: pure layer `{module}` uses `{banned}`"));
                     }
                 }
@@ -121,4 +123,23 @@ fn layers_depend_one_way_and_boundaries_hold() {
         "architecture violations:\n{}",
         violations.join("\n")
     );
+}
+
+/// `needle` in `line` where it starts a name: not inside a longer identifier, so a JavaScript
+/// rule about `setSystemTime` is not a use of `SystemTime`.
+fn contains_token(line: &str, needle: &str) -> bool {
+    line.match_indices(needle).any(|(i, _)| {
+        !line[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+#[test]
+fn banned_names_match_whole_names_only() {
+    assert!(contains_token("let t = SystemTime::now();", "SystemTime"));
+    assert!(contains_token("use std::time::SystemTime;", "SystemTime"));
+    assert!(!contains_token("\"setSystemTime\" => true,", "SystemTime"));
+    assert!(contains_token("std::fs::read(p)", "std::fs"));
 }
