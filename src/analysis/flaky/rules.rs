@@ -1196,14 +1196,12 @@ fn looks_like_path(s: &str) -> bool {
 /// Timer rules that JavaScript fake timers (`jest.useFakeTimers()`, `vi.useFakeTimers()`,
 /// `sinon.useFakeTimers()`) make deterministic; they fake the clock too, so every time rule
 /// is dropped as well.
-const FAKE_TIMER_RULES: [&str; 7] = [
+const FAKE_TIMER_RULES: [&str; 5] = [
     "js-set-timeout",
     "js-delay",
     "sleep-before-assert",
     "polling-loop",
     "sleep-any",
-    "now",
-    "new-date",
 ];
 
 /// The facts install fake timers or a fake clock.
