@@ -5,6 +5,7 @@
 //! ```text
 //! cargo test --test equiv_eval -- --ignored --nocapture
 //! EQUIV_EVAL_LIMIT=100 EQUIV_EVAL_TRIALS=100 cargo test --test equiv_eval -- --ignored --nocapture eqbench
+//! EQUIV_EVAL_LANG=c EQUIV_EVAL_VERBOSE=1 cargo test --test equiv_eval -- --ignored --nocapture eqbench
 //! ```
 //!
 //! Printed per benchmark and language: accuracy overall, on equivalent pairs (`equivalent` or
@@ -129,22 +130,44 @@ fn parallel<T: Send + Sync, R: Send>(jobs: Vec<T>, f: impl Fn(&T) -> R + Sync) -
     out.into_iter().map(|(_, r)| r).collect()
 }
 
-fn entry_function(desc: &Path) -> Option<String> {
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(desc).ok()?).ok()?;
-    let program = v["program name"].as_str().unwrap_or("");
+/// The entry functions a description names, best first. EqBench labels whole programs: the
+/// entry is `program name` (`Add.main`: class `Add`, function `main`; or a bare name such as
+/// `rf`); `function name` (C) and `method name` (Java) name the function the change is in,
+/// which is the entry only when the program name names no function of the file.
+fn entry_functions(desc: &Path) -> Vec<String> {
+    let Some(v) = std::fs::read_to_string(desc)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let program = v["program name"].as_str().unwrap_or("").trim();
     match program.rsplit_once('.') {
-        Some((_, f)) if !f.is_empty() => Some(f.to_string()),
-        _ => v["method name"].as_str().map(String::from),
+        Some((_, f)) if !f.is_empty() => out.push(f.to_string()),
+        _ if !program.is_empty() => out.push(program.to_string()),
+        _ => {}
     }
+    for key in ["function name", "method name"] {
+        if let Some(f) = v[key].as_str().map(str::trim).filter(|f| !f.is_empty()) {
+            out.push(f.to_string());
+        }
+    }
+    out
 }
 
-fn with_function(path: &Path, lang: Language, func: Option<&str>) -> String {
+/// `FILE:function` for the first candidate the file defines (tree-sitter reads `snippet (int
+/// x)` with its space), else the bare file (the tool then refuses several candidates).
+fn with_function(path: &Path, lang: Language, candidates: &[String]) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let file = ParsedFile::parse(lang, text);
-    let exists = func.is_some_and(|f| collect_functions(&file).iter().any(|g| g.simple_name == f));
-    match func {
-        Some(f) if exists => format!("{}:{f}", path.display()),
-        _ => path.display().to_string(),
+    let funcs = collect_functions(&file);
+    match candidates
+        .iter()
+        .find(|c| funcs.iter().any(|g| &g.simple_name == *c))
+    {
+        Some(f) => format!("{}:{f}", path.display()),
+        None => path.display().to_string(),
     }
 }
 
@@ -178,8 +201,12 @@ fn eqbench() {
         (Language::Java, "java", "J-Desc.json"),
         (Language::C, "c", "C-Desc.json"),
     ] {
+        // `EQUIV_EVAL_LANG=c` (or `java`) evaluates one language only.
+        if std::env::var("EQUIV_EVAL_LANG").is_ok_and(|l| l != ext) {
+            continue;
+        }
         let verdicts = parallel(pairs.clone(), |(dir, _)| {
-            let func = entry_function(&dir.join(desc));
+            let funcs = entry_functions(&dir.join(desc));
             let (old, new) = if dir.join(format!("oldV.{ext}")).exists() {
                 (
                     dir.join(format!("oldV.{ext}")),
@@ -192,8 +219,8 @@ fn eqbench() {
                 )
             };
             run_equiv(
-                &with_function(&old, lang, func.as_deref()),
-                &with_function(&new, lang, func.as_deref()),
+                &with_function(&old, lang, &funcs),
+                &with_function(&new, lang, &funcs),
                 trials,
             )
         });

@@ -70,15 +70,24 @@ fn check(dir: &Path) -> Result<(), String> {
     sorted.sort();
     if sorted
         != [
+            "compared",
             "counterexample",
             "llm",
             "method",
+            "notes",
             "tier",
             "trials",
             "verdict",
         ]
     {
         return Err(format!("{name}: unexpected keys {keys:?}"));
+    }
+    // The report always names the functions it compared.
+    for side in ["a", "b"] {
+        let said = v["compared"][side].as_str().unwrap_or("");
+        if !said.contains(": function ") {
+            return Err(format!("{name}: `compared.{side}` names no function: {v}"));
+        }
     }
     if !v["llm"].is_null() {
         return Err(format!("{name}: --no-llm must give llm: null"));
@@ -117,17 +126,31 @@ fn every_fixture_pair_gets_its_expected_verdict() {
     let dirs = fixtures();
     assert!(dirs.len() >= 20, "the fixture set is incomplete");
     // Three workers: javac dominates, and the machine is shared.
-    let chunks: Vec<Vec<PathBuf>> = (0..3)
-        .map(|w| dirs.iter().skip(w).step_by(3).cloned().collect())
-        .collect();
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
+    let failures = failures_in_parallel(&dirs, 3, |d| check(d));
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Runs `f` over `items` on `workers` threads and collects the errors.
+fn failures_in_parallel<T: Sync>(
+    items: &[T],
+    workers: usize,
+    f: impl Fn(&T) -> Result<(), String> + Sync,
+) -> Vec<String> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let f = &f;
                 s.spawn(move || {
-                    chunk
+                    items
                         .iter()
-                        .filter_map(|d| check(d).err())
+                        .skip(w)
+                        .step_by(workers)
+                        .filter_map(|d| f(d).err())
                         .collect::<Vec<_>>()
                 })
             })
@@ -136,13 +159,7 @@ fn every_fixture_pair_gets_its_expected_verdict() {
             .into_iter()
             .flat_map(|h| h.join().unwrap())
             .collect()
-    });
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    })
 }
 
 #[test]
@@ -173,5 +190,422 @@ fn file_colon_function_selects_a_function_and_text_output_names_the_verdict() {
         out.status.code(),
         Some(1),
         "an unknown function is an error"
+    );
+}
+
+/// Whole programs (`tests/fixtures/equiv_programs/<expected>--<what>/`: `a.*`, `b.*` and an
+/// `inputs/` directory of sample inputs), compared by `crosscheck equiv --program`:
+/// * `not_equivalent--*`: a counterexample that names its input's origin, with both sides'
+///   outputs;
+/// * `equivalent--*`: proved by the whole-file normalisation;
+/// * `likely_equivalent--*`: never refuted after at least 20 inputs;
+/// * `unknown--*`: no evidence (every input discarded), never `not_equivalent`.
+#[test]
+fn every_program_pair_gets_its_expected_verdict() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/equiv_programs");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("program fixtures")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 8, "the program fixture set is incomplete");
+    let check = |dir: &PathBuf| -> Result<(), String> {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let expected = name.split("--").next().unwrap_or("");
+        let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+            .args(["equiv", "--no-llm", "--format", "json", "--program"])
+            .args(["--trials", "30", "--inputs"])
+            .arg(dir.join("inputs"))
+            .arg(side(dir, "a"))
+            .arg(side(dir, "b"))
+            .env("CROSSCHECK_LLM_BASE_URL", "http://127.0.0.1:9")
+            .output()
+            .map_err(|e| e.to_string())?;
+        let v: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+            format!(
+                "{name}: not JSON ({e}): {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+        let verdict = v["verdict"].as_str().unwrap_or("");
+        let said = v["compared"]["a"].as_str().unwrap_or("");
+        if !said.contains("stdin -> stdout and exit status") {
+            return Err(format!("{name}: `compared` does not say what ran: {v}"));
+        }
+        let ok = match expected {
+            "not_equivalent" => {
+                let c = &v["counterexample"];
+                verdict == "not_equivalent"
+                    && v["tier"] == "confirmed"
+                    && c["origin"].is_string()
+                    && c["input"].is_string()
+                    && c["a"] != c["b"]
+            }
+            "equivalent" => verdict == "equivalent" && v["method"] == "normalisation",
+            "likely_equivalent" => {
+                verdict == "likely_equivalent" && v["trials"].as_u64().unwrap_or(0) >= 20
+            }
+            "unknown" => verdict == "unknown",
+            other => return Err(format!("{name}: unknown expectation `{other}`")),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{name}: expected {expected}, got {v}"))
+        }
+    };
+    let failures = failures_in_parallel(&dirs, 2, check);
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A script that reads standard input is compared as a program without `--program`; a named
+/// function is not; several candidate entry functions are refused, naming them.
+#[test]
+fn programs_are_detected_and_entry_points_never_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.py");
+    let b = dir.path().join("b.py");
+    std::fs::write(&a, "n = int(input())\nprint(n * 2)\n").unwrap();
+    std::fs::write(&b, "n = int(input())\nprint(n + n)\n").unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    std::fs::write(inputs.join("1.in"), "21\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+        .args(["equiv", "--no-llm", "--format", "json", "--trials", "10"])
+        .arg("--inputs")
+        .arg(&inputs)
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "likely_equivalent", "{v}");
+    assert!(
+        v["compared"]["a"].as_str().unwrap().contains("module"),
+        "{v}"
+    );
+
+    let lib = dir.path().join("lib.py");
+    std::fs::write(
+        &lib,
+        "def inc(x: int) -> int:\n    return x + 1\n\ndef dec(x: int) -> int:\n    return x - 1\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+        .args(["equiv", "--no-llm", "--trials", "10"])
+        .arg(&lib)
+        .arg(&lib)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("inc") && err.contains("dec") && err.contains("FILE:function"),
+        "{err}"
+    );
+}
+
+/// Text mutations of a program, each with a name: operator flips, literal changes, deleted,
+/// duplicated, swapped and re-indented lines (which change meaning, almost always), and
+/// comment insertions and consistent renames (which do not).
+fn mutations(text: &str, comment: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let join = |ls: &[String]| ls.join("\n") + "\n";
+    let owned: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut out = Vec::new();
+    let flips: [(&str, &str); 9] = [
+        (" + ", " - "),
+        (" - ", " + "),
+        (" < ", " <= "),
+        (" * ", " + "),
+        (" == ", " != "),
+        (" and ", " or "),
+        (" && ", " || "),
+        (" > ", " >= "),
+        (" / ", " * "),
+    ];
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        if t.is_empty() {
+            continue;
+        }
+        for (from, to) in flips {
+            if line.contains(from) {
+                let mut m = owned.clone();
+                m[i] = line.replacen(from, to, 1);
+                out.push((format!("line {}: `{from}` -> `{to}`", i + 1), join(&m)));
+            }
+        }
+        if let Some(pos) = line.find(|c: char| c.is_ascii_digit()) {
+            let end = line[pos..]
+                .find(|c: char| !c.is_ascii_digit())
+                .map_or(line.len(), |e| pos + e);
+            if let Ok(v) = line[pos..end].parse::<u64>() {
+                let mut m = owned.clone();
+                m[i] = format!("{}{}{}", &line[..pos], v + 1, &line[end..]);
+                out.push((format!("line {}: literal + 1", i + 1), join(&m)));
+            }
+        }
+        let header = ["def ", "class ", "public ", "static ", "int ", "}", "{"]
+            .iter()
+            .any(|h| t.starts_with(h));
+        if !header {
+            let mut m = owned.clone();
+            m.remove(i);
+            out.push((format!("line {} deleted", i + 1), join(&m)));
+            let mut m = owned.clone();
+            m.insert(i, line.to_string());
+            out.push((format!("line {} duplicated", i + 1), join(&m)));
+            if i + 1 < lines.len() {
+                let mut m = owned.clone();
+                m.swap(i, i + 1);
+                out.push((format!("lines {} and {} swapped", i + 1, i + 2), join(&m)));
+            }
+            for indent in ["    ", ""] {
+                let mut m = owned.clone();
+                m[i] = if indent.is_empty() {
+                    line.strip_prefix("    ").unwrap_or(line).to_string()
+                } else {
+                    format!("{indent}{line}")
+                };
+                if m[i] != *line {
+                    out.push((format!("line {} re-indented", i + 1), join(&m)));
+                }
+            }
+        }
+        let mut m = owned.clone();
+        m.insert(
+            i,
+            format!("{}{comment} note", &line[..line.len() - t.len()]),
+        );
+        out.push((format!("comment before line {}", i + 1), join(&m)));
+    }
+    // A consistent rename of a short name that is not a keyword-like word.
+    for name in ["x", "n", "s", "i", "total", "count", "result"] {
+        let re = |s: &str| {
+            let mut o = String::new();
+            let b = s.as_bytes();
+            let mut k = 0;
+            while k < s.len() {
+                let word = s[k..].starts_with(name)
+                    && (k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_'))
+                    && s[k + name.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+                if word {
+                    o.push_str("renamed_v");
+                    k += name.len();
+                } else {
+                    let c = s[k..].chars().next().unwrap();
+                    o.push(c);
+                    k += c.len_utf8();
+                }
+            }
+            o
+        };
+        if text.contains(name) {
+            out.push((format!("`{name}` renamed"), re(text)));
+        }
+    }
+    out
+}
+
+/// The proof is checked against execution: mutants of every fixture are compared with their
+/// original by the proof, and every pair it calls `equivalent` is executed (differential
+/// testing without the proof) and must show no difference. The mutations include changes of
+/// meaning, so the test also checks that the proof turns those down.
+#[test]
+fn every_proof_survives_execution_of_mutated_pairs() {
+    use crosscheck::analysis::equiv::normal::prove_files_equivalent;
+    use crosscheck::analysis::equiv::program::CompareMode;
+    use crosscheck::exec::equiv::{differential, side_from_text, DiffOptions, Pick};
+    use crosscheck::exec::program::{read_inputs, run_programs, Program, ProgramOptions};
+    use crosscheck::exec::sandbox::Limits;
+    use crosscheck::syntax::{Cancel, Language, ParsedFile};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/equiv");
+    let mut files: Vec<PathBuf> = fixtures()
+        .iter()
+        .flat_map(|d| {
+            std::fs::read_dir(d)
+                .unwrap()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+        })
+        .filter(|p| Language::from_path(p).is_some())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{}", root.display());
+    let mut proved: Vec<(String, Language, String, String)> = Vec::new();
+    let (mut total, mut refused, mut risky_total) = (0usize, 0usize, 0usize);
+    for f in &files {
+        let lang = Language::from_path(f).unwrap();
+        let text = std::fs::read_to_string(f).unwrap();
+        let comment = if lang == Language::Python { "#" } else { "//" };
+        let original = ParsedFile::parse(lang, text.as_str());
+        for (what, mutant) in mutations(&text, comment) {
+            let m = ParsedFile::parse(lang, mutant.as_str());
+            if m.has_errors() || mutant == text {
+                continue;
+            }
+            total += 1;
+            if ["->", "literal", "deleted", "duplicated", "swapped"]
+                .iter()
+                .any(|k| what.contains(k))
+            {
+                risky_total += 1;
+            }
+            match prove_files_equivalent((&original, None), (&m, None), &Cancel::never()) {
+                Ok(true) => proved.push((
+                    format!("{}: {what}", f.display()),
+                    lang,
+                    text.clone(),
+                    mutant,
+                )),
+                _ => refused += 1,
+            }
+        }
+    }
+    assert!(total >= 500, "too few mutants: {total}");
+    // Operator flips, literal changes, deleted, duplicated and swapped lines change meaning
+    // almost always: the proof must turn most of them down.
+    let risky = |w: &str| {
+        ["->", "literal", "deleted", "duplicated", "swapped"]
+            .iter()
+            .any(|k| w.contains(k))
+    };
+    let risky_proved = proved.iter().filter(|p| risky(&p.0)).count();
+    assert!(
+        risky_proved * 10 < risky_total,
+        "the proof accepts {risky_proved} of {risky_total} changes of meaning"
+    );
+    // Changes of meaning that the proof accepted are the bugs this test exists for; run every
+    // proved pair whose mutation is not a comment (those are cheap to trust), and a sample of
+    // the comments.
+    let limits = Limits {
+        wall: std::time::Duration::from_secs(60),
+        memory_mb: 2048,
+    };
+    let opts = DiffOptions {
+        trials: 40,
+        seed: 7,
+        limits,
+    };
+    let mut comments = 0usize;
+    let mut executed = 0usize;
+    let mut wrong = Vec::new();
+    for (what, lang, a, b) in &proved {
+        let layout_only = what.contains("comment before")
+            || (*lang != Language::Python && what.contains("re-indented"));
+        if layout_only {
+            comments += 1;
+            if comments % 12 != 1 {
+                continue;
+            }
+        }
+        let path = Path::new("mutant");
+        let (Ok(sa), Ok(sb)) = (
+            side_from_text(path, *lang, a.clone(), Pick::Auto),
+            side_from_text(path, *lang, b.clone(), Pick::Auto),
+        ) else {
+            continue;
+        };
+        executed += 1;
+        let d = differential(&sa, &sb, opts);
+        if d.verdict == crosscheck::analysis::equiv::Verdict::NotEquivalent {
+            wrong.push(format!("{what}: {:?}", d.counterexample));
+        }
+    }
+    // Whole programs (Python layout at module level matters most here), run on their inputs.
+    let programs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/equiv_programs");
+    let mut program_dirs: Vec<PathBuf> = std::fs::read_dir(&programs)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    program_dirs.sort();
+    let mut program_proved = 0usize;
+    for dir in &program_dirs {
+        let inputs = read_inputs(&dir.join("inputs")).unwrap();
+        for stem in ["a", "b"] {
+            let f = side(dir, stem);
+            let lang = Language::from_path(&f).unwrap();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let comment = if lang == Language::Python { "#" } else { "//" };
+            let original = ParsedFile::parse(lang, text.as_str());
+            for (what, mutant) in mutations(&text, comment) {
+                let m = ParsedFile::parse(lang, mutant.as_str());
+                if m.has_errors() || mutant == text {
+                    continue;
+                }
+                total += 1;
+                if prove_files_equivalent((&original, None), (&m, None), &Cancel::never())
+                    != Ok(true)
+                {
+                    continue;
+                }
+                program_proved += 1;
+                if what.contains("comment before") && program_proved % 4 != 1 {
+                    continue;
+                }
+                let (Ok(pa), Ok(pb)) = (
+                    Program::from_text(&f, lang, text.clone()),
+                    Program::from_text(&f, lang, mutant.clone()),
+                ) else {
+                    continue;
+                };
+                executed += 1;
+                let d = run_programs(
+                    &pa,
+                    &pb,
+                    &ProgramOptions {
+                        inputs: inputs.clone(),
+                        generated: 15,
+                        seed: 3,
+                        compare: CompareMode::Exact,
+                        limits,
+                    },
+                );
+                if d.verdict == crosscheck::analysis::equiv::Verdict::NotEquivalent {
+                    wrong.push(format!("{}: {what}: {:?}", f.display(), d.counterexample));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{total} mutants, {refused} function-fixture mutants refused, {} + {program_proved} proved, {executed} proved pairs executed",
+        proved.len()
+    );
+    assert!(wrong.is_empty(), "wrong proofs:\n{}", wrong.join("\n"));
+}
+
+/// Undefined behaviour is not evidence: memcheck sees the uninitialised read that UBSan does
+/// not, on exactly the input that takes the uninitialised path.
+#[test]
+fn memcheck_sees_uninitialised_reads_in_c_functions() {
+    use crosscheck::analysis::equiv::value::Value;
+    use crosscheck::exec::equiv::{memcheck_reports, side_from_text, Pick};
+    use crosscheck::exec::sandbox::Limits;
+    use crosscheck::syntax::Language;
+    let text = "int f(int x) {\n    int y;\n    if (x > 0) y = x;\n    if (y > 3) return 1;\n    return 0;\n}\n";
+    let side = side_from_text(Path::new("u.c"), Language::C, text.to_string(), Pick::Auto).unwrap();
+    let limits = Limits {
+        wall: std::time::Duration::from_secs(30),
+        memory_mb: 2048,
+    };
+    let Some(bad) = memcheck_reports(&side, &[Value::Int(-1)], limits) else {
+        panic!("valgrind is needed for this test (.ci/run installs it)");
+    };
+    assert!(bad, "the uninitialised read on x = -1 is reported");
+    assert_eq!(
+        memcheck_reports(&side, &[Value::Int(5)], limits),
+        Some(false),
+        "x = 5 initialises y"
     );
 }

@@ -4,17 +4,30 @@
 //!
 //! ```text
 //! crosscheck equiv A B [--format json|text] [--no-llm] [--trials N] [--seed S]
+//!                      [--program [--inputs DIR] [--compare exact|tokens]]
 //! ```
-//! `A` and `B` are files holding one function each, or `FILE:function`. JSON output:
-//! `{"verdict", "tier", "method", "counterexample": {"inputs", "a", "b"} | null, "trials",
-//! "llm": {...} | null}` where `trials` counts the inputs compared (inputs that hit undefined
-//! behaviour, a timeout, or fall outside the common domain are discarded and not counted).
-//! Exit code 0 whatever the verdict, 1 on errors (unreadable file, unknown function).
+//! `A` and `B` are files holding one function each, or `FILE:function`. With `--program` (and
+//! automatically when no function is named and a file is a program that reads standard input,
+//! or a program with no single entry function) the two files are compared as whole programs:
+//! standard input -> (standard output, exit status) on the files of `--inputs` and on inputs
+//! generated from their shape (`exec::program`). JSON output:
+//! `{"verdict", "tier", "method", "compared": {"a", "b"}, "counterexample" | null, "trials",
+//! "notes", "llm": {...} | null}` where `trials` counts the inputs compared (inputs that hit
+//! undefined behaviour, a timeout, or fall outside the common domain are discarded and not
+//! counted). A function counterexample is `{"inputs", "a", "b"}`; a program counterexample is
+//! `{"input", "origin", "a": {"stdout", "exit"}, "b": ..}`. Exit code 0 whatever the verdict, 1
+//! on errors (unreadable file, unknown function, several candidate entry functions).
 
 use super::OutputFormat;
+use crate::analysis::equiv::program::{program_entry, CompareMode};
+use crate::analysis::equiv::types::select_function;
 use crate::analysis::equiv::Verdict;
-use crate::exec::equiv::{check, load_side, DiffOptions, EquivOptions, EquivReport};
+use crate::exec::equiv::{
+    check, check_programs, load_side, split_spec, DiffOptions, EquivOptions, EquivReport,
+};
+use crate::exec::program::{read_inputs, Program, ProgramOptions};
 use crate::exec::sandbox::{self, Limits};
+use crate::syntax::{Language, ParsedFile};
 use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
@@ -28,13 +41,25 @@ pub struct EquivArgs {
     /// Deterministic evidence only (no LLM call).
     #[arg(long)]
     pub no_llm: bool,
-    /// Number of inputs for differential testing.
-    #[arg(long, default_value_t = 300)]
-    pub trials: usize,
+    /// Number of inputs for differential testing (programs: inputs generated from the given
+    /// ones; default 300 for functions, 100 for programs).
+    #[arg(long)]
+    pub trials: Option<usize>,
+    /// Compare the files as whole programs (stdin -> stdout and exit status).
+    #[arg(long)]
+    pub program: bool,
+    /// Sample inputs of the programs: every file of DIR (only its `*.in` files if it has any).
+    #[arg(long, value_name = "DIR")]
+    pub inputs: Option<std::path::PathBuf>,
+    /// How program outputs are compared: `tokens` (whitespace-separated, as judges do) or
+    /// `exact`.
+    #[arg(long, default_value = "tokens", value_parser = ["tokens", "exact"])]
+    pub compare: String,
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// Wall-clock limit of one harness run, in seconds.
+    /// Wall-clock limit of one harness run, in seconds (programs: of one run on one input, at
+    /// most 10 s).
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
     /// Address-space limit of the code under test, in MB.
@@ -48,7 +73,13 @@ pub struct EquivArgs {
 /// The text form of one report (shared with `crosscheck mutants`).
 pub fn report_text(r: &EquivReport) -> String {
     let det = &r.deterministic;
-    let mut s = format!(
+    let mut s = String::new();
+    for side in ["a", "b"] {
+        if let Some(d) = r.compared.get(side).and_then(|v| v.as_str()) {
+            s.push_str(&format!("{}: {d}\n", side.to_uppercase()));
+        }
+    }
+    s.push_str(&format!(
         "{}: {} (tier {}, method {}, {} trial(s))\n",
         if r.verdict == Verdict::NotEquivalent {
             "NOT EQUIVALENT"
@@ -59,11 +90,17 @@ pub fn report_text(r: &EquivReport) -> String {
         r.tier.map(|t| t.name()).unwrap_or("none"),
         r.method,
         det.trials
-    );
+    ));
     if let Some(c) = &det.counterexample {
+        let inputs = c.get("inputs").or_else(|| c.get("input")).cloned();
+        if let Some(origin) = c.get("origin") {
+            s.push_str(&format!("  input from: {origin}\n"));
+        }
         s.push_str(&format!(
             "  inputs: {}\n  A: {}\n  B: {}\n",
-            c["inputs"], c["a"], c["b"]
+            inputs.unwrap_or_default(),
+            c["a"],
+            c["b"]
         ));
     }
     for n in &det.notes {
@@ -75,34 +112,99 @@ pub fn report_text(r: &EquivReport) -> String {
     s
 }
 
-pub fn run(args: &EquivArgs) -> anyhow::Result<i32> {
-    let a = load_side(&args.a).map_err(|e| anyhow::anyhow!(e))?;
-    let b = load_side(&args.b).map_err(|e| anyhow::anyhow!(e))?;
-    if !sandbox::network_isolated() {
-        tracing::warn!(
-            "unshare is unavailable: the code under test runs without network isolation"
-        );
+/// Whether a side given without a function name is best compared as a program: it is one
+/// (top-level code or `main`) and either reads standard input or has no single entry function.
+fn looks_like_program(spec: &str) -> bool {
+    let (path, func) = split_spec(spec);
+    if func.is_some() {
+        return false;
     }
-    let opts = EquivOptions {
-        diff: DiffOptions {
-            trials: args.trials,
-            seed: args.seed,
-            limits: Limits {
-                wall: Duration::from_secs(args.timeout.max(1)),
-                memory_mb: args.memory_mb.max(64),
-            },
-        },
-        execute: true,
-        llm_samples: (!args.no_llm).then_some(args.samples),
+    let Some(language) = Language::from_path(&path) else {
+        return false;
     };
-    let report = check(&a, &b, &opts);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return false;
+    };
+    let file = ParsedFile::parse(language, text);
+    match program_entry(&file) {
+        Some(entry) => entry.reads_stdin || select_function(&file, None).is_err(),
+        None => false,
+    }
+}
+
+fn print_report(args: &EquivArgs, report: &EquivReport) -> anyhow::Result<()> {
     for n in &report.deterministic.notes {
         tracing::info!("equiv: {n}");
     }
     let text = match args.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report.to_json())?,
-        OutputFormat::Text => report_text(&report),
+        OutputFormat::Text => report_text(report),
     };
     super::print_stdout(&text)?;
+    Ok(())
+}
+
+fn run_programs(args: &EquivArgs, limits: Limits) -> anyhow::Result<i32> {
+    let load = |spec: &str| {
+        let (path, func) = split_spec(spec);
+        if let Some(f) = func {
+            return Err(anyhow::anyhow!(
+                "{spec}: a program is a whole file; drop `:{f}` or leave out --program"
+            ));
+        }
+        Program::load(&path).map_err(|e| anyhow::anyhow!(e))
+    };
+    let a = load(&args.a)?;
+    let b = load(&args.b)?;
+    let inputs = match &args.inputs {
+        Some(dir) => read_inputs(dir).map_err(|e| anyhow::anyhow!(e))?,
+        None => Vec::new(),
+    };
+    let opts = ProgramOptions {
+        inputs,
+        generated: args.trials.unwrap_or(100),
+        seed: args.seed,
+        compare: CompareMode::parse(&args.compare).unwrap_or(CompareMode::Tokens),
+        limits: Limits {
+            wall: limits.wall.min(Duration::from_secs(10)),
+            ..limits
+        },
+    };
+    let report = check_programs(&a, &b, &opts, (!args.no_llm).then_some(args.samples));
+    print_report(args, &report)?;
+    Ok(0)
+}
+
+pub fn run(args: &EquivArgs) -> anyhow::Result<i32> {
+    if !sandbox::network_isolated() {
+        tracing::warn!(
+            "unshare is unavailable: the code under test runs without network isolation"
+        );
+    }
+    let limits = Limits {
+        wall: Duration::from_secs(args.timeout.max(1)),
+        memory_mb: args.memory_mb.max(64),
+    };
+    if args.program || looks_like_program(&args.a) || looks_like_program(&args.b) {
+        return run_programs(args, limits);
+    }
+    if args.inputs.is_some() {
+        anyhow::bail!(
+            "--inputs applies to programs (--program); functions get generated arguments"
+        );
+    }
+    let a = load_side(&args.a).map_err(|e| anyhow::anyhow!(e))?;
+    let b = load_side(&args.b).map_err(|e| anyhow::anyhow!(e))?;
+    let opts = EquivOptions {
+        diff: DiffOptions {
+            trials: args.trials.unwrap_or(300),
+            seed: args.seed,
+            limits,
+        },
+        execute: true,
+        llm_samples: (!args.no_llm).then_some(args.samples),
+    };
+    let report = check(&a, &b, &opts);
+    print_report(args, &report)?;
     Ok(0)
 }

@@ -45,8 +45,23 @@ pub struct Side {
     pub function_text: String,
 }
 
+impl Side {
+    /// `path: Class.name (lines 3-9)`.
+    pub fn describe(&self) -> String {
+        let name = match &self.sig.class {
+            Some(c) => format!("{c}.{}", self.sig.name),
+            None => self.sig.name.clone(),
+        };
+        format!(
+            "{}: function {name} (line {})",
+            self.path.display(),
+            self.sig.start_line
+        )
+    }
+}
+
 /// Splits `FILE:function` (when FILE exists) from a plain file.
-fn split_spec(spec: &str) -> (PathBuf, Option<String>) {
+pub fn split_spec(spec: &str) -> (PathBuf, Option<String>) {
     if Path::new(spec).exists() {
         return (PathBuf::from(spec), None);
     }
@@ -162,28 +177,51 @@ pub struct DiffOptions {
 
 /// Proof first, then differential testing.
 pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
-    let mut notes = Vec::new();
+    let notes = Vec::new();
     if a.language == b.language {
         let fa = ParsedFile::parse(a.language, a.text.clone());
         let fb = ParsedFile::parse(b.language, b.text.clone());
         let ga = reselect(&fa, &a.sig);
         let gb = reselect(&fb, &b.sig);
         if let (Ok(ga), Ok(gb)) = (ga, gb) {
-            match prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) {
-                Ok(true) => {
-                    return Deterministic {
-                        verdict: Verdict::Equivalent,
-                        method: "normalisation",
-                        counterexample: None,
-                        trials: 0,
-                        notes,
-                    }
-                }
-                Ok(false) => {}
-                Err(e) => notes.push(format!("no normalisation: {e}")),
-            }
+            let proof = prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never());
+            return proof_or(proof, notes, || differential(a, b, opts));
         }
     }
+    proof_or(Ok(false), notes, || differential(a, b, opts))
+}
+
+/// A proof's outcome (`equivalent` by normalisation), else the executed evidence `rest`, with
+/// the notes of both.
+pub(crate) fn proof_or(
+    proof: Result<bool, String>,
+    mut notes: Vec<String>,
+    rest: impl FnOnce() -> Deterministic,
+) -> Deterministic {
+    match proof {
+        Ok(true) => {
+            return Deterministic {
+                verdict: Verdict::Equivalent,
+                method: "normalisation",
+                counterexample: None,
+                trials: 0,
+                notes,
+            }
+        }
+        Ok(false) => {}
+        Err(e) => notes.push(format!("no normalisation: {e}")),
+    }
+    let mut d = rest();
+    notes.append(&mut d.notes);
+    d.notes = notes;
+    d
+}
+
+/// Differential testing alone (no proof): the first counterexample gives `not_equivalent`, no
+/// difference after the trials `likely_equivalent`. Used after a failed proof, and by the
+/// property test that checks every proof against execution.
+pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
+    let mut notes = Vec::new();
     let doms = match common_domain(&a.sig, &b.sig) {
         Ok(d) => d,
         Err(e) => {
@@ -241,6 +279,7 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     };
     let mut trials = 0;
     let mut discarded = 0;
+    let mut ub_inputs = 0;
     for (i, inp) in inputs.iter().enumerate() {
         let x = oa.get(i).unwrap_or(&Outcome::Missing);
         let y = ob.get(i).unwrap_or(&Outcome::Missing);
@@ -248,6 +287,16 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             Cmp::Equal => trials += 1,
             Cmp::Discard => discarded += 1,
             Cmp::Differ => {
+                // Undefined behaviour the sanitizer missed (an uninitialised read) is no
+                // evidence: such an input is discarded.
+                if [a, b]
+                    .iter()
+                    .any(|s| memcheck_reports(s, inp, opts.limits) == Some(true))
+                {
+                    discarded += 1;
+                    ub_inputs += 1;
+                    continue;
+                }
                 trials += 1;
                 return Deterministic {
                     verdict: Verdict::NotEquivalent,
@@ -266,6 +315,11 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     if discarded > 0 {
         notes.push(format!("{discarded} input(s) discarded (undefined behaviour, timeout, crash of the harness or outside the common domain)"));
     }
+    if ub_inputs > 0 {
+        notes.push(format!(
+            "{ub_inputs} input(s) on which the sides differed were discarded: valgrind's memcheck reports undefined behaviour"
+        ));
+    }
     Deterministic {
         verdict: if trials > 0 {
             Verdict::LikelyEquivalent
@@ -279,7 +333,7 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     }
 }
 
-fn python_exe() -> String {
+pub(crate) fn python_exe() -> String {
     static EXE: OnceLock<String> = OnceLock::new();
     EXE.get_or_init(|| {
         // As `nobody` (see `sandbox`), an interpreter under root's home is out of reach: take
@@ -301,7 +355,7 @@ fn python_exe() -> String {
 
 /// Blanks a Java `package` declaration (keeping line numbers) so the class lives in the default
 /// package next to the harness.
-fn strip_java_package(text: &str) -> String {
+pub(crate) fn strip_java_package(text: &str) -> String {
     text.lines()
         .map(|l| {
             if l.trim_start().starts_with("package ") {
@@ -314,7 +368,7 @@ fn strip_java_package(text: &str) -> String {
         .join("\n")
 }
 
-fn public_class(text: &str) -> Option<String> {
+pub(crate) fn public_class(text: &str) -> Option<String> {
     for l in text.lines() {
         let t = l.trim_start();
         if let Some(rest) = t.strip_prefix("public ") {
@@ -457,37 +511,7 @@ pub fn run_side(
             )
         }
         Language::C | Language::Cpp => {
-            let cpp = side.language == Language::Cpp;
-            let (user, h, compiler, std) = if cpp {
-                ("user.cpp", "harness.cpp", "g++", "-std=gnu++17")
-            } else {
-                ("user.c", "harness.c", "gcc", "-std=gnu11")
-            };
-            write(user, &side.text)?;
-            write(h, &harness::c_family(&side.sig, cpp, &side.text, inputs)?)?;
-            let out = sandbox::run(
-                compiler,
-                &[
-                    std.into(),
-                    "-O0".into(),
-                    "-w".into(),
-                    "-fsanitize=undefined".into(),
-                    "-fno-sanitize-recover=all".into(),
-                    "-o".into(),
-                    "harness".into(),
-                    h.into(),
-                    "-lm".into(),
-                ],
-                d,
-                compile_limits,
-            )
-            .map_err(|e| format!("{compiler}: {e}"))?;
-            if out.status != Some(0) {
-                return Err(format!(
-                    "{compiler} failed: {}",
-                    first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
-                ));
-            }
+            build_c_harness(side, inputs, d, compile_limits, true)?;
             ("./harness".into(), Vec::new())
         }
         other => return Err(format!("{} is not supported", other.name())),
@@ -569,7 +593,96 @@ pub fn run_side(
     Ok(outcomes)
 }
 
-fn first_lines(s: &str, n: usize) -> String {
+/// Writes and compiles a C/C++ harness for `inputs` into `d` as `./harness` (with UBSan when
+/// `sanitize`; without, for valgrind).
+fn build_c_harness(
+    side: &Side,
+    inputs: &[Vec<Value>],
+    d: &Path,
+    compile_limits: Limits,
+    sanitize: bool,
+) -> Result<(), String> {
+    let write = |name: &str, text: &str| {
+        std::fs::write(d.join(name), text).map_err(|e| format!("{name}: {e}"))
+    };
+    let cpp = side.language == Language::Cpp;
+    let (user, h, compiler, std) = if cpp {
+        ("user.cpp", "harness.cpp", "g++", "-std=gnu++17")
+    } else {
+        ("user.c", "harness.c", "gcc", "-std=gnu11")
+    };
+    write(user, &side.text)?;
+    write(h, &harness::c_family(&side.sig, cpp, &side.text, inputs)?)?;
+    let mut args: Vec<String> = vec![std.into(), "-O0".into(), "-g".into(), "-w".into()];
+    if sanitize {
+        args.extend([
+            "-fsanitize=undefined".into(),
+            "-fno-sanitize-recover=all".into(),
+        ]);
+    }
+    args.extend(["-o".into(), "harness".into(), h.into(), "-lm".into()]);
+    let out =
+        sandbox::run(compiler, &args, d, compile_limits).map_err(|e| format!("{compiler}: {e}"))?;
+    if out.status != Some(0) {
+        return Err(format!(
+            "{compiler} failed: {}",
+            first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
+        ));
+    }
+    Ok(())
+}
+
+/// Runs a C/C++ side's harness on one input under valgrind's memcheck (which sees reads of
+/// uninitialised memory that UBSan does not): `Some(true)` when memcheck reports an error,
+/// `None` when it cannot tell (no valgrind, a build failure, a timeout).
+pub fn memcheck_reports(side: &Side, input: &[Value], limits: Limits) -> Option<bool> {
+    if !matches!(side.language, Language::C | Language::Cpp) {
+        return Some(false);
+    }
+    let dir = TempDir::new("memcheck").ok()?;
+    let d = dir.path();
+    let compile_limits = Limits {
+        wall: Duration::from_secs(180),
+        memory_mb: limits.memory_mb.max(8192),
+    };
+    build_c_harness(side, &[input.to_vec()], d, compile_limits, false).ok()?;
+    let out = sandbox::run_with(
+        "valgrind",
+        &[
+            "--tool=memcheck".into(),
+            "-q".into(),
+            "--error-exitcode=88".into(),
+            "./harness".into(),
+            "0".into(),
+        ],
+        d,
+        Limits {
+            wall: limits.wall * 20,
+            memory_mb: limits.memory_mb.max(4096),
+        },
+        &sandbox::Extra {
+            stdin: None,
+            asan: true,
+        },
+    )
+    .ok()?;
+    if out.timed_out || out.status == Some(127) {
+        return None;
+    }
+    // The harness runs the input in a forked child: memcheck reports the child's errors on
+    // stderr ("Conditional jump or move depends on uninitialised value(s)", "Invalid read").
+    let reported = out.status == Some(88)
+        || out.stderr.lines().any(|l| {
+            l.starts_with("==")
+                && (l.contains("uninitialised")
+                    || l.contains("Invalid read")
+                    || l.contains("Invalid write")
+                    || l.contains("Invalid free"))
+        });
+    Some(reported)
+}
+
+pub(crate) fn first_lines(s: &str, n: usize) -> String {
     s.lines().take(n).collect::<Vec<_>>().join(" | ")
 }
 
@@ -584,6 +697,19 @@ pub struct LlmResult {
 }
 
 pub fn ask_llm(a: &Side, b: &Side, samples: usize) -> Option<LlmResult> {
+    ask_llm_texts(
+        (a.language, &a.function_text),
+        (b.language, &b.function_text),
+        samples,
+    )
+}
+
+/// [`ask_llm`] on two texts (functions or whole programs).
+pub fn ask_llm_texts(
+    a: (Language, &str),
+    b: (Language, &str),
+    samples: usize,
+) -> Option<LlmResult> {
     use crate::crosscheck::prompts::{CodeUnit, PromptInputs, PromptLibrary};
     use crate::crosscheck::task::{Shots, Strategy, Task};
     use crate::llm::{ChatRequest, HttpClient, LlmClient, LlmSettings};
@@ -602,25 +728,25 @@ pub fn ask_llm(a: &Side, b: &Side, samples: usize) -> Option<LlmResult> {
             })
         }
     };
-    let task = if a.language == b.language {
+    let task = if a.0 == b.0 {
         Task::Equivalence
     } else {
         Task::EquivalenceCrossLanguage
     };
     let inputs = PromptInputs {
         task,
-        language: a.language,
+        language: a.0,
         function: None,
         code: vec![
             CodeUnit {
                 label: "program A".into(),
-                language: a.language,
-                text: a.function_text.clone(),
+                language: a.0,
+                text: a.1.to_string(),
             },
             CodeUnit {
                 label: "program B".into(),
-                language: b.language,
-                text: b.function_text.clone(),
+                language: b.0,
+                text: b.1.to_string(),
             },
         ],
         question: Json::Null,
@@ -780,13 +906,17 @@ pub struct EquivReport {
     pub verdict: Verdict,
     pub tier: Option<Tier>,
     pub method: &'static str,
+    /// What was compared: `{"a": .., "b": ..}` (function or program descriptions).
+    pub compared: Json,
 }
 
 impl EquivReport {
-    /// `{"verdict", "tier", "method", "counterexample", "trials", "llm"}`.
+    /// `{"verdict", "tier", "method", "compared", "counterexample", "trials", "notes", "llm"}`.
     pub fn to_json(&self) -> Json {
         json!({
             "verdict": self.verdict.name(),
+            "compared": self.compared.clone(),
+            "notes": self.deterministic.notes.clone(),
             "tier": self.tier.map(|t| t.name()),
             "method": self.method,
             "counterexample": self.deterministic.counterexample.clone(),
@@ -804,6 +934,10 @@ pub fn check(a: &Side, b: &Side, opts: &EquivOptions) -> EquivReport {
         proof_only(a, b)
     };
     let llm = opts.llm_samples.and_then(|n| ask_llm(a, b, n));
+    report(det, llm, json!({"a": a.describe(), "b": b.describe()}))
+}
+
+fn report(det: Deterministic, llm: Option<LlmResult>, compared: Json) -> EquivReport {
     let (verdict, tier, method) = decide(&det, llm.as_ref());
     EquivReport {
         deterministic: det,
@@ -811,7 +945,26 @@ pub fn check(a: &Side, b: &Side, opts: &EquivOptions) -> EquivReport {
         verdict,
         tier,
         method,
+        compared,
     }
+}
+
+/// The evidence chain for two whole programs: proof, runs on the given and generated inputs
+/// ([`super::program::compare_programs`]), the LLM (if asked).
+pub fn check_programs(
+    a: &super::program::Program,
+    b: &super::program::Program,
+    opts: &super::program::ProgramOptions,
+    llm_samples: Option<usize>,
+) -> EquivReport {
+    let det = super::program::compare_programs(a, b, opts);
+    let llm =
+        llm_samples.and_then(|n| ask_llm_texts((a.language, &a.text), (b.language, &b.text), n));
+    report(
+        det,
+        llm,
+        json!({"a": a.describe(), "b": b.describe(), "outputs": opts.compare.name()}),
+    )
 }
 
 /// The normalisation proof alone (nothing runs): `equivalent` or `unknown`.

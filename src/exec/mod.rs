@@ -1,5 +1,6 @@
 //! Running user code on the user's behalf, below both front ends: the sandbox ([`sandbox`]),
-//! per-language harnesses ([`harness`]), the equivalence evidence chain ([`equiv`]) and the
+//! per-language harnesses ([`harness`]), the equivalence evidence chain ([`equiv`]), whole
+//! programs run on standard input ([`program`]) and the
 //! classification of surviving mutants ([`mutants`]). The pure parts (normalisation, inputs,
 //! value comparison, diffs) live in `analysis::equiv`; this layer spawns compilers and
 //! interpreters, so it is never called from a pure layer. Whether running code is allowed at
@@ -9,4 +10,5 @@
 pub mod equiv;
 pub mod harness;
 pub mod mutants;
+pub mod program;
 pub mod sandbox;

@@ -152,6 +152,30 @@ pub fn run(
     dir: &Path,
     limits: Limits,
 ) -> std::io::Result<RunOutput> {
+    run_with(program, args, dir, limits, &Extra::default())
+}
+
+/// More ways to run: standard input, and a memory limit fit for AddressSanitizer.
+#[derive(Debug, Clone, Default)]
+pub struct Extra<'a> {
+    /// Bytes fed to standard input (otherwise it is empty).
+    pub stdin: Option<&'a [u8]>,
+    /// The program is built with AddressSanitizer, which reserves terabytes of address space:
+    /// no `ulimit -v`; the limit is ASan's own `hard_rss_limit_mb` instead.
+    pub asan: bool,
+}
+
+/// Exit status of a program stopped by AddressSanitizer (see [`run_with`]).
+pub const ASAN_EXIT: i32 = 87;
+
+/// [`run`] with [`Extra`] options.
+pub fn run_with(
+    program: &str,
+    args: &[String],
+    dir: &Path,
+    limits: Limits,
+    extra: &Extra<'_>,
+) -> std::io::Result<RunOutput> {
     let prefix = unshare_prefix();
     let memory_kb = limits.memory_mb.saturating_mul(1024).to_string();
     let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
@@ -167,7 +191,11 @@ pub fn run(
     argv.extend([
         "sh".to_string(),
         "-c".to_string(),
-        "ulimit -c 0; ulimit -v \"$0\" 2>/dev/null; exec \"$@\"".to_string(),
+        if extra.asan {
+            "ulimit -c 0; exec \"$@\"".to_string()
+        } else {
+            "ulimit -c 0; ulimit -v \"$0\" 2>/dev/null; exec \"$@\"".to_string()
+        },
         memory_kb,
         program.to_string(),
     ]);
@@ -187,7 +215,18 @@ pub fn run(
             "UBSAN_OPTIONS",
             "halt_on_error=1:exitcode=86:print_stacktrace=0:abort_on_error=0",
         )
-        .stdin(Stdio::null())
+        .env(
+            "ASAN_OPTIONS",
+            format!(
+                "exitcode={ASAN_EXIT}:detect_leaks=0:hard_rss_limit_mb={}:allocator_may_return_null=1:abort_on_error=0",
+                limits.memory_mb
+            ),
+        )
+        .stdin(if extra.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     #[cfg(unix)]
@@ -197,6 +236,14 @@ pub fn run(
         cmd.process_group(0);
     }
     let mut child = cmd.spawn()?;
+    if let (Some(bytes), Some(mut pipe)) = (extra.stdin, child.stdin.take()) {
+        // A writer thread: a program that does not read its input never blocks us.
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(&bytes);
+        });
+    }
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     // Readers on threads so a full pipe never blocks the child; output is capped.

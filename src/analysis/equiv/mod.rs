@@ -1,11 +1,12 @@
 //! Equivalence of two functions with evidence: a normalisation proof ([`normal`]), inputs for
 //! differential testing ([`inputs`], from the signatures in [`types`]) and the comparison of
-//! their results ([`value`]). Running the functions is the front end's job (`cli::equiv`): this
+//! their results ([`value`]); whole programs' inputs and outputs ([`program`]). Running the functions is the front end's job (`cli::equiv`): this
 //! module stays pure and deterministic.
 
 pub mod inputs;
 pub mod mutant;
 pub mod normal;
+pub mod program;
 pub mod types;
 pub mod value;
 

@@ -94,6 +94,10 @@ pub fn canonical(
     func: &Function<'_>,
     cancel: &Cancel,
 ) -> Result<String, NormError> {
+    Ok(canonical_tree(file, func, cancel)?.printed())
+}
+
+fn canonical_tree(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Result<T, NormError> {
     let lang = file.language;
     if !matches!(
         lang,
@@ -102,7 +106,7 @@ pub fn canonical(
         return Err("unsupported language".into());
     }
     let name_node = function_name_node(lang, func.node);
-    let mut tree = build(file, func.node, name_node, cancel)?;
+    let mut tree = build(file, func.node, name_node, &BTreeMap::new(), cancel)?;
     drop_parens(&mut tree);
     let info = Scopes::collect(file, func, lang);
     let locals = info.renamable();
@@ -132,7 +136,7 @@ pub fn canonical(
         ..ctx
     };
     simplify(&mut tree, &ctx2, false);
-    Ok(tree.printed())
+    Ok(tree)
 }
 
 /// Whether two functions of the same language have identical canonical forms.
@@ -182,11 +186,30 @@ fn is_leaf_kind(kind: &str) -> bool {
     kind.contains("string") || kind == "char_literal" || kind == "character_literal"
 }
 
+/// A string with interpolated expressions (Python f-strings, also inside a concatenation): its
+/// names are variables like any other, so it is built as a tree, not kept as text.
+fn interpolates(node: Node<'_>) -> bool {
+    let mut stack = vec![(node, 0usize)];
+    while let Some((n, d)) = stack.pop() {
+        if n.kind() == "interpolation" {
+            return true;
+        }
+        if d < 3 {
+            let mut c = n.walk();
+            for k in n.children(&mut c) {
+                stack.push((k, d + 1));
+            }
+        }
+    }
+    false
+}
+
 /// Builds the owned tree iteratively, with depth and size limits.
 fn build(
     file: &ParsedFile,
     root: Node<'_>,
     name: Option<(usize, usize)>,
+    cut: &BTreeMap<(usize, usize), String>,
     cancel: &Cancel,
 ) -> Result<T, NormError> {
     // Arena in preorder: (kind, field, text, parent, start).
@@ -210,11 +233,24 @@ fn build(
         if arena.len().is_multiple_of(4096) && cancel.is_cancelled() {
             return Err("cancelled".into());
         }
-        if node.kind().contains("comment") {
+        if node.kind().contains("comment") || node.kind() == "package_declaration" {
             continue;
         }
         let range = (node.start_byte(), node.end_byte());
-        let leaf = node.child_count() == 0 || is_leaf_kind(node.kind()) || Some(range) == name;
+        if let Some(key) = cut.get(&range).filter(|_| node.id() != root.id()) {
+            // A function compared on its own: a marker keeps its place in the context.
+            arena.push(A {
+                kind: "$function".into(),
+                field,
+                text: Some(key.clone()),
+                parent,
+                start: node.start_byte(),
+            });
+            continue;
+        }
+        let leaf = node.child_count() == 0
+            || (is_leaf_kind(node.kind()) && !interpolates(node))
+            || Some(range) == name;
         let text = if Some(range) == name {
             Some("$fn".to_string())
         } else if leaf {
@@ -805,6 +841,22 @@ fn int_pure(t: &T, ctx: &Ctx) -> bool {
     false
 }
 
+/// Integer arithmetic that can throw or trap: a division or remainder whose divisor is not a
+/// literal other than 0 and -1 (Java throws `ArithmeticException`; C traps on zero and on
+/// `INT_MIN / -1`). Such a store is observable even when its variable is never read.
+fn may_trap(t: &T, lang: Language) -> bool {
+    if let Some((l, op, r)) = binary_parts(t) {
+        if matches!(op, "/" | "%" | "//") {
+            let safe = int_literal(r, lang).is_some_and(|v| v != 0 && v != -1);
+            if !safe {
+                return true;
+            }
+        }
+        return may_trap(l, lang) || may_trap(r, lang);
+    }
+    t.kids.iter().any(|k| may_trap(k, lang))
+}
+
 /// Bottom-up algebraic simplification; `stmt` marks a discarded-value position.
 fn simplify(t: &mut T, ctx: &Ctx, stmt: bool) {
     let kind = t.kind.clone();
@@ -973,7 +1025,7 @@ fn pure_value(t: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
             && !t.kind.contains("f_string")
             && !t.kids.iter().any(|k| k.kind == "interpolation");
     }
-    if literal || ident(t).is_some() || int_pure(t, ctx) {
+    if literal || ident(t).is_some() || (int_pure(t, ctx) && !may_trap(t, ctx.lang)) {
         return true;
     }
     // A chained assignment to another dead variable: `x2 = x1 = 10`.
@@ -1111,128 +1163,259 @@ fn remove_in(t: &mut T, ctx: &Ctx, dead: &BTreeSet<String>) {
     }
 }
 
-/// A normalisation proof for two whole programs' entry functions: the entry functions have
-/// identical canonical forms, **and** so does every function they call (transitively) that is
-/// defined in their files (matched by simple name; a callee defined on one side only voids the
-/// proof), **and** the files' declarations outside functions (fields, globals, constants) are
-/// identical once whitespace, `package` lines and the enclosing class names are set aside.
-/// Without the last two checks, two entry functions that differ only in a helper they call or a
-/// constant they read would be "proved" equivalent.
+/// A normalisation proof for two whole files, seen through their entry functions (`None`: the
+/// files are whole programs run from the top). It covers everything the compared code can
+/// observe, or it is no proof:
+///
+/// - **every** named function of each file (not only those the entry calls: a function passed
+///   as a value, a constructor or an initialiser the harness runs is code too) has a
+///   counterpart with an identical canonical form on the other side, paired by qualified name
+///   (the entry functions with each other, whatever their names); a function on one side only
+///   voids the proof;
+/// - the rest of the file (imports and includes, module-level statements, fields, static
+///   blocks, decorators, class headers, macros) is the same syntax tree, comments aside, with
+///   each function as a marker in its place; a tree keeps the layout that has meaning (Python
+///   indentation) and ignores the layout that has none;
+/// - where the entry functions' names or enclosing class names differ, those names are
+///   replaced by the same marker on both sides (never in member positions such as `obj.f`).
+///
+/// Java `package` lines are set aside (the harness compiles both sides in one package).
 pub fn prove_program_equivalent(
     a: (&ParsedFile, &Function<'_>),
     b: (&ParsedFile, &Function<'_>),
     cancel: &Cancel,
 ) -> Result<bool, NormError> {
-    use crate::analysis::callgraph::{build_call_graph, CallEdge, SourceUnit};
-    use crate::syntax::functions::collect_functions;
-    if !prove_equivalent(a, b, cancel)? {
-        return Ok(false);
-    }
-    if context_text(a.0, a.1) != context_text(b.0, b.1) {
-        return Ok(false);
-    }
-    let edges = |f: &ParsedFile| {
-        build_call_graph(
-            &[SourceUnit {
-                path: String::new(),
-                file: f,
-            }],
-            cancel,
-        )
-    };
-    let (edges_a, edges_b) = (edges(a.0), edges(b.0));
-    let (funcs_a, funcs_b) = (collect_functions(a.0), collect_functions(b.0));
-    let simple = |q: &str| q.rsplit(['.', ':']).next().unwrap_or(q).to_string();
-    let callees = |edges: &[CallEdge], caller: &str| -> BTreeMap<String, String> {
-        edges
-            .iter()
-            .filter(|e| e.caller.name == caller && !e.callee.is_external())
-            .map(|e| (simple(&e.callee.name), e.callee.name.clone()))
-            .collect()
-    };
-    let mut stack = vec![(a.1.name.clone(), b.1.name.clone())];
-    let mut seen = BTreeSet::new();
-    while let Some((na, nb)) = stack.pop() {
-        if cancel.is_cancelled() {
-            return Err("cancelled".into());
-        }
-        if !seen.insert((na.clone(), nb.clone())) {
-            continue;
-        }
-        let (ca, cb) = (callees(&edges_a, &na), callees(&edges_b, &nb));
-        if !ca.keys().eq(cb.keys()) {
-            return Ok(false);
-        }
-        for (key, qa) in &ca {
-            let qb = &cb[key];
-            let fa: Vec<&Function<'_>> = funcs_a.iter().filter(|f| &f.name == qa).collect();
-            let fb: Vec<&Function<'_>> = funcs_b.iter().filter(|f| &f.name == qb).collect();
-            // Overloads or missing definitions: no proof.
-            let ([fa], [fb]) = (fa.as_slice(), fb.as_slice()) else {
-                return Ok(false);
-            };
-            if !prove_equivalent((a.0, fa), (b.0, fb), cancel)? {
-                return Ok(false);
-            }
-            stack.push((qa.clone(), qb.clone()));
-        }
-    }
-    Ok(true)
+    prove_files_equivalent((a.0, Some(a.1)), (b.0, Some(b.1)), cancel)
 }
 
-/// The file's text outside every function, whitespace-free, without `package`/`import` lines,
-/// with the entry function's enclosing class names replaced by a fixed marker.
-fn context_text(file: &ParsedFile, entry: &Function<'_>) -> String {
-    let mut ranges: Vec<(usize, usize)> = crate::syntax::functions::collect_functions(file)
+/// [`prove_program_equivalent`] with optional entry functions (whole programs have none).
+pub fn prove_files_equivalent(
+    a: (&ParsedFile, Option<&Function<'_>>),
+    b: (&ParsedFile, Option<&Function<'_>>),
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    let lang = a.0.language;
+    if lang != b.0.language {
+        return Ok(false);
+    }
+    if a.0.has_errors() || b.0.has_errors() {
+        return Err("syntax errors: no proof".into());
+    }
+    if lang == Language::Python && !(python_layout_ok(a.0) && python_layout_ok(b.0)) {
+        // tree-sitter reads some indentation errors without an error node; Python does not.
+        return Err("inconsistent indentation (Python would not run it): no proof".into());
+    }
+    // The entry functions first: the cheap and common refutation.
+    if let (Some(ea), Some(eb)) = (a.1, b.1) {
+        if !prove_equivalent((a.0, ea), (b.0, eb), cancel)? {
+            return Ok(false);
+        }
+    }
+    let (Some(ma), Some(mb)) = (markers(a.1, b.1, true), markers(a.1, b.1, false)) else {
+        return Ok(false);
+    };
+    let fa = file_form(a.0, a.1, &ma, cancel)?;
+    let fb = file_form(b.0, b.1, &mb, cancel)?;
+    Ok(fa == fb)
+}
+
+/// Python's own indentation rule, which tree-sitter does not always enforce: module-level
+/// statements start in column 0, and the statements of a block share one column, deeper than
+/// the statement that opens the block (statements after `;` on the same line aside).
+fn python_layout_ok(file: &ParsedFile) -> bool {
+    let root = file.tree.root_node();
+    let mut stack = vec![(root, 0usize, None::<usize>)];
+    while let Some((node, depth, parent_col)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let is_block = node.kind() == "block" || node.id() == root.id();
+        if is_block {
+            let mut col: Option<usize> = None;
+            let mut last_row: Option<usize> = None;
+            let mut c = node.walk();
+            for k in node.named_children(&mut c) {
+                if k.kind().contains("comment") {
+                    continue;
+                }
+                let p = k.start_position();
+                if last_row == Some(p.row) {
+                    continue;
+                }
+                last_row = Some(k.end_position().row);
+                match col {
+                    None => {
+                        if node.id() == root.id() && p.column != 0 {
+                            return false;
+                        }
+                        if parent_col.is_some_and(|pc| p.column <= pc) {
+                            // A block on its header's line (`if x: return 1`) is fine.
+                            if node.start_position().row
+                                != node.parent().map_or(0, |x| x.start_position().row)
+                            {
+                                return false;
+                            }
+                        }
+                        col = Some(p.column);
+                    }
+                    Some(c0) if c0 != p.column => return false,
+                    _ => {}
+                }
+            }
+        }
+        let mut c = node.walk();
+        // The column of the statement that owns a nested block.
+        let own_col = node.start_position().column;
+        for k in node.children(&mut c) {
+            let pc = if k.kind() == "block" {
+                Some(own_col)
+            } else {
+                parent_col
+            };
+            stack.push((k, depth + 1, pc));
+        }
+    }
+    true
+}
+
+/// The names each side replaces by a shared marker: the entry function's simple name and the
+/// components of its enclosing class path, where the two sides differ. `None` when the class
+/// paths have different depths (no pairing).
+fn markers(
+    a: Option<&Function<'_>>,
+    b: Option<&Function<'_>>,
+    left: bool,
+) -> Option<BTreeMap<String, String>> {
+    let mut map = BTreeMap::new();
+    let (Some(a), Some(b)) = (a, b) else {
+        return (a.is_none() && b.is_none()).then_some(map);
+    };
+    let path = |f: &Function<'_>| -> Vec<String> {
+        f.class
+            .iter()
+            .flat_map(|c| c.split(['.', ':']))
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (pa, pb) = (path(a), path(b));
+    if pa.len() != pb.len() {
+        return None;
+    }
+    for (i, (x, y)) in pa.iter().zip(&pb).enumerate() {
+        if x != y {
+            map.insert(if left { x } else { y }.clone(), format!("$class{i}"));
+        }
+    }
+    if a.simple_name != b.simple_name {
+        let own = if left { &a.simple_name } else { &b.simple_name };
+        map.insert(own.clone(), "$entry".into());
+    }
+    // A name that is both a class component and the entry would be marked twice: no pairing.
+    if a.simple_name != b.simple_name
+        && (pa.contains(&a.simple_name) || pb.contains(&b.simple_name))
+    {
+        return None;
+    }
+    Some(map)
+}
+
+/// A file's canonical form: its context tree with outermost named functions as markers, then
+/// each such function's canonical form under its key (qualified name, markers applied; the
+/// entry is `$entry`).
+fn file_form(
+    file: &ParsedFile,
+    entry: Option<&Function<'_>>,
+    marks: &BTreeMap<String, String>,
+    cancel: &Cancel,
+) -> Result<String, NormError> {
+    use crate::syntax::functions::{collect_functions, FunctionKind};
+    let lang = file.language;
+    let named: Vec<Function<'_>> = collect_functions(file)
+        .into_iter()
+        .filter(|f| f.kind != FunctionKind::Lambda)
+        .collect();
+    // Outermost: not inside another named function (nested ones belong to their parent's form).
+    let mut ranges: Vec<(usize, usize)> = named
         .iter()
         .map(|f| (f.node.start_byte(), f.node.end_byte()))
         .collect();
-    ranges.sort();
-    let text = &file.text;
-    let mut out = String::new();
-    let mut at = 0usize;
+    ranges.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+    let mut outer: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut reach = 0usize;
     for (s, e) in ranges {
-        if s > at {
-            out.push_str(text.get(at..s).unwrap_or(""));
-        }
-        at = at.max(e);
-    }
-    out.push_str(text.get(at.min(text.len())..).unwrap_or(""));
-    let kept: String = out
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with("package ") || t.starts_with("import ") || t.starts_with("#include"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let mut s = kept;
-    for class in entry.class.iter().flat_map(|c| c.split(['.', ':'])) {
-        if !class.is_empty() {
-            s = replace_word(&s, class, "\u{1}CLASS\u{1}");
+        if outer.is_empty() || s >= reach {
+            outer.insert((s, e));
+            reach = e;
         }
     }
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+    let key_of = |f: &Function<'_>| -> String {
+        if entry.is_some_and(|e| e.node.id() == f.node.id()) {
+            return "$entry".into();
+        }
+        f.name
+            .split_inclusive(['.', ':'])
+            .map(|part| {
+                let bare = part.trim_end_matches(['.', ':']);
+                let sep = &part[bare.len()..];
+                let bare = marks.get(bare).map(String::as_str).unwrap_or(bare);
+                format!("{bare}{sep}")
+            })
+            .collect()
+    };
+    let mut cut: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    let mut forms: Vec<(String, usize, String)> = Vec::new();
+    for f in &named {
+        let range = (f.node.start_byte(), f.node.end_byte());
+        if !outer.contains(&range) {
+            continue;
+        }
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let key = key_of(f);
+        let mut tree = canonical_tree(file, f, cancel)?;
+        mark_names(&mut tree, marks, lang, false);
+        forms.push((key.clone(), range.0, tree.printed()));
+        cut.insert(range, key);
+    }
+    let mut context = build(file, file.tree.root_node(), None, &cut, cancel)?;
+    drop_parens(&mut context);
+    mark_names(&mut context, marks, lang, false);
+    // Functions by key, in file order within a key (overloads pair by position).
+    forms.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
+    let mut out = context.printed();
+    for (key, _, form) in forms {
+        out.push('\n');
+        out.push_str(&key);
+        out.push_str(" := ");
+        out.push_str(&form);
+    }
+    Ok(out)
 }
 
-/// Replaces whole-word occurrences of `word`.
-fn replace_word(s: &str, word: &str, with: &str) -> String {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find(word) {
-        let before = rest[..i].chars().next_back();
-        let after = rest[i + word.len()..].chars().next();
-        out.push_str(&rest[..i]);
-        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
-            out.push_str(word);
-        } else {
-            out.push_str(with);
-        }
-        rest = &rest[i + word.len()..];
+/// Replaces the marked names (identifiers and type names, never in member positions).
+fn mark_names(t: &mut T, marks: &BTreeMap<String, String>, lang: Language, member: bool) {
+    if marks.is_empty() {
+        return;
     }
-    out.push_str(rest);
-    out
+    if t.kids.is_empty() {
+        if !member
+            && matches!(
+                t.kind.as_str(),
+                "identifier" | "type_identifier" | "namespace_identifier"
+            )
+        {
+            if let Some(new) = t.text.as_ref().and_then(|x| marks.get(x)) {
+                t.text = Some(new.clone());
+            }
+        }
+        return;
+    }
+    let flags: Vec<bool> = t.kids.iter().map(|k| member_field(t, k, lang)).collect();
+    for (k, m) in t.kids.iter_mut().zip(flags) {
+        mark_names(k, marks, lang, m);
+    }
 }
 
 #[cfg(test)]
@@ -1291,6 +1474,155 @@ mod tests {
         let c_old = "int limit = 10;\nint f(int x) { return x < limit; }\n";
         let c_new = "int limit = 11;\nint f(int x) { return x < limit; }\n";
         assert!(!program(Language::C, c_old, c_new, "f"));
+    }
+
+    fn whole(lang: Language, a: &str, b: &str) -> bool {
+        let fa = ParsedFile::parse(lang, a);
+        let fb = ParsedFile::parse(lang, b);
+        prove_files_equivalent((&fa, None), (&fb, None), &Cancel::never()).unwrap()
+    }
+
+    #[test]
+    fn module_code_keeps_its_layout() {
+        // Python indentation is meaning: inside the loop vs after it.
+        let inside = "X = 1\nfor i in range(3):\n    X *= 2\n\ndef f(a):\n    return a + X\n";
+        let after = "X = 1\nfor i in range(3):\n    pass\nX *= 2\n\ndef f(a):\n    return a + X\n";
+        assert!(!program(Language::Python, inside, after, "f"));
+        let reflowed =
+            "X = 1\nfor i in range(3):\n    X *= 2   # twice\n\n\ndef f(a):\n    return a + X\n";
+        assert!(program(Language::Python, inside, reflowed, "f"));
+    }
+
+    #[test]
+    fn imports_and_includes_are_part_of_the_proof() {
+        let a = "import math as m\n\ndef f(x):\n    return m.sqrt(x)\n";
+        let b = "import cmath as m\n\ndef f(x):\n    return m.sqrt(x)\n";
+        assert!(!program(Language::Python, a, b, "f"));
+        let c1 = "#include <stdio.h>\n#define K 3\nint f(int x) { return x * K; }\n";
+        let c2 = "#include <stdio.h>\n#define K 4\nint f(int x) { return x * K; }\n";
+        assert!(!program(Language::C, c1, c2, "f"));
+        let c3 = "#include <stdlib.h>\n#define K 3\nint f(int x) { return x * K; }\n";
+        assert!(!program(Language::C, c1, c3, "f"));
+        let j1 =
+            "import static java.lang.Math.max;\nclass A { int f(int x) { return max(x, 0); } }";
+        let j2 =
+            "import static java.lang.Math.min;\nclass A { int f(int x) { return max(x, 0); } }";
+        assert!(!program(Language::Java, j1, j2, "f"));
+    }
+
+    #[test]
+    fn constructors_initialisers_and_module_calls_are_compared() {
+        let a = "class C:\n    def __init__(self):\n        self.k = 1\n    def f(self, x):\n        return x + self.k\n";
+        let b = "class C:\n    def __init__(self):\n        self.k = 2\n    def f(self, x):\n        return x + self.k\n";
+        assert!(!program(Language::Python, a, b, "f"));
+        let m1 =
+            "S = []\ndef setup():\n    S.append(1)\nsetup()\n\ndef f(x):\n    return x + len(S)\n";
+        let m2 = "S = []\ndef setup():\n    S.append(2)\n    S.append(2)\nsetup()\n\ndef f(x):\n    return x + len(S)\n";
+        assert!(!program(Language::Python, m1, m2, "f"));
+        let j1 = "class A { int k; A() { k = 1; } static { System.out.print(1); } int f(int x) { return x + k; } }";
+        let j2 = "class A { int k; A() { k = 2; } static { System.out.print(1); } int f(int x) { return x + k; } }";
+        let j3 = "class A { int k; A() { k = 1; } static { System.out.print(2); } int f(int x) { return x + k; } }";
+        assert!(!program(Language::Java, j1, j2, "f"));
+        assert!(!program(Language::Java, j1, j3, "f"));
+        assert!(program(Language::Java, j1, j1, "f"));
+    }
+
+    #[test]
+    fn functions_passed_as_values_are_compared() {
+        let a = "def k(v):\n    return v\n\ndef f(xs):\n    return sorted(xs, key=k)\n";
+        let b = "def k(v):\n    return -v\n\ndef f(xs):\n    return sorted(xs, key=k)\n";
+        assert!(!program(Language::Python, a, b, "f"));
+        let p1 = "import functools\ndef g(a, b):\n    return a - b\n\ndef f(x):\n    return functools.partial(g, 1)(x)\n";
+        let p2 = "import functools\ndef g(a, b):\n    return b - a\n\ndef f(x):\n    return functools.partial(g, 1)(x)\n";
+        assert!(!program(Language::Python, p1, p2, "f"));
+        let c1 = "#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) { return *(const int*)a - *(const int*)b; }\nvoid f(int *v, int n) { qsort(v, n, sizeof(int), cmp); }\n";
+        let c2 = "#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) { return *(const int*)b - *(const int*)a; }\nvoid f(int *v, int n) { qsort(v, n, sizeof(int), cmp); }\n";
+        assert!(!program(Language::C, c1, c2, "f"));
+    }
+
+    #[test]
+    fn names_inside_f_strings_are_renamed_with_the_locals() {
+        // `b` is a local on one side and the global on the other.
+        let a = "b = 7\ndef f(a):\n    b = a\n    return f\"{b}\"\n";
+        let c = "b = 7\ndef f(a):\n    c = a\n    return f\"{b}\"\n";
+        assert!(!program(Language::Python, a, c, "f"));
+        let d = "b = 7\ndef f(a):\n    c = a\n    return f\"{c}\"\n";
+        assert!(program(Language::Python, a, d, "f"));
+        // A store read only by an f-string is not dead.
+        assert!(!same(
+            Language::Python,
+            "def f(a):\n    y = 5\n    return f\"{y}\"\n",
+            "def f(a):\n    return f\"{y}\"\n"
+        ));
+    }
+
+    #[test]
+    fn stores_that_can_throw_are_kept() {
+        assert!(!same(
+            Language::Java,
+            "class A { static int f(int a, int b) { int q = a / b; return a; } }",
+            "class A { static int f(int a, int b) { return a; } }"
+        ));
+        assert!(!same(
+            Language::C,
+            "int f(int a, int b) { int q = a % b; return a; }",
+            "int f(int a, int b) { return a; }"
+        ));
+        assert!(same(
+            Language::Java,
+            "class A { static int f(int a, int b) { int q = a / 2; return a; } }",
+            "class A { static int f(int a, int b) { return a; } }"
+        ));
+    }
+
+    #[test]
+    fn indentation_python_rejects_is_no_proof() {
+        let fa = ParsedFile::parse(
+            Language::Python,
+            "def main():\n    n = int(input())\n    print(n)\n\nmain()\n",
+        );
+        let fb = ParsedFile::parse(
+            Language::Python,
+            "def main():\n    n = int(input())\n        print(n)\n\nmain()\n",
+        );
+        assert!(python_layout_ok(&fa));
+        assert!(!python_layout_ok(&fb));
+        assert!(prove_files_equivalent((&fa, None), (&fb, None), &Cancel::never()).is_err());
+        let top = ParsedFile::parse(Language::Python, "    x = 1\nprint(x)\n");
+        assert!(!python_layout_ok(&top));
+        let fine = ParsedFile::parse(
+            Language::Python,
+            "import sys; import os\nif x: y = 1\nclass A:\n  def f(self):\n      return [1,\n   2]\n  # c\n  z = 2\n",
+        );
+        assert!(python_layout_ok(&fine));
+    }
+
+    #[test]
+    fn whole_programs_are_compared_from_the_top() {
+        let a = "n = int(input())\nprint(n * 2)\n";
+        let b = "n = int(input())\nprint(n + n)\n";
+        assert!(!whole(Language::Python, a, b));
+        let c = "n = int(input())  # read\n\nprint(n * 2)\n";
+        assert!(whole(Language::Python, a, c));
+        let d = "def main():\n    k = int(input())\n    print(k * 2)\n\nmain()\n";
+        let e = "def main():\n    m = int(input())\n    print(m * 2)\n\nmain()\n";
+        assert!(whole(Language::Python, d, e));
+    }
+
+    #[test]
+    fn entry_names_and_class_names_may_differ() {
+        let a = "class OldV { int g(int x) { return x; } int f(int x) { return g(x) + 1; } }";
+        let b = "class NewV { int g(int y) { return y; } int h(int x) { return g(x) + 1; } }";
+        let fa = ParsedFile::parse(Language::Java, a);
+        let fb = ParsedFile::parse(Language::Java, b);
+        let ga = select_function(&fa, Some("f")).unwrap();
+        let gb = select_function(&fb, Some("h")).unwrap();
+        assert!(prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()).unwrap());
+        // A helper on one side only voids the proof, even when nothing calls it.
+        let c = "class NewV { int g(int y) { return y; } int unused() { return 0; } int h(int x) { return g(x) + 1; } }";
+        let fc = ParsedFile::parse(Language::Java, c);
+        let gc = select_function(&fc, Some("h")).unwrap();
+        assert!(!prove_program_equivalent((&fa, &ga), (&fc, &gc), &Cancel::never()).unwrap());
     }
 
     #[test]

@@ -1,0 +1,662 @@
+//! Whole programs (stdin -> stdout, exit status), purely: inputs generated from the shape of
+//! sample inputs, and the comparison of two outputs. Running the programs is `exec::program`.
+//!
+//! **Input shape.** A generated input is a sample input with its values perturbed, never a new
+//! layout: the same lines, the same number of fields per line, each field of the same class
+//! (integer, decimal, word). Perturbation stays within what the samples show:
+//!
+//! - an integer that looks structural is kept: it stands alone or in a header of at most three
+//!   fields (the first line, or a line shaped unlike its neighbours) and equals the number of fields of a later line,
+//!   the number of lines after it, or the length of a later word (`n` followed by `n` values, a
+//!   grid's `h w`, a string's length);
+//! - the other integers of a line take values in the range observed for their group (the
+//!   integers of that line, and of the same line and column in every sample); a group with a
+//!   single positive value `v` ranges over `1..=v` (smaller instances of the same input, which
+//!   stay valid where the sample was);
+//! - a line of integers that is a permutation of `1..=k` stays a permutation (shuffled); a
+//!   line whose integers are all distinct stays distinct when the range allows; a sorted line
+//!   (ascending or descending, so also the `l r` of a query with `l <= r`) stays sorted;
+//! - a word keeps its length and draws its characters from those observed in its column;
+//! - a decimal keeps its number of decimal places and its observed range.
+//!
+//! Generation is deterministic: the same samples, count and seed give the same inputs.
+
+use crate::syntax::{Language, ParsedFile};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How two outputs are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareMode {
+    /// Byte for byte.
+    Exact,
+    /// Whitespace-separated tokens, as most judges compare (decimals within 1e-6).
+    Tokens,
+}
+
+impl CompareMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareMode::Exact => "exact",
+            CompareMode::Tokens => "tokens",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CompareMode> {
+        match s {
+            "exact" => Some(CompareMode::Exact),
+            "tokens" => Some(CompareMode::Tokens),
+            _ => None,
+        }
+    }
+}
+
+/// Whether two outputs are the same under `mode`.
+pub fn same_output(a: &str, b: &str, mode: CompareMode) -> bool {
+    match mode {
+        CompareMode::Exact => a == b,
+        CompareMode::Tokens => {
+            let (ta, tb): (Vec<&str>, Vec<&str>) = (
+                a.split_whitespace().collect(),
+                b.split_whitespace().collect(),
+            );
+            ta.len() == tb.len() && ta.iter().zip(&tb).all(|(x, y)| same_token(x, y))
+        }
+    }
+}
+
+/// Equal tokens, or two decimals within the usual judge tolerance (absolute or relative error
+/// at most 1e-6) when at least one is written with a fraction or an exponent.
+fn same_token(x: &str, y: &str) -> bool {
+    if x == y {
+        return true;
+    }
+    let decimal = |t: &str| t.contains(['.', 'e', 'E']);
+    if !(decimal(x) || decimal(y)) {
+        return false;
+    }
+    match (x.parse::<f64>(), y.parse::<f64>()) {
+        (Ok(a), Ok(b)) if a.is_finite() && b.is_finite() => {
+            let d = (a - b).abs();
+            d <= 1e-6 || d <= 1e-6 * a.abs().max(b.abs())
+        }
+        _ => false,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Field {
+    Int(i128),
+    /// Value and number of decimal places.
+    Dec(f64, usize),
+    Word(String),
+}
+
+fn classify(tok: &str) -> Field {
+    if let Ok(v) = tok.parse::<i128>() {
+        // Leading zeros ("007") are words: their digits are text.
+        let digits = tok.trim_start_matches(['-', '+']);
+        if digits.len() == 1 || !digits.starts_with('0') {
+            return Field::Int(v);
+        }
+    }
+    if let Some((whole, frac)) = tok.split_once('.') {
+        let w = whole.trim_start_matches('-');
+        if !w.is_empty()
+            && w.bytes().all(|b| b.is_ascii_digit())
+            && !frac.is_empty()
+            && frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            if let Ok(v) = tok.parse::<f64>() {
+                return Field::Dec(v, frac.len());
+            }
+        }
+    }
+    Field::Word(tok.to_string())
+}
+
+struct Sample {
+    lines: Vec<Vec<Field>>,
+    /// Whether the text ended with a newline.
+    trailing_newline: bool,
+}
+
+fn parse_sample(text: &str) -> Sample {
+    Sample {
+        lines: text
+            .lines()
+            .map(|l| l.split_whitespace().map(classify).collect())
+            .collect(),
+        trailing_newline: text.ends_with('\n'),
+    }
+}
+
+/// Integers of `s` that look structural: (line, column).
+fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
+    let mut out = BTreeSet::new();
+    let shape = |l: &Vec<Field>| -> Vec<u8> {
+        l.iter()
+            .map(|f| match f {
+                Field::Int(_) => 0,
+                Field::Dec(..) => 1,
+                Field::Word(_) => 2,
+            })
+            .collect()
+    };
+    for (i, line) in s.lines.iter().enumerate() {
+        // Counts sit alone or in small headers (`n`, `h w`, `n m q`), not inside value lists,
+        // and a header (other than the first line) differs in shape from the lines around it:
+        // a run of same-shaped lines (`l r` queries) is data.
+        if line.len() > 3 {
+            continue;
+        }
+        let same_as = |j: Option<usize>| {
+            j.and_then(|j| s.lines.get(j))
+                .is_some_and(|o| shape(o) == shape(line))
+        };
+        if i > 0 && (same_as(i.checked_sub(1)) || same_as(Some(i + 1))) {
+            continue;
+        }
+        for (j, f) in line.iter().enumerate() {
+            let Field::Int(v) = f else { continue };
+            let v = *v;
+            if v < 0 {
+                continue;
+            }
+            let later = &s.lines[i + 1..];
+            let rest_lines = later.len() as i128;
+            let hit = v == rest_lines
+                || later.iter().any(|l| {
+                    l.len() as i128 == v
+                        || (l.len() == 1
+                            && matches!(&l[0], Field::Word(w) if w.chars().count() as i128 == v))
+                })
+                || (line.len() > 1
+                    && later.iter().any(|l| {
+                        l.iter()
+                            .any(|g| matches!(g, Field::Word(w) if w.chars().count() as i128 == v))
+                    }));
+            if hit {
+                out.insert((i, j));
+            }
+        }
+    }
+    out
+}
+
+/// Observed facts across all samples, by (line, column) and by line.
+#[derive(Default)]
+struct Observed {
+    int_range: BTreeMap<(usize, usize), (i128, i128)>,
+    dec_range: BTreeMap<(usize, usize), (f64, f64)>,
+    alphabet: BTreeMap<(usize, usize), BTreeSet<char>>,
+}
+
+fn observe(samples: &[Sample]) -> Observed {
+    let mut o = Observed::default();
+    for s in samples {
+        for (i, line) in s.lines.iter().enumerate() {
+            for (j, f) in line.iter().enumerate() {
+                match f {
+                    Field::Int(v) => {
+                        let e = o.int_range.entry((i, j)).or_insert((*v, *v));
+                        e.0 = e.0.min(*v);
+                        e.1 = e.1.max(*v);
+                    }
+                    Field::Dec(v, _) => {
+                        let e = o.dec_range.entry((i, j)).or_insert((*v, *v));
+                        e.0 = e.0.min(*v);
+                        e.1 = e.1.max(*v);
+                    }
+                    Field::Word(w) => {
+                        o.alphabet.entry((i, j)).or_default().extend(w.chars());
+                    }
+                }
+            }
+        }
+    }
+    o
+}
+
+/// Range of a free integer: its line's other free integers and its column across samples.
+fn int_range(
+    line: &[Field],
+    i: usize,
+    j: usize,
+    fixed: &BTreeSet<(usize, usize)>,
+    o: &Observed,
+) -> (i128, i128) {
+    let mut lo = i128::MAX;
+    let mut hi = i128::MIN;
+    for (k, f) in line.iter().enumerate() {
+        if let Field::Int(v) = f {
+            if !fixed.contains(&(i, k)) {
+                lo = lo.min(*v);
+                hi = hi.max(*v);
+            }
+        }
+    }
+    if let Some((a, b)) = o.int_range.get(&(i, j)) {
+        lo = lo.min(*a);
+        hi = hi.max(*b);
+    }
+    if lo == hi && lo > 1 {
+        lo = 1;
+    }
+    (lo, hi)
+}
+
+fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        rng.next_u64() % n
+    }
+}
+
+fn int_in(rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> i128 {
+    if hi <= lo {
+        return lo;
+    }
+    let span = (hi - lo) as u128 + 1;
+    let r = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+    lo + (r % span) as i128
+}
+
+fn unit(rng: &mut ChaCha8Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
+    for i in (1..v.len()).rev() {
+        let j = below(rng, i as u64 + 1) as usize;
+        v.swap(i, j);
+    }
+}
+
+fn render(lines: &[Vec<String>], trailing_newline: bool) -> String {
+    let mut s = lines
+        .iter()
+        .map(|l| l.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if trailing_newline {
+        s.push('\n');
+    }
+    s
+}
+
+fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
+    let fixed = structural(s);
+    let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
+    for (i, line) in s.lines.iter().enumerate() {
+        let free: Vec<usize> = line
+            .iter()
+            .enumerate()
+            .filter(|(j, f)| matches!(f, Field::Int(_)) && !fixed.contains(&(i, *j)))
+            .map(|(j, _)| j)
+            .collect();
+        let ints: Vec<i128> = free
+            .iter()
+            .filter_map(|&j| match line[j] {
+                Field::Int(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        let mut new_ints: Vec<i128> = Vec::new();
+        if ints.len() >= 2 {
+            let mut sorted = ints.clone();
+            sorted.sort_unstable();
+            let k = ints.len() as i128;
+            let permutation = sorted.iter().enumerate().all(|(x, v)| *v == x as i128 + 1);
+            let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
+            let ascending = ints.windows(2).all(|w| w[0] <= w[1]);
+            let descending = ints.windows(2).all(|w| w[0] >= w[1]);
+            if permutation {
+                new_ints = (1..=k).collect();
+                shuffle(&mut new_ints, rng);
+            } else {
+                let (lo, hi) = free
+                    .iter()
+                    .map(|&j| int_range(line, i, j, &fixed, o))
+                    .fold((i128::MAX, i128::MIN), |(a, b), (x, y)| {
+                        (a.min(x), b.max(y))
+                    });
+                let span = hi - lo + 1;
+                if distinct && span >= k {
+                    let mut seen = BTreeSet::new();
+                    let mut guard = 0;
+                    while (seen.len() as i128) < k && guard < 10_000 {
+                        seen.insert(int_in(rng, lo, hi));
+                        guard += 1;
+                    }
+                    if (seen.len() as i128) == k {
+                        new_ints = seen.into_iter().collect();
+                        shuffle(&mut new_ints, rng);
+                    } else {
+                        new_ints = ints.clone();
+                    }
+                } else if distinct {
+                    new_ints = ints.clone();
+                } else {
+                    new_ints = (0..ints.len()).map(|_| int_in(rng, lo, hi)).collect();
+                }
+                // The order of a line's values is kept (a query's `l r` with `l <= r`).
+                if ascending {
+                    new_ints.sort_unstable();
+                } else if descending {
+                    new_ints.sort_unstable_by(|a, b| b.cmp(a));
+                }
+            }
+        } else if let [j] = free.as_slice() {
+            let (lo, hi) = int_range(line, i, *j, &fixed, o);
+            new_ints.push(int_in(rng, lo, hi));
+        }
+        let mut next_int = new_ints.into_iter();
+        let mut row = Vec::with_capacity(line.len());
+        for (j, f) in line.iter().enumerate() {
+            row.push(match f {
+                Field::Int(v) if fixed.contains(&(i, j)) => v.to_string(),
+                Field::Int(v) => next_int.next().unwrap_or(*v).to_string(),
+                Field::Dec(v, places) => {
+                    let (lo, hi) = o.dec_range.get(&(i, j)).copied().unwrap_or((*v, *v));
+                    let (lo, hi) = if lo == hi && lo > 0.0 {
+                        (0.0, hi)
+                    } else {
+                        (lo, hi)
+                    };
+                    let x = if hi > lo {
+                        lo + (hi - lo) * unit(rng)
+                    } else {
+                        lo
+                    };
+                    format!("{x:.places$}")
+                }
+                Field::Word(w) => {
+                    let alphabet: Vec<char> = o
+                        .alphabet
+                        .get(&(i, j))
+                        .map(|a| a.iter().copied().collect())
+                        .unwrap_or_default();
+                    if alphabet.len() < 2 || w.chars().any(|c| c.is_whitespace()) {
+                        w.clone()
+                    } else {
+                        w.chars()
+                            .map(|_| alphabet[below(rng, alphabet.len() as u64) as usize])
+                            .collect()
+                    }
+                }
+            });
+        }
+        out.push(row);
+    }
+    render(&out, s.trailing_newline)
+}
+
+/// `count` inputs of the samples' shape (none when there are no samples), without duplicates
+/// of each other or of the samples.
+pub fn generate_inputs(samples: &[String], count: usize, seed: u64) -> Vec<String> {
+    if samples.is_empty() || count == 0 {
+        return Vec::new();
+    }
+    let parsed: Vec<Sample> = samples.iter().map(|s| parse_sample(s)).collect();
+    let o = observe(&parsed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut seen: BTreeSet<String> = samples.iter().cloned().collect();
+    let mut out = Vec::new();
+    let mut attempts = 0;
+    while out.len() < count && attempts < count * 20 {
+        let s = &parsed[attempts % parsed.len()];
+        attempts += 1;
+        let x = perturb(s, &o, &mut rng);
+        if seen.insert(x.clone()) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// How a file runs as a whole program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramEntry {
+    /// What runs: `module` (Python top-level code), `Main.main`, `main`.
+    pub entry: String,
+    /// Java: the class whose `main` runs.
+    pub main_class: Option<String>,
+    /// The program reads standard input.
+    pub reads_stdin: bool,
+}
+
+/// The file as a program: Python with top-level statements that do more than define (calls,
+/// loops, `if __name__ == "__main__"`), a Java class with `static void main(String[])`, a C or
+/// C++ `main`. `None` for a library file.
+pub fn program_entry(file: &ParsedFile) -> Option<ProgramEntry> {
+    use crate::syntax::functions::collect_functions;
+    let text = file.text.as_str();
+    let reads_stdin = reads_stdin(file.language, text);
+    match file.language {
+        Language::Python => {
+            let root = file.tree.root_node();
+            let mut c = root.walk();
+            let code = root.named_children(&mut c).any(|n| match n.kind() {
+                "import_statement"
+                | "import_from_statement"
+                | "future_import_statement"
+                | "function_definition"
+                | "class_definition"
+                | "decorated_definition"
+                | "comment"
+                | "pass_statement" => false,
+                "expression_statement" => {
+                    let mut c2 = n.walk();
+                    let kids: Vec<_> = n.named_children(&mut c2).collect();
+                    let docstring = kids.len() == 1 && kids[0].kind() == "string";
+                    let definition = kids.iter().all(|k| k.kind() == "assignment")
+                        && !contains_kind(*kids.first().unwrap_or(&n), "call", 64);
+                    !(docstring || definition)
+                }
+                _ => true,
+            });
+            code.then(|| ProgramEntry {
+                entry: "module".into(),
+                main_class: None,
+                reads_stdin,
+            })
+        }
+        Language::Java => collect_functions(file)
+            .into_iter()
+            .find(|f| {
+                f.simple_name == "main"
+                    && f.params.len() == 1
+                    && f.class.is_some()
+                    && file
+                        .node_text(f.node)
+                        .split('(')
+                        .next()
+                        .is_some_and(|h| h.split_whitespace().any(|w| w == "static"))
+            })
+            .map(|f| {
+                let class = f.class.clone().unwrap_or_default();
+                let outer = class.split('.').next().unwrap_or(&class).to_string();
+                ProgramEntry {
+                    entry: format!("{class}.main"),
+                    main_class: Some(outer),
+                    reads_stdin,
+                }
+            }),
+        Language::C | Language::Cpp => collect_functions(file)
+            .into_iter()
+            .find(|f| f.simple_name == "main" && f.class.is_none() && f.body.is_some())
+            .map(|_| ProgramEntry {
+                entry: "main".into(),
+                main_class: None,
+                reads_stdin,
+            }),
+        _ => None,
+    }
+}
+
+fn contains_kind(node: tree_sitter::Node<'_>, kind: &str, depth: usize) -> bool {
+    if node.kind() == kind {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    let mut c = node.walk();
+    let found = node
+        .children(&mut c)
+        .any(|k| contains_kind(k, kind, depth - 1));
+    found
+}
+
+/// Whether the text reads standard input (a textual check on the usual APIs).
+fn reads_stdin(language: Language, text: &str) -> bool {
+    let needles: &[&str] = match language {
+        Language::Python => &["input(", "sys.stdin", "open(0", "fileinput", "stdin.buffer"],
+        Language::Java => &["System.in"],
+        Language::C => &[
+            "scanf(", "getchar(", "fgets(", "getline(", "stdin", "read(0",
+        ],
+        Language::Cpp => &["cin", "scanf(", "getchar(", "getline(", "stdin", "read(0"],
+        _ => &[],
+    };
+    needles.iter().any(|n| text.contains(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(s: &str) -> Vec<Vec<&'static str>> {
+        s.lines()
+            .map(|l| {
+                l.split_whitespace()
+                    .map(|t| match classify(t) {
+                        Field::Int(_) => "i",
+                        Field::Dec(..) => "d",
+                        Field::Word(_) => "w",
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn generated_inputs_keep_the_shape_and_the_counts() {
+        let sample = "5\n3 1 4 1 5\nabcab\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 40, 7);
+        assert!(gen.len() >= 20, "{gen:?}");
+        for g in &gen {
+            assert_eq!(shape(g), shape(&sample), "{g}");
+            let lines: Vec<&str> = g.lines().collect();
+            assert_eq!(lines[0], "5", "the count is structural");
+            for v in lines[1].split_whitespace() {
+                let v: i128 = v.parse().unwrap();
+                assert!((1..=5).contains(&v), "{g}");
+            }
+            assert!(lines[2].chars().all(|c| "abc".contains(c)) && lines[2].len() == 5);
+            assert!(g.ends_with('\n'));
+        }
+        assert_eq!(gen, generate_inputs(&[sample], 40, 7), "deterministic");
+    }
+
+    #[test]
+    fn permutations_sorted_and_distinct_lines_keep_their_property() {
+        let sample = "4\n2 4 1 3\n1 5 9 12\n".to_string();
+        for g in generate_inputs(&[sample], 30, 1) {
+            let lines: Vec<Vec<i128>> = g
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            let mut p = lines[1].clone();
+            p.sort();
+            assert_eq!(p, vec![1, 2, 3, 4], "{g}");
+            assert!(lines[2].windows(2).all(|w| w[0] < w[1]), "{g}");
+        }
+    }
+
+    #[test]
+    fn query_bounds_keep_their_order() {
+        let sample = "5 2\n1 2 3 4 5\n2 4\n1 5\n".to_string();
+        for g in generate_inputs(&[sample], 30, 9) {
+            for l in g.lines().skip(2) {
+                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(v[0] <= v[1] && v[1] <= 5, "{g}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_lone_number_ranges_over_smaller_instances() {
+        let gen = generate_inputs(&["10\n".to_string()], 20, 3);
+        assert!(gen.len() >= 5);
+        for g in &gen {
+            let v: i128 = g.trim().parse().unwrap();
+            assert!((1..=10).contains(&v));
+        }
+        let two = generate_inputs(&["3 7\n".to_string(), "100 2\n".to_string()], 30, 3);
+        for g in &two {
+            for t in g.split_whitespace() {
+                let v: i128 = t.parse().unwrap();
+                assert!((2..=100).contains(&v), "{g}");
+            }
+        }
+    }
+
+    #[test]
+    fn programs_are_recognised() {
+        let p = |lang, t: &str| program_entry(&ParsedFile::parse(lang, t));
+        let script = p(Language::Python, "import sys\nn = int(input())\nprint(n)\n").unwrap();
+        assert!(script.reads_stdin && script.entry == "module");
+        assert!(p(
+            Language::Python,
+            "MOD = 10 ** 9\n\ndef f(x):\n    return x % MOD\n"
+        )
+        .is_none());
+        assert!(p(
+            Language::Python,
+            "def main():\n    print(1)\n\nif __name__ == '__main__':\n    main()\n"
+        )
+        .is_some());
+        let java = p(Language::Java, "import java.util.*;\npublic class Main { public static void main(String[] a) { Scanner s = new Scanner(System.in); } }").unwrap();
+        assert_eq!(java.main_class.as_deref(), Some("Main"));
+        assert!(java.reads_stdin);
+        assert!(p(Language::Java, "class A { int main(int x) { return x; } }").is_none());
+        let c = p(
+            Language::C,
+            "int foo(int a) { return a; }\nint main(void) { return foo(5); }\n",
+        )
+        .unwrap();
+        assert!(!c.reads_stdin);
+        assert!(
+            p(
+                Language::Cpp,
+                "#include <iostream>\nint main() { int n; std::cin >> n; }\n"
+            )
+            .unwrap()
+            .reads_stdin
+        );
+    }
+
+    #[test]
+    fn outputs_compare_by_tokens_or_exactly() {
+        assert!(same_output("1 2\n3\n", "1  2 3", CompareMode::Tokens));
+        assert!(!same_output("1 2\n3\n", "1  2 3", CompareMode::Exact));
+        assert!(!same_output("1 2", "1 2 3", CompareMode::Tokens));
+        assert!(same_output(
+            "0.3333333333\n",
+            "0.333333333333333",
+            CompareMode::Tokens
+        ));
+        assert!(!same_output("0.33\n", "0.34", CompareMode::Tokens));
+        assert!(!same_output("10\n", "10.0000001", CompareMode::Exact));
+        assert!(!same_output(
+            "1000000000000000001",
+            "1000000000000000000",
+            CompareMode::Tokens
+        ));
+        assert!(!same_output("nan", "nan.0", CompareMode::Tokens));
+        assert!(generate_inputs(&[], 10, 0).is_empty());
+    }
+}

@@ -1,0 +1,543 @@
+//! Whole programs compared by behaviour: `crosscheck equiv A B --program`. Each side is built
+//! once (Python runs as is; Java through `javac`; C and C++ with AddressSanitizer and
+//! UndefinedBehaviorSanitizer), then run once per input in the sandbox with the input on
+//! standard input. What is compared is (standard output, exit status).
+//!
+//! Evidence, cheapest first:
+//! 1. the whole-file normalisation proof (same language;
+//!    [`crate::analysis::equiv::normal::prove_files_equivalent`]): `equivalent`;
+//! 2. the given inputs (`--inputs DIR`, every file, or only the `*.in` files when there are
+//!    some), then inputs generated from their shape ([`generate_inputs`]). On a given input any
+//!    difference counts, a crash of one side included; on a generated input only two successful
+//!    runs whose outputs differ count (an input generated outside what a program accepts may
+//!    make either side fail). The first difference is a counterexample: `not_equivalent`.
+//!
+//! Undefined behaviour is not evidence: in C and C++ an input on which a sanitizer reports, or
+//! that kills a side with a signal, is discarded; a counterexample is confirmed by running both
+//! sides on it under valgrind's memcheck (which sees reads of uninitialised memory), and an
+//! input memcheck complains about is discarded too. Timeouts are discarded.
+
+use super::equiv::{
+    first_lines, proof_or, public_class, python_exe, strip_java_package, Deterministic,
+};
+use super::sandbox::{self, Extra, Limits, RunOutput, TempDir};
+use crate::analysis::equiv::normal::prove_files_equivalent;
+use crate::analysis::equiv::program::{
+    generate_inputs, program_entry, same_output, CompareMode, ProgramEntry,
+};
+use crate::analysis::equiv::Verdict;
+use crate::syntax::{Cancel, Language, ParsedFile};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub path: PathBuf,
+    pub text: String,
+    pub language: Language,
+    pub entry: ProgramEntry,
+}
+
+impl Program {
+    /// Reads a file as a program (it must have an entry: top-level code or a `main`).
+    pub fn load(path: &Path) -> Result<Program, String> {
+        let language = Language::from_path(path)
+            .ok_or_else(|| format!("{}: unknown language", path.display()))?;
+        if !matches!(
+            language,
+            Language::Python | Language::Java | Language::C | Language::Cpp
+        ) {
+            return Err(format!(
+                "{}: programs are compared in Python, Java, C and C++",
+                path.display()
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Program::from_text(path, language, text)
+    }
+
+    pub fn from_text(path: &Path, language: Language, text: String) -> Result<Program, String> {
+        let file = ParsedFile::parse(language, text.clone());
+        let entry = program_entry(&file).ok_or_else(|| {
+            format!(
+                "{}: not a program (no top-level code, no `main`)",
+                path.display()
+            )
+        })?;
+        Ok(Program {
+            path: path.to_path_buf(),
+            text,
+            language,
+            entry,
+        })
+    }
+
+    /// `a.py (module, stdin -> stdout and exit status)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({} {}, stdin -> stdout and exit status)",
+            self.path.display(),
+            self.language.name(),
+            self.entry.entry
+        )
+    }
+}
+
+/// Options of a program comparison.
+#[derive(Debug, Clone)]
+pub struct ProgramOptions {
+    /// (name, content) of every given input.
+    pub inputs: Vec<(String, String)>,
+    /// How many inputs to generate from the given ones' shape.
+    pub generated: usize,
+    pub seed: u64,
+    pub compare: CompareMode,
+    pub limits: Limits,
+}
+
+/// Reads the given inputs of a directory: its `*.in` files when there are some, else every
+/// regular file, in name order.
+pub fn read_inputs(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    if files
+        .iter()
+        .any(|p| p.extension().is_some_and(|e| e == "in"))
+    {
+        files.retain(|p| p.extension().is_some_and(|e| e == "in"));
+    }
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        out.push((
+            f.display().to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no input files", dir.display()));
+    }
+    Ok(out)
+}
+
+/// A built program, ready to run.
+struct Built {
+    dir: TempDir,
+    program: String,
+    args: Vec<String>,
+    asan: bool,
+    /// C and C++: the source file name, for the memcheck build.
+    source: Option<(String, &'static str, &'static str)>,
+}
+
+fn build(p: &Program) -> Result<Built, String> {
+    let dir = TempDir::new(p.language.name()).map_err(|e| format!("temporary directory: {e}"))?;
+    let d = dir.path().to_path_buf();
+    let write = |name: &str, text: &str| {
+        std::fs::write(d.join(name), text).map_err(|e| format!("{name}: {e}"))
+    };
+    let compile_limits = Limits {
+        wall: Duration::from_secs(180),
+        memory_mb: 8192,
+    };
+    match p.language {
+        Language::Python => {
+            write("main.py", &p.text)?;
+            Ok(Built {
+                dir,
+                program: python_exe(),
+                args: vec!["-I".into(), "main.py".into()],
+                asan: false,
+                source: None,
+            })
+        }
+        Language::Java => {
+            let source = strip_java_package(&p.text);
+            let class = p.entry.main_class.clone().ok_or("no class with main")?;
+            let file = public_class(&source).unwrap_or_else(|| class.clone());
+            write(&format!("{file}.java"), &source)?;
+            let out = sandbox::run(
+                "javac",
+                &[
+                    "-J-Xmx768m".into(),
+                    "-J-XX:+UseSerialGC".into(),
+                    "-J-XX:TieredStopAtLevel=1".into(),
+                    "-nowarn".into(),
+                    "-encoding".into(),
+                    "UTF-8".into(),
+                    "-d".into(),
+                    ".".into(),
+                    format!("{file}.java"),
+                ],
+                &d,
+                compile_limits,
+            )
+            .map_err(|e| format!("javac: {e}"))?;
+            if out.status != Some(0) {
+                return Err(format!(
+                    "{}: javac failed: {}",
+                    p.path.display(),
+                    first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
+                ));
+            }
+            Ok(Built {
+                dir,
+                program: "java".into(),
+                args: vec![
+                    "-Xmx512m".into(),
+                    "-Xss16m".into(),
+                    "-XX:+UseSerialGC".into(),
+                    "-XX:TieredStopAtLevel=1".into(),
+                    "-XX:CompressedClassSpaceSize=64m".into(),
+                    "-XX:ReservedCodeCacheSize=64m".into(),
+                    "-Xshare:auto".into(),
+                    "-cp".into(),
+                    ".".into(),
+                    class,
+                ],
+                asan: false,
+                source: None,
+            })
+        }
+        Language::C | Language::Cpp => {
+            let cpp = p.language == Language::Cpp;
+            let (file, compiler, std) = if cpp {
+                ("main.cpp", "g++", "-std=gnu++17")
+            } else {
+                ("main.c", "gcc", "-std=gnu11")
+            };
+            write(file, &p.text)?;
+            let out = sandbox::run(
+                compiler,
+                &[
+                    std.into(),
+                    "-O0".into(),
+                    "-g".into(),
+                    "-w".into(),
+                    "-fsanitize=address,undefined".into(),
+                    "-fno-sanitize-recover=all".into(),
+                    "-o".into(),
+                    "prog".into(),
+                    file.into(),
+                    "-lm".into(),
+                ],
+                &d,
+                compile_limits,
+            )
+            .map_err(|e| format!("{compiler}: {e}"))?;
+            if out.status != Some(0) {
+                return Err(format!(
+                    "{}: {compiler} failed: {}",
+                    p.path.display(),
+                    first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
+                ));
+            }
+            Ok(Built {
+                dir,
+                program: "./prog".into(),
+                args: Vec::new(),
+                asan: true,
+                source: Some((file.to_string(), compiler, std)),
+            })
+        }
+        other => Err(format!("{} programs are not supported", other.name())),
+    }
+}
+
+/// What one run showed.
+#[derive(Debug, Clone)]
+enum Run {
+    Ok {
+        stdout: String,
+        status: i32,
+    },
+    /// Undefined behaviour (a sanitizer report or a signal in C/C++) or a timeout.
+    Discard(String),
+}
+
+fn classify(language: Language, out: &RunOutput) -> Run {
+    if out.timed_out {
+        return Run::Discard("timeout".into());
+    }
+    let c_family = matches!(language, Language::C | Language::Cpp);
+    if language == Language::Java
+        && out.status != Some(0)
+        && (out
+            .stderr
+            .contains("Error occurred during initialization of VM")
+            || out
+                .stdout
+                .contains("Error occurred during initialization of VM"))
+    {
+        // The JVM did not start (memory or thread limits): the program never ran.
+        return Run::Discard("the JVM did not start".into());
+    }
+    match out.status {
+        None => Run::Discard("killed by a signal".into()),
+        Some(code)
+            if c_family
+                && (code == sandbox::ASAN_EXIT
+                    || code == super::harness::UB_EXIT
+                    || out.stderr.contains("runtime error:")
+                    || out.stderr.contains("AddressSanitizer")) =>
+        {
+            Run::Discard("a sanitizer report".into())
+        }
+        Some(code) => Run::Ok {
+            stdout: out.stdout.clone(),
+            status: code,
+        },
+    }
+}
+
+fn run_one(p: &Program, b: &Built, input: &str, limits: Limits) -> Run {
+    let extra = Extra {
+        stdin: Some(input.as_bytes()),
+        asan: b.asan,
+    };
+    match sandbox::run_with(&b.program, &b.args, b.dir.path(), limits, &extra) {
+        Ok(out) => classify(p.language, &out),
+        Err(e) => Run::Discard(format!("{}: {e}", b.program)),
+    }
+}
+
+/// Runs a C/C++ side on `input` under valgrind's memcheck (a build without sanitizers):
+/// `Some(true)` when memcheck reports an error, `None` when it cannot run.
+fn memcheck_complains(b: &Built, input: &str, limits: Limits) -> Option<bool> {
+    let (file, compiler, std) = b.source.as_ref()?;
+    let d = b.dir.path();
+    if !d.join("plain").exists() {
+        let out = sandbox::run(
+            compiler,
+            &[
+                (*std).into(),
+                "-O0".into(),
+                "-g".into(),
+                "-w".into(),
+                "-o".into(),
+                "plain".into(),
+                file.clone(),
+                "-lm".into(),
+            ],
+            d,
+            Limits {
+                wall: Duration::from_secs(180),
+                memory_mb: 8192,
+            },
+        )
+        .ok()?;
+        if out.status != Some(0) {
+            return None;
+        }
+    }
+    let limits = Limits {
+        wall: limits.wall * 20,
+        memory_mb: limits.memory_mb.max(4096),
+    };
+    let out = sandbox::run_with(
+        "valgrind",
+        &[
+            "--tool=memcheck".into(),
+            "-q".into(),
+            "--error-exitcode=88".into(),
+            "--undef-value-errors=yes".into(),
+            "./plain".into(),
+        ],
+        d,
+        limits,
+        &Extra {
+            stdin: Some(input.as_bytes()),
+            asan: true,
+        },
+    )
+    .ok()?;
+    if out.timed_out {
+        return None;
+    }
+    if out.stderr.contains("valgrind: command not found") || out.status == Some(127) {
+        return None;
+    }
+    Some(out.status == Some(88))
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 2000;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}
+
+fn run_json(r: &Run) -> Json {
+    match r {
+        Run::Ok { stdout, status } => json!({"stdout": clip(stdout), "exit": status}),
+        Run::Discard(why) => json!({"discarded": why}),
+    }
+}
+
+/// Compares two programs (see the module docs).
+pub fn compare_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Deterministic {
+    let notes = vec![format!(
+        "compared as programs, outputs by {}",
+        if opts.compare == CompareMode::Tokens {
+            "whitespace-separated tokens"
+        } else {
+            "exact bytes"
+        }
+    )];
+    let proof = if a.language == b.language {
+        let fa = ParsedFile::parse(a.language, a.text.clone());
+        let fb = ParsedFile::parse(b.language, b.text.clone());
+        prove_files_equivalent((&fa, None), (&fb, None), &Cancel::never())
+    } else {
+        Ok(false)
+    };
+    proof_or(proof, notes, || run_programs(a, b, opts))
+}
+
+/// The runs alone (no proof), on the given and generated inputs.
+pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Deterministic {
+    let mut notes = Vec::new();
+    let unknown = |notes: Vec<String>| Deterministic {
+        verdict: Verdict::Unknown,
+        method: "differential",
+        counterexample: None,
+        trials: 0,
+        notes,
+    };
+    let (ba, bb) = std::thread::scope(|s| {
+        let h = s.spawn(|| build(a));
+        let rb = build(b);
+        (h.join().unwrap_or_else(|_| Err("build failed".into())), rb)
+    });
+    let (ba, bb) = match (ba, bb) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            notes.push(e);
+            return unknown(notes);
+        }
+    };
+    let given: Vec<(String, String)> = if opts.inputs.is_empty() {
+        notes.push(
+            "no sample inputs (--inputs DIR): ran once on empty standard input, and generated none"
+                .into(),
+        );
+        vec![("empty standard input".into(), String::new())]
+    } else {
+        opts.inputs.clone()
+    };
+    let samples: Vec<String> = opts.inputs.iter().map(|(_, t)| t.clone()).collect();
+    let generated = generate_inputs(&samples, opts.generated, opts.seed);
+    let all: Vec<(String, String, bool)> = given
+        .into_iter()
+        .map(|(n, t)| (n, t, true))
+        .chain(
+            generated
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (format!("generated #{}", i + 1), t, false)),
+        )
+        .collect();
+    let mut trials = 0usize;
+    let mut discarded: Vec<String> = Vec::new();
+    let n_given = opts.inputs.len();
+    for (name, input, is_given) in &all {
+        let (ra, rb) = std::thread::scope(|s| {
+            let h = s.spawn(|| run_one(a, &ba, input, opts.limits));
+            let rb = run_one(b, &bb, input, opts.limits);
+            (
+                h.join()
+                    .unwrap_or_else(|_| Run::Discard("runner failed".into())),
+                rb,
+            )
+        });
+        let differ = match (&ra, &rb) {
+            (Run::Discard(why), _) | (_, Run::Discard(why)) => {
+                discarded.push(format!("{name}: {why}"));
+                continue;
+            }
+            (
+                Run::Ok {
+                    stdout: oa,
+                    status: sa,
+                },
+                Run::Ok {
+                    stdout: ob,
+                    status: sb,
+                },
+            ) => {
+                if *is_given {
+                    sa != sb || !same_output(oa, ob, opts.compare)
+                } else if *sa != 0 || *sb != 0 {
+                    discarded.push(format!("{name}: a side exited with an error"));
+                    continue;
+                } else {
+                    !same_output(oa, ob, opts.compare)
+                }
+            }
+        };
+        if differ {
+            // Undefined behaviour that the sanitizers missed (uninitialised reads) is no
+            // evidence either.
+            let ub = [(&ba, a), (&bb, b)]
+                .into_iter()
+                .any(|(built, _)| memcheck_complains(built, input, opts.limits) == Some(true));
+            if ub {
+                discarded.push(format!("{name}: memcheck reports undefined behaviour"));
+                continue;
+            }
+            trials += 1;
+            return Deterministic {
+                verdict: Verdict::NotEquivalent,
+                method: "differential",
+                counterexample: Some(json!({
+                    "input": clip(input),
+                    "origin": name,
+                    "a": run_json(&ra),
+                    "b": run_json(&rb),
+                })),
+                trials,
+                notes,
+            };
+        }
+        trials += 1;
+    }
+    notes.push(format!(
+        "{} given input(s), {} generated from their shape",
+        n_given,
+        all.len().saturating_sub(n_given.max(1))
+    ));
+    if !discarded.is_empty() {
+        notes.push(format!(
+            "{} input(s) discarded: {}",
+            discarded.len(),
+            discarded
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    Deterministic {
+        verdict: if trials > 0 {
+            Verdict::LikelyEquivalent
+        } else {
+            Verdict::Unknown
+        },
+        method: "differential",
+        counterexample: None,
+        trials,
+        notes,
+    }
+}
