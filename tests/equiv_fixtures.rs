@@ -418,6 +418,14 @@ fn mutations(text: &str, comment: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Operator flips, literal changes, deleted, duplicated and swapped lines: mutations that change
+/// meaning almost always.
+fn changes_meaning(what: &str) -> bool {
+    ["->", "literal", "deleted", "duplicated", "swapped"]
+        .iter()
+        .any(|k| what.contains(k))
+}
+
 /// The proof is checked against execution: mutants of every fixture are compared with their
 /// original by the proof, and every pair it calls `equivalent` is executed (differential
 /// testing without the proof) and must show no difference. The mutations include changes of
@@ -455,10 +463,7 @@ fn every_proof_survives_execution_of_mutated_pairs() {
                 continue;
             }
             total += 1;
-            if ["->", "literal", "deleted", "duplicated", "swapped"]
-                .iter()
-                .any(|k| what.contains(k))
-            {
+            if changes_meaning(&what) {
                 risky_total += 1;
             }
             match prove_files_equivalent((&original, None), (&m, None), &Cancel::never()) {
@@ -475,12 +480,7 @@ fn every_proof_survives_execution_of_mutated_pairs() {
     assert!(total >= 500, "too few mutants: {total}");
     // Operator flips, literal changes, deleted, duplicated and swapped lines change meaning
     // almost always: the proof must turn most of them down.
-    let risky = |w: &str| {
-        ["->", "literal", "deleted", "duplicated", "swapped"]
-            .iter()
-            .any(|k| w.contains(k))
-    };
-    let risky_proved = proved.iter().filter(|p| risky(&p.0)).count();
+    let risky_proved = proved.iter().filter(|p| changes_meaning(&p.0)).count();
     assert!(
         risky_proved * 10 < risky_total,
         "the proof accepts {risky_proved} of {risky_total} changes of meaning"

@@ -167,6 +167,24 @@ pub struct Deterministic {
     pub notes: Vec<String>,
 }
 
+impl Deterministic {
+    /// No difference after `trials` compared inputs: `likely_equivalent`, or `unknown` when no
+    /// input could be compared.
+    pub fn no_difference(trials: usize, notes: Vec<String>) -> Deterministic {
+        Deterministic {
+            verdict: if trials > 0 {
+                Verdict::LikelyEquivalent
+            } else {
+                Verdict::Unknown
+            },
+            method: "differential",
+            counterexample: None,
+            trials,
+            notes,
+        }
+    }
+}
+
 /// Options of the differential run.
 #[derive(Debug, Clone, Copy)]
 pub struct DiffOptions {
@@ -320,17 +338,7 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             "{ub_inputs} input(s) on which the sides differed were discarded: valgrind's memcheck reports undefined behaviour"
         ));
     }
-    Deterministic {
-        verdict: if trials > 0 {
-            Verdict::LikelyEquivalent
-        } else {
-            Verdict::Unknown
-        },
-        method: "differential",
-        counterexample: None,
-        trials,
-        notes,
-    }
+    Deterministic::no_difference(trials, notes)
 }
 
 pub(crate) fn python_exe() -> String {

@@ -529,15 +529,5 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
                 .join("; ")
         ));
     }
-    Deterministic {
-        verdict: if trials > 0 {
-            Verdict::LikelyEquivalent
-        } else {
-            Verdict::Unknown
-        },
-        method: "differential",
-        counterexample: None,
-        trials,
-        notes,
-    }
+    Deterministic::no_difference(trials, notes)
 }
