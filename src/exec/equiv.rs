@@ -479,19 +479,7 @@ pub fn run_side(
             write("CcHarness.java", &harness::java(&side.sig, &class, inputs))?;
             let out = sandbox::run(
                 "javac",
-                &[
-                    "-J-Xmx768m".into(),
-                    "-J-XX:+UseSerialGC".into(),
-                    "-J-XX:TieredStopAtLevel=1".into(),
-                    "-J-XX:CompressedClassSpaceSize=128m".into(),
-                    "-nowarn".into(),
-                    "-encoding".into(),
-                    "UTF-8".into(),
-                    "-d".into(),
-                    ".".into(),
-                    format!("{file}.java"),
-                    "CcHarness.java".into(),
-                ],
+                &javac_args(&[format!("{file}.java"), "CcHarness.java".into()]),
                 d,
                 compile_limits,
             )
@@ -502,21 +490,7 @@ pub fn run_side(
                     first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
                 ));
             }
-            (
-                "java".into(),
-                vec![
-                    "-Xmx512m".into(),
-                    "-Xss16m".into(),
-                    "-XX:+UseSerialGC".into(),
-                    "-XX:TieredStopAtLevel=1".into(),
-                    "-XX:CompressedClassSpaceSize=64m".into(),
-                    "-XX:ReservedCodeCacheSize=64m".into(),
-                    "-Xshare:auto".into(),
-                    "-cp".into(),
-                    ".".into(),
-                    "CcHarness".into(),
-                ],
-            )
+            ("java".into(), java_args("CcHarness"))
         }
         Language::C | Language::Cpp => {
             build_c_harness(side, inputs, d, compile_limits, true)?;
@@ -688,6 +662,45 @@ pub fn memcheck_reports(side: &Side, input: &[Value], limits: Limits) -> Option<
                     || l.contains("Invalid free"))
         });
     Some(reported)
+}
+
+/// `javac` arguments (a small, single-threaded compiler JVM) for `files`, output in `.`.
+pub(crate) fn javac_args(files: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-J-Xmx768m",
+        "-J-XX:+UseSerialGC",
+        "-J-XX:TieredStopAtLevel=1",
+        "-J-XX:CompressedClassSpaceSize=128m",
+        "-nowarn",
+        "-encoding",
+        "UTF-8",
+        "-d",
+        ".",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(files.iter().cloned());
+    args
+}
+
+/// `java` arguments (a small JVM that fits the sandbox's memory limit) running `main_class`.
+pub(crate) fn java_args(main_class: &str) -> Vec<String> {
+    [
+        "-Xmx512m",
+        "-Xss16m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:CompressedClassSpaceSize=64m",
+        "-XX:ReservedCodeCacheSize=64m",
+        "-Xshare:auto",
+        "-cp",
+        ".",
+        main_class,
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect()
 }
 
 pub(crate) fn first_lines(s: &str, n: usize) -> String {

@@ -18,7 +18,8 @@
 //! input memcheck complains about is discarded too. Timeouts are discarded.
 
 use super::equiv::{
-    first_lines, proof_or, public_class, python_exe, strip_java_package, Deterministic,
+    first_lines, java_args, javac_args, proof_or, public_class, python_exe, strip_java_package,
+    Deterministic,
 };
 use super::sandbox::{self, Extra, Limits, RunOutput, TempDir};
 use crate::analysis::equiv::normal::prove_files_equivalent;
@@ -164,17 +165,7 @@ fn build(p: &Program) -> Result<Built, String> {
             write(&format!("{file}.java"), &source)?;
             let out = sandbox::run(
                 "javac",
-                &[
-                    "-J-Xmx768m".into(),
-                    "-J-XX:+UseSerialGC".into(),
-                    "-J-XX:TieredStopAtLevel=1".into(),
-                    "-nowarn".into(),
-                    "-encoding".into(),
-                    "UTF-8".into(),
-                    "-d".into(),
-                    ".".into(),
-                    format!("{file}.java"),
-                ],
+                &javac_args(&[format!("{file}.java")]),
                 &d,
                 compile_limits,
             )
@@ -189,18 +180,7 @@ fn build(p: &Program) -> Result<Built, String> {
             Ok(Built {
                 dir,
                 program: "java".into(),
-                args: vec![
-                    "-Xmx512m".into(),
-                    "-Xss16m".into(),
-                    "-XX:+UseSerialGC".into(),
-                    "-XX:TieredStopAtLevel=1".into(),
-                    "-XX:CompressedClassSpaceSize=64m".into(),
-                    "-XX:ReservedCodeCacheSize=64m".into(),
-                    "-Xshare:auto".into(),
-                    "-cp".into(),
-                    ".".into(),
-                    class,
-                ],
+                args: java_args(&class),
                 asan: false,
                 source: None,
             })
