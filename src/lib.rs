@@ -2,9 +2,10 @@
 //! deterministic analysis. See ARCHITECTURE.md for the code map and invariants.
 //!
 //! Layers depend one way: `syntax` -> `analysis` -> (`llm`, `crosscheck`) -> `telemetry` ->
-//! front ends (`lsp`, `cli`).
+//! front ends (`lsp`, `cli`) -> `app` (the entry point that dispatches to them).
 
 pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod crosscheck;
 pub mod eval;

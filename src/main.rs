@@ -1,3 +1,3 @@
 fn main() {
-    std::process::exit(crosscheck::cli::main());
+    std::process::exit(crosscheck::app::main());
 }

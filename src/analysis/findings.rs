@@ -112,12 +112,12 @@ fn line_text(file: Option<&ParsedFile>, line: usize) -> String {
     let Some(f) = file else {
         return String::new();
     };
-    let Some(start) = f.lines.line_start(line.saturating_sub(1)) else {
-        return String::new();
-    };
-    let rest = f.text.get(start..).unwrap_or("");
-    let l = rest.lines().next().unwrap_or("").trim();
-    l.chars().take(80).collect()
+    f.lines
+        .line_text(&f.text, line)
+        .trim()
+        .chars()
+        .take(80)
+        .collect()
 }
 
 /// Findings for the flows whose sink is in `path`, one per sink: flows of one rule into the

@@ -15,4 +15,5 @@ pub mod pointsto;
 pub mod report;
 pub mod rules;
 pub mod sarif;
+pub mod suppress;
 pub mod taint;

@@ -35,6 +35,7 @@ use crate::analysis::sarif::{
     number_fingerprints, to_sarif, BaselineState, CheckError, CheckFinding, SarifContext,
     FINGERPRINT_KEY,
 };
+use crate::analysis::suppress::is_suppressed;
 use crate::crosscheck::cache::AnswerCache;
 use crate::crosscheck::engine::{CheckError as EngineError, CheckSettings, Engine, FLOW_FACT};
 use crate::crosscheck::facts::{flow_path, FlowFiles};
@@ -42,7 +43,6 @@ use crate::crosscheck::prompts::PromptLibrary;
 use crate::crosscheck::record::{RecordSink, Tier};
 use crate::crosscheck::tier::{decide_tier, Evidence as TierEvidence, LlmStance, Origin};
 use crate::llm::LlmClient;
-use crate::lsp::findings::is_suppressed;
 use crate::syntax::functions::collect_functions;
 use crate::syntax::{Cancel, ParsedFile};
 use clap::ValueEnum;
@@ -306,16 +306,7 @@ pub fn shown_path(cwd: &Path, given: &str) -> String {
 }
 
 fn line_text(file: &ParsedFile, line: usize) -> &str {
-    let l = line.saturating_sub(1);
-    let Some(start) = file.lines.line_start(l) else {
-        return "";
-    };
-    let end = file
-        .lines
-        .line_start(l + 1)
-        .unwrap_or(file.text.len())
-        .max(start);
-    file.text.get(start..end).unwrap_or("").trim_end()
+    file.lines.line_text(&file.text, line).trim_end()
 }
 
 /// The project configuration file `check` reads (`[taint] report`).

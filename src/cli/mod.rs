@@ -97,7 +97,7 @@ pub fn print_stdout(text: &str) -> std::io::Result<()> {
     }
 }
 
-fn init_tracing(verbose: u8) {
+pub fn init_tracing(verbose: u8) {
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -124,7 +124,8 @@ fn stderr_wants_colour(is_terminal: bool, no_color: bool) -> bool {
     is_terminal && !no_color
 }
 
-/// Runs a parsed command line; returns the process exit code.
+/// Runs a parsed command line of the CLI front end (every command but the language server's,
+/// which `app::run` runs); returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     init_tracing(cli.verbose);
     let result = match &cli.command {
@@ -138,8 +139,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Mutants(args) => mutants::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Telemetry(args) => telemetry::run(args),
-        Command::Lsp(args) => lsp::run(args),
-        Command::BenchLsp(args) => lsp::run_bench(args),
+        Command::Lsp(_) | Command::BenchLsp(_) => Err(anyhow::anyhow!(
+            "the language-server commands are run by `app::run`, not the CLI front end"
+        )),
         Command::Schema { which } => match which {
             SchemaKind::Analyze => print_stdout(crate::analysis::report::ANALYZE_SCHEMA)
                 .map(|_| 0)
@@ -147,38 +149,20 @@ pub fn run(cli: Cli) -> i32 {
             SchemaKind::EvalItem => print_stdout(crate::eval::adapters::EVAL_ITEM_SCHEMA)
                 .map(|_| 0)
                 .map_err(Into::into),
-            SchemaKind::LspSettings => print_stdout(&format!(
-                "{:#}",
-                crate::lsp::settings_schema::editor_settings_schema()
-            ))
-            .map(|_| 0)
-            .map_err(Into::into),
+            SchemaKind::LspSettings => Err(anyhow::anyhow!(
+                "the language server's settings schema is printed by `app::run`"
+            )),
         },
     };
+    exit_code(result)
+}
+
+/// The exit code of a command's result; an error is printed on stderr.
+pub fn exit_code(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("crosscheck: error: {e:#}");
-            1
-        }
-    }
-}
-
-/// Entry point of the binary. The work runs on a thread with a large stack as a second line of
-/// defence: analyses are iterative or depth-bounded, but hostile input must never crash us.
-pub fn main() -> i32 {
-    let cli = Cli::parse();
-    let worker = std::thread::Builder::new()
-        .name("crosscheck-main".into())
-        .stack_size(256 * 1024 * 1024)
-        .spawn(move || run(cli));
-    match worker {
-        Ok(handle) => handle.join().unwrap_or_else(|_| {
-            eprintln!("crosscheck: internal error (a bug): the analysis thread panicked");
-            101
-        }),
-        Err(e) => {
-            eprintln!("crosscheck: cannot start worker thread: {e}");
             1
         }
     }

@@ -143,6 +143,45 @@ async fn wait_idle(client: &LspClient, timeout: Duration) -> Result<Value, Strin
     }
 }
 
+impl BenchReport {
+    /// The report as the text `crosscheck bench-lsp` prints.
+    pub fn to_text(&self) -> String {
+        format!(
+            "bench-lsp: {} lines, {} functions, {} edits\n\
+             didOpen -> diagnostics: {:.1} ms\n\
+             didChange -> diagnostics: median {:.2} ms, p99 {:.2} ms, max {:.2} ms, mean {:.2} ms\n\
+             LLM requests: {} on open for {} taint findings, {:.2} per edit for {} function tasks, \
+             {} for functions other than the edited one",
+            self.lines,
+            self.functions,
+            self.edits,
+            self.open_ms,
+            self.median_ms,
+            self.p99_ms,
+            self.max_ms,
+            self.mean_ms,
+            self.llm_requests_on_open,
+            self.taint_findings,
+            self.llm_requests_per_edit,
+            self.function_tasks,
+            self.llm_requests_for_other_functions
+        )
+    }
+}
+
+/// Runs the benchmark on a runtime of its own (what `crosscheck bench-lsp` calls).
+pub fn run_blocking(opts: &BenchOptions) -> Result<BenchReport, String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(32 * 1024 * 1024)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let report = rt.block_on(run(opts));
+    rt.shutdown_background();
+    report
+}
+
 /// Runs the benchmark (inside a tokio runtime).
 pub async fn run(opts: &BenchOptions) -> Result<BenchReport, String> {
     let (text, fns) = generate_python(opts.lines);

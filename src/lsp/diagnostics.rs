@@ -227,7 +227,9 @@ pub fn present(
         .into_iter()
         .filter(|m| !settings.disabled_rules.contains(&m.finding.rule))
         .filter(|m| role.runs_cfg_lints() || m.finding.rule != "unreachable-code")
-        .filter(|m| !findings::is_suppressed(text, lines, &m.finding.rule, m.finding.line))
+        .filter(|m| {
+            !crate::analysis::suppress::is_suppressed(text, lines, &m.finding.rule, m.finding.line)
+        })
         .collect();
     // One diagnostic per range: a shown syntax error on a line already says that the function
     // starting there is not whole, so its "partial" note is not drawn on the same range.

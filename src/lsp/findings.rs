@@ -1,5 +1,5 @@
 //! The server's internal finding shape, mapped from whatever the deterministic core reports,
-//! plus inline suppressions.
+//! (inline suppressions are `analysis::suppress`).
 //!
 //! A [`Finding`] is what becomes a diagnostic: a rule id, a severity, a 1-based line, a
 //! message, evidence lines, related locations (taint paths) and a tier. Sources:
@@ -43,7 +43,6 @@ use crate::analysis::findings::Finding as AnalysisFinding;
 use crate::analysis::report::FileReport;
 use crate::crosscheck::facts::PathElement;
 use crate::crosscheck::record::Tier;
-use crate::syntax::position::LineIndex;
 use crate::syntax::{Cancel, Language};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -332,84 +331,5 @@ impl FindingProvider for TaintProvider {
             out.insert(u.path.clone(), mapped);
         }
         out
-    }
-}
-
-const MARKER: &str = "crosscheck: ignore[";
-
-/// Rule ids listed by a suppression comment on one line of text.
-pub fn suppressions_on(line: &str) -> Vec<String> {
-    let Some(at) = line.find(MARKER) else {
-        return Vec::new();
-    };
-    let before = &line[..at];
-    if !(before.contains('#') || before.contains("//") || before.contains("/*")) {
-        return Vec::new();
-    }
-    let rest = &line[at + MARKER.len()..];
-    let Some(close) = rest.find(']') else {
-        return Vec::new();
-    };
-    rest[..close]
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-fn line_text<'a>(text: &'a str, lines: &LineIndex, line_1based: usize) -> &'a str {
-    let l = line_1based.saturating_sub(1);
-    let Some(start) = lines.line_start(l) else {
-        return "";
-    };
-    let end = lines
-        .line_start(l + 1)
-        .map(|s| s.saturating_sub(1))
-        .unwrap_or(text.len());
-    text.get(start..end).unwrap_or("")
-}
-
-/// True when a suppression comment on the finding's line or the line above names its rule.
-pub fn is_suppressed(text: &str, lines: &LineIndex, rule: &str, line_1based: usize) -> bool {
-    let mut candidates = vec![line_1based];
-    if line_1based > 1 {
-        candidates.push(line_1based - 1);
-    }
-    candidates.into_iter().any(|l| {
-        suppressions_on(line_text(text, lines, l))
-            .iter()
-            .any(|id| id == rule || id == "*")
-    })
-}
-
-/// The comment the "Suppress" code action inserts above a line with the given indentation.
-pub fn suppression_comment(lang: Option<Language>, rule: &str, indent: &str) -> String {
-    let leader = match lang {
-        Some(Language::Python) => "#",
-        _ => "//",
-    };
-    format!("{indent}{leader} {MARKER}{rule}]\n")
-}
-
-/// The leading whitespace of a 1-based line.
-pub fn indentation_of(text: &str, lines: &LineIndex, line_1based: usize) -> String {
-    line_text(text, lines, line_1based)
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suppression_needs_a_comment_leader_and_lists_rules() {
-        assert_eq!(
-            suppressions_on("x = 1  # crosscheck: ignore[a, b]"),
-            vec!["a".to_string(), "b".to_string()]
-        );
-        assert!(suppressions_on("s = 'crosscheck: ignore[a]'").is_empty());
-        assert!(suppressions_on("// crosscheck: ignore[a").is_empty());
     }
 }

@@ -195,6 +195,28 @@ impl ServerOptions {
         self
     }
 
+    /// The options `crosscheck lsp` runs with: [`ServerOptions::from_environment`] plus the
+    /// per-user store (`$CROSSCHECK_DATA_DIR/crosscheck.db`, see `store::path`) as the persistent
+    /// answer cache and the telemetry sink. Without a store (unwritable directory, corrupt file)
+    /// the server still runs, uncached across restarts. The store's retention is applied at
+    /// start-up, off the protocol's path.
+    pub fn for_user() -> ServerOptions {
+        let store = crate::store::Store::open_optional(
+            crate::store::default_db_path(),
+            crate::store::StoreConfig::default(),
+        )
+        .map(std::sync::Arc::new);
+        if let Some(s) = &store {
+            let s = std::sync::Arc::clone(s);
+            std::thread::spawn(move || {
+                if let Err(e) = s.prune(crate::store::system_now()) {
+                    tracing::warn!("store retention: {e}");
+                }
+            });
+        }
+        ServerOptions::from_environment().with_store(store)
+    }
+
     /// Options from the user's real environment: the user config file and the LLM settings
     /// (`llm::LlmSettings::load`). Never fails: problems become warnings.
     pub fn from_environment() -> ServerOptions {

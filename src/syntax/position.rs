@@ -54,6 +54,24 @@ impl LineIndex {
         self.starts.get(line).copied()
     }
 
+    /// The text of a 1-based line of `text` (the text this index was built from), without its
+    /// line break (`\n` or `\r\n`); empty for a line that does not exist. The one "text of
+    /// line N" helper: findings' evidence, suppression comments and SARIF snippets use it.
+    pub fn line_text<'a>(&self, text: &'a str, line_1based: usize) -> &'a str {
+        let Some(l) = line_1based.checked_sub(1) else {
+            return "";
+        };
+        let Some(start) = self.line_start(l) else {
+            return "";
+        };
+        let end = self
+            .line_start(l + 1)
+            .map_or(text.len(), |s| s.saturating_sub(1))
+            .max(start);
+        let line = text.get(start..end).unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+
     /// Converts a byte offset to a line/column pair. Offsets inside a multi-byte character are
     /// moved back to the character's start.
     pub fn to_line_col(&self, text: &str, offset: usize, enc: ColumnEncoding) -> LineCol {

@@ -6,9 +6,9 @@
 //! Diagnostics are matched against what the server last published, so clients that do not
 //! echo `data` back still get every action.
 
+use crate::analysis::suppress::{indentation_of, suppression_comment};
 use crate::lsp::encoding;
 use crate::lsp::engine;
-use crate::lsp::findings::{indentation_of, suppression_comment};
 use crate::lsp::server::{commands, lock, State};
 use crate::syntax::Cancel;
 use serde_json::json;

@@ -1,0 +1,398 @@
+//! Workspace-level behaviour: indexing with `$/progress`, files changed on disk
+//! (`didChangeWatchedFiles`), interprocedural findings refreshed in callers when a callee
+//! changes (in the editor or on disk), related information pointing into other files.
+
+use crate::lsp_support;
+
+use crosscheck::lsp::findings::{Finding, FindingProvider, Related, Severity, WorkspaceView};
+use crosscheck::syntax::functions::collect_functions;
+use crosscheck::syntax::Cancel;
+use lsp_support::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A stand-in interprocedural analysis: a call, in any file, to a function whose body holds
+/// the marker `SOURCE` is reported at the call, with the callee's definition as related
+/// information (the shape of a taint path).
+struct MarkedCallee;
+
+impl FindingProvider for MarkedCallee {
+    fn name(&self) -> &str {
+        "marked-callee"
+    }
+    fn findings(&self, ws: &WorkspaceView<'_>, _: &Cancel) -> BTreeMap<String, Vec<Finding>> {
+        let mut marked = Vec::new();
+        for u in ws.units {
+            for f in collect_functions(u.file) {
+                if u.file.node_text(f.node).contains("SOURCE") {
+                    marked.push((f.simple_name.clone(), u.path.clone(), f.start_line));
+                }
+            }
+        }
+        let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+        for u in ws.units {
+            for (i, line) in u.file.text.lines().enumerate() {
+                for (name, file, def_line) in &marked {
+                    if *file != u.path && line.contains(&format!("{name}(")) {
+                        let mut f = Finding::new(
+                            "marked-callee",
+                            Severity::Warning,
+                            i + 1,
+                            format!("calls `{name}`, which reads a source"),
+                        );
+                        f.related.push(Related {
+                            file: file.clone(),
+                            line: *def_line,
+                            message: format!("`{name}` is defined here"),
+                        });
+                        out.entry(u.path.clone()).or_default().push(f);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn opts() -> crosscheck::lsp::ServerOptions {
+    let mut o = no_llm();
+    o.providers = vec![Arc::new(MarkedCallee)];
+    o
+}
+
+const CALLER: &str = "from helper import helper\n\ndef main():\n    x = helper()\n    return x\n";
+const CLEAN_HELPER: &str = "def helper():\n    return 1\n";
+const MARKED_HELPER: &str = "def helper():\n    return SOURCE\n";
+
+#[tokio::test]
+async fn indexing_reports_progress_and_reads_files_not_open_in_the_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        std::fs::write(dir.path().join(format!("m{i}.py")), "def f():\n    pass\n").unwrap();
+    }
+    std::fs::write(dir.path().join("notes.txt"), "not code").unwrap();
+    let (c, _s) = start(opts(), init_params(Some(dir.path()), false, Value::Null)).await;
+    c.wait_message("window/workDoneProgress/create", 0, T, |_| true)
+        .await
+        .expect("progress token created");
+    c.wait_message("$/progress", 0, T, |p| p["value"]["kind"] == "begin")
+        .await
+        .expect("progress begin");
+    let (_, end) = c
+        .wait_message("$/progress", 0, T, |p| p["value"]["kind"] == "end")
+        .await
+        .expect("progress end");
+    assert_eq!(end["value"]["message"], "3 files");
+    assert_eq!(status(&c).await["workspace_files"], 3);
+    // The client was asked to watch source files, crosscheck.toml and .gitignore.
+    let (_, reg) = c
+        .wait_message("client/registerCapability", 0, T, |_| true)
+        .await
+        .expect("watcher registration");
+    assert_eq!(
+        reg["registrations"][0]["method"],
+        "workspace/didChangeWatchedFiles"
+    );
+}
+
+#[tokio::test]
+async fn a_callee_changed_on_disk_refreshes_its_callers_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let helper = dir.path().join("helper.py");
+    std::fs::write(&helper, CLEAN_HELPER).unwrap();
+    let (c, _s) = start(opts(), init_params(Some(dir.path()), false, Value::Null)).await;
+    c.wait_message("$/progress", 0, T, |p| p["value"]["kind"] == "end")
+        .await
+        .unwrap();
+    let main = file_uri(&dir.path().join("main.py"));
+    open(&c, &main, "python", 1, CALLER).await;
+    assert!(diagnostics(&c, &main, 1).await.is_empty());
+    // The callee changes outside the editor.
+    std::fs::write(&helper, MARKED_HELPER).unwrap();
+    let from = c.log_len();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&helper), "type": 2}]}),
+    )
+    .await;
+    let (_, p) = c
+        .wait_message("textDocument/publishDiagnostics", from, T, |p| {
+            p["uri"] == main.as_str() && p["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+        })
+        .await
+        .expect("caller republished");
+    assert_eq!(p["version"], 1);
+    let d = &p["diagnostics"][0];
+    assert_eq!(d["code"], "marked-callee");
+    assert_eq!(d["range"]["start"]["line"], 3);
+    assert_eq!(d["data"]["tier"], "analyzer-only");
+    let rel = &d["relatedInformation"][0];
+    assert_eq!(rel["location"]["uri"], file_uri(&helper));
+    assert_eq!(rel["location"]["range"]["start"]["line"], 0);
+    assert_eq!(
+        rel["location"]["range"]["end"]["character"], 13,
+        "`def helper():`"
+    );
+    // Deleting the callee file clears the finding.
+    std::fs::remove_file(&helper).unwrap();
+    let from = c.log_len();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&helper), "type": 3}]}),
+    )
+    .await;
+    let (_, p) = c
+        .wait_message("textDocument/publishDiagnostics", from, T, |p| {
+            p["uri"] == main.as_str()
+        })
+        .await
+        .unwrap();
+    assert!(p["diagnostics"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn editing_a_callee_in_the_editor_refreshes_its_callers_in_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, _s) = start(opts(), init_params(Some(dir.path()), false, Value::Null)).await;
+    let main = file_uri(&dir.path().join("main.py"));
+    let helper = file_uri(&dir.path().join("helper.py"));
+    open(&c, &main, "python", 1, CALLER).await;
+    open(&c, &helper, "python", 1, MARKED_HELPER).await;
+    diagnostics(&c, &helper, 1).await;
+    c.wait_message("textDocument/publishDiagnostics", 0, T, |p| {
+        p["uri"] == main.as_str() && p["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+    })
+    .await
+    .expect("caller flagged");
+    // Remove the marker from the callee: the caller (another file, not edited) is cleared.
+    let from = c.log_len();
+    change(
+        &c,
+        &helper,
+        2,
+        json!([{"range": range(1, 11, 1, 17), "text": "1"}]),
+    )
+    .await;
+    diagnostics(&c, &helper, 2).await;
+    let (_, p) = c
+        .wait_message("textDocument/publishDiagnostics", from, T, |p| {
+            p["uri"] == main.as_str()
+        })
+        .await
+        .expect("caller refreshed");
+    assert!(p["diagnostics"].as_array().unwrap().is_empty(), "{p}");
+    assert_eq!(p["version"], 1, "the caller's own version");
+}
+
+const LIB: &str = "def helper(x):\n    return x\n";
+const APP: &str = "from lib import helper\n\n\ndef main():\n    return helper(1)\n";
+
+async fn wait_call_edges(c: &crosscheck::lsp::client::LspClient, at_least: u64) -> Value {
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let st = status(c).await;
+        if st["call_edges"].as_u64().unwrap_or(0) >= at_least {
+            return st;
+        }
+        assert!(std::time::Instant::now() < deadline, "no call graph: {st}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn hover_lists_callers_and_callees_from_the_workspace_call_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, _s) = start(no_llm(), init_params(Some(dir.path()), false, Value::Null)).await;
+    let lib = file_uri(&dir.path().join("lib.py"));
+    let app = file_uri(&dir.path().join("app.py"));
+    open(&c, &lib, "python", 1, LIB).await;
+    open(&c, &app, "python", 1, APP).await;
+    diagnostics(&c, &app, 1).await;
+    wait_call_edges(&c, 1).await;
+    let h = hover_text(&c, &lib, 0, 5).await;
+    assert!(h.contains("**Callers** (1): `main` (app.py:5)"), "{h}");
+    let h = hover_text(&c, &app, 3, 5).await;
+    assert!(h.contains("**Callees** (1): `helper`"), "{h}");
+    // The call is removed in the caller: the callee's hover follows.
+    change(
+        &c,
+        &app,
+        2,
+        json!([{"range": range(4, 11, 4, 20), "text": "1"}]),
+    )
+    .await;
+    diagnostics(&c, &app, 2).await;
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let h = hover_text(&c, &lib, 0, 5).await;
+        if h.contains("**Callers** (0): none") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "callers never refreshed: {h}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+fn tagged(fake: &crosscheck::llm::FakeClient, from: usize) -> Vec<String> {
+    let mut v: Vec<String> = fake.requests()[from..]
+        .iter()
+        .map(|r| {
+            r.tag
+                .clone()
+                .unwrap_or_default()
+                .rsplit(':')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Function tasks follow edits: a changed function is asked about again (its CFG and call
+/// graph), its callers in other files are not (their questions do not contain it), and an
+/// unchanged function never is.
+#[tokio::test]
+async fn an_edit_asks_about_the_changed_function_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = scripted("yes");
+    let (c, _s) = start(
+        with_fake(fake.clone(), 0),
+        init_params(Some(dir.path()), false, Value::Null),
+    )
+    .await;
+    let lib = file_uri(&dir.path().join("lib.py"));
+    let app = file_uri(&dir.path().join("app.py"));
+    open(&c, &lib, "python", 1, LIB).await;
+    open(&c, &app, "python", 1, APP).await;
+    diagnostics(&c, &app, 1).await;
+    let st = wait_call_edges(&c, 1).await;
+    let generation = st["workspace_generation"].as_u64().unwrap();
+    wait_llm_idle(&c).await;
+    assert_eq!(
+        fake.request_count(),
+        0,
+        "nothing to ask on open: no taint finding, no edit"
+    );
+    let before = fake.request_count();
+    change(
+        &c,
+        &lib,
+        2,
+        json!([{"range": range(1, 12, 1, 12), "text": " + 1"}]),
+    )
+    .await;
+    diagnostics(&c, &lib, 2).await;
+    wait_generation(&c, generation + 1).await;
+    wait_llm_idle(&c).await;
+    assert_eq!(tagged(&fake, before), vec!["helper".to_string(); 2]);
+    let st = status(&c).await;
+    let generation = st["workspace_generation"].as_u64().unwrap();
+    let before = fake.request_count();
+    change(
+        &c,
+        &lib,
+        3,
+        json!([{"range": range(0, 12, 0, 12), "text": ", y=0"}]),
+    )
+    .await;
+    diagnostics(&c, &lib, 3).await;
+    wait_generation(&c, generation + 1).await;
+    wait_llm_idle(&c).await;
+    assert_eq!(tagged(&fake, before), vec!["helper".to_string(); 2]);
+}
+
+async fn wait_generation(c: &crosscheck::lsp::client::LspClient, at_least: u64) {
+    let deadline = std::time::Instant::now() + T;
+    while status(c).await["workspace_generation"]
+        .as_u64()
+        .unwrap_or(0)
+        < at_least
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "workspace analysis did not run"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// A slow workspace analysis (about two seconds unless cancelled) that records how each run
+/// ended and which text of `main.py` it saw.
+#[derive(Default)]
+struct SlowProvider {
+    started: std::sync::atomic::AtomicUsize,
+    interrupted: std::sync::atomic::AtomicUsize,
+    completed_texts: std::sync::Mutex<Vec<String>>,
+}
+
+impl FindingProvider for SlowProvider {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>> {
+        use std::sync::atomic::Ordering;
+        self.started.fetch_add(1, Ordering::SeqCst);
+        for _ in 0..200 {
+            if cancel.is_cancelled() {
+                self.interrupted.fetch_add(1, Ordering::SeqCst);
+                return BTreeMap::new();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let text = ws
+            .units
+            .iter()
+            .find(|u| u.path.ends_with("main.py"))
+            .map(|u| u.file.text.clone())
+            .unwrap_or_default();
+        self.completed_texts.lock().unwrap().push(text);
+        BTreeMap::new()
+    }
+}
+
+#[tokio::test]
+async fn an_edit_interrupts_a_running_workspace_analysis_which_then_settles_on_the_new_text() {
+    use std::sync::atomic::Ordering;
+    let slow = Arc::new(SlowProvider::default());
+    let mut o = no_llm();
+    o.providers = vec![slow.clone()];
+    let (c, _s) = start(o, init_params(None, false, Value::Null)).await;
+    let main = "file:///ws/main.py";
+    open(&c, main, "python", 1, "def f():\n    return 1\n").await;
+    diagnostics(&c, main, 1).await;
+    // Wait until the workspace analysis of version 1 is running, then edit.
+    let deadline = std::time::Instant::now() + T;
+    while slow.started.load(Ordering::SeqCst) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no workspace analysis"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    change(
+        &c,
+        main,
+        2,
+        json!([{"range": range(1, 11, 1, 12), "text": "2"}]),
+    )
+    .await;
+    diagnostics(&c, main, 2).await;
+    wait_llm_idle(&c).await;
+    assert!(
+        slow.interrupted.load(Ordering::SeqCst) >= 1,
+        "the stale run went on"
+    );
+    // The run that completed last saw the edited text.
+    let done = slow.completed_texts.lock().unwrap().clone();
+    assert_eq!(
+        done.last().map(String::as_str),
+        Some("def f():\n    return 2\n")
+    );
+    assert!(!done.iter().any(|t| t.contains("return 1")), "{done:?}");
+}
