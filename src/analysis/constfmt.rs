@@ -23,6 +23,7 @@
 //! before this check existed).
 
 use super::taint::spec::{ArgSel, CallShape, Seg, TaintSpec};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::preproc::opens_file_scope;
 use crate::syntax::{Language, ParsedFile};
 use std::cell::Cell;
@@ -106,7 +107,7 @@ fn builtin_spec(language: Language) -> &'static TaintSpec {
 fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
     let mut c = n.walk();
     n.named_children(&mut c)
-        .filter(|k| !k.kind().contains("comment"))
+        .filter(|k| !k.kind().contains(kind::COMMENT))
         .collect()
 }
 
@@ -114,15 +115,15 @@ fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
 fn declarator_name<'t>(file: &'t ParsedFile, mut d: Node<'t>) -> Option<&'t str> {
     for _ in 0..32 {
         match d.kind() {
-            "identifier" | "field_identifier" => return Some(file.node_text(d)),
-            "pointer_declarator"
-            | "array_declarator"
-            | "init_declarator"
-            | "parenthesized_declarator"
-            | "attributed_declarator"
-            | "function_declarator"
-            | "reference_declarator" => {
-                d = match d.child_by_field_name("declarator") {
+            kind::IDENTIFIER | kind::FIELD_IDENTIFIER => return Some(file.node_text(d)),
+            kind::POINTER_DECLARATOR
+            | kind::ARRAY_DECLARATOR
+            | kind::INIT_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR
+            | kind::FUNCTION_DECLARATOR
+            | kind::REFERENCE_DECLARATOR => {
+                d = match d.child_by_field_name(field::DECLARATOR) {
                     Some(x) => x,
                     None => *named_children(d).first()?,
                 };
@@ -135,12 +136,12 @@ fn declarator_name<'t>(file: &'t ParsedFile, mut d: Node<'t>) -> Option<&'t str>
 
 /// The function declarator of a definition (through `char *f(...)`).
 fn function_declarator(def: Node<'_>) -> Option<Node<'_>> {
-    let mut d = def.child_by_field_name("declarator")?;
+    let mut d = def.child_by_field_name(field::DECLARATOR)?;
     for _ in 0..16 {
-        if d.kind() == "function_declarator" {
+        if d.kind() == kind::FUNCTION_DECLARATOR {
             return Some(d);
         }
-        d = d.child_by_field_name("declarator")?;
+        d = d.child_by_field_name(field::DECLARATOR)?;
     }
     None
 }
@@ -150,19 +151,19 @@ fn function_declarator(def: Node<'_>) -> Option<Node<'_>> {
 fn base_name<'t>(file: &'t ParsedFile, mut e: Node<'t>) -> Option<&'t str> {
     for _ in 0..32 {
         match e.kind() {
-            "identifier" => return Some(file.node_text(e)),
-            "parenthesized_expression" => e = *named_children(e).first()?,
-            "cast_expression" => e = e.child_by_field_name("value")?,
-            "pointer_expression" | "subscript_expression" => {
-                e = e.child_by_field_name("argument")?
+            kind::IDENTIFIER => return Some(file.node_text(e)),
+            kind::PARENTHESIZED_EXPRESSION => e = *named_children(e).first()?,
+            kind::CAST_EXPRESSION => e = e.child_by_field_name(field::VALUE)?,
+            kind::POINTER_EXPRESSION | kind::SUBSCRIPT_EXPRESSION => {
+                e = e.child_by_field_name(field::ARGUMENT)?
             }
-            "field_expression" => e = e.child_by_field_name("argument")?,
-            "binary_expression" => {
-                let op = e.child_by_field_name("operator").map(|o| o.kind());
+            kind::FIELD_EXPRESSION => e = e.child_by_field_name(field::ARGUMENT)?,
+            kind::BINARY_EXPRESSION => {
+                let op = e.child_by_field_name(field::OPERATOR).map(|o| o.kind());
                 if !matches!(op, Some("+" | "-")) {
                     return None;
                 }
-                e = e.child_by_field_name("left")?;
+                e = e.child_by_field_name(field::LEFT)?;
             }
             _ => return None,
         }
@@ -175,27 +176,27 @@ fn base_name<'t>(file: &'t ParsedFile, mut e: Node<'t>) -> Option<&'t str> {
 fn alias_name<'t>(file: &'t ParsedFile, mut e: Node<'t>) -> Option<&'t str> {
     for _ in 0..32 {
         match e.kind() {
-            "identifier" => return Some(file.node_text(e)),
-            "parenthesized_expression" => e = *named_children(e).first()?,
-            "cast_expression" => e = e.child_by_field_name("value")?,
-            "pointer_expression" => {
-                let op = e.child_by_field_name("operator").map(|o| o.kind());
+            kind::IDENTIFIER => return Some(file.node_text(e)),
+            kind::PARENTHESIZED_EXPRESSION => e = *named_children(e).first()?,
+            kind::CAST_EXPRESSION => e = e.child_by_field_name(field::VALUE)?,
+            kind::POINTER_EXPRESSION => {
+                let op = e.child_by_field_name(field::OPERATOR).map(|o| o.kind());
                 if op != Some("&") {
                     return None;
                 }
-                let a = e.child_by_field_name("argument")?;
-                e = if a.kind() == "subscript_expression" {
-                    a.child_by_field_name("argument")?
+                let a = e.child_by_field_name(field::ARGUMENT)?;
+                e = if a.kind() == kind::SUBSCRIPT_EXPRESSION {
+                    a.child_by_field_name(field::ARGUMENT)?
                 } else {
                     a
                 };
             }
-            "binary_expression" => {
-                let op = e.child_by_field_name("operator").map(|o| o.kind());
+            kind::BINARY_EXPRESSION => {
+                let op = e.child_by_field_name(field::OPERATOR).map(|o| o.kind());
                 if !matches!(op, Some("+" | "-")) {
                     return None;
                 }
-                e = e.child_by_field_name("left")?;
+                e = e.child_by_field_name(field::LEFT)?;
             }
             _ => return None,
         }
@@ -205,10 +206,10 @@ fn alias_name<'t>(file: &'t ParsedFile, mut e: Node<'t>) -> Option<&'t str> {
 
 /// The simple callee name of a call (`strcpy`, `std::strcpy` -> `strcpy`), None for methods.
 fn callee_name<'t>(file: &'t ParsedFile, call: Node<'t>) -> Option<&'t str> {
-    let f = call.child_by_field_name("function")?;
+    let f = call.child_by_field_name(field::FUNCTION)?;
     match f.kind() {
-        "identifier" => Some(file.node_text(f)),
-        "qualified_identifier" => {
+        kind::IDENTIFIER => Some(file.node_text(f)),
+        kind::QUALIFIED_IDENTIFIER => {
             let t = file.node_text(f);
             Some(t.rsplit("::").next().unwrap_or(t).trim())
         }
@@ -217,7 +218,7 @@ fn callee_name<'t>(file: &'t ParsedFile, call: Node<'t>) -> Option<&'t str> {
 }
 
 fn call_args(call: Node<'_>) -> Vec<Node<'_>> {
-    call.child_by_field_name("arguments")
+    call.child_by_field_name(field::ARGUMENTS)
         .map(named_children)
         .unwrap_or_default()
 }
@@ -251,24 +252,24 @@ impl<'t> FormatConstness<'t> {
         let mut stack = vec![file.root()];
         while let Some(n) = stack.pop() {
             match n.kind() {
-                "function_definition" => defs.push(n),
-                "declaration" => {
+                kind::FUNCTION_DEFINITION => defs.push(n),
+                kind::DECLARATION => {
                     let is_extern = named_children(n).iter().any(|k| {
-                        k.kind() == "storage_class_specifier" && file.node_text(*k) == "extern"
+                        k.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(*k) == "extern"
                     });
                     for d in named_children(n) {
                         let Some(name) = declarator_name(file, d) else {
                             continue;
                         };
-                        if d.kind() == "function_declarator" {
+                        if d.kind() == kind::FUNCTION_DECLARATOR {
                             continue;
                         }
                         ix.globals.insert(name.to_string());
                         if is_extern {
                             ix.externs.insert(name.to_string());
                         }
-                        if d.kind() == "init_declarator" {
-                            if let Some(v) = d.child_by_field_name("value") {
+                        if d.kind() == kind::INIT_DECLARATOR {
+                            if let Some(v) = d.child_by_field_name(field::VALUE) {
                                 ix.global_inits.entry(name.to_string()).or_default().push(v);
                             }
                         }
@@ -277,10 +278,10 @@ impl<'t> FormatConstness<'t> {
                 k if opens_file_scope(k)
                     || matches!(
                         k,
-                        "class_specifier"
-                            | "struct_specifier"
-                            | "field_declaration_list"
-                            | "template_declaration"
+                        kind::CLASS_SPECIFIER
+                            | kind::STRUCT_SPECIFIER
+                            | kind::FIELD_DECLARATION_LIST
+                            | kind::TEMPLATE_DECLARATION
                     ) =>
                 {
                     stack.extend(named_children(n).into_iter().rev())
@@ -291,20 +292,20 @@ impl<'t> FormatConstness<'t> {
         for def in &defs {
             let mut fun = Fun::default();
             if let Some(fd) = function_declarator(*def) {
-                if let Some(d) = fd.child_by_field_name("declarator") {
-                    if d.kind() == "identifier" {
+                if let Some(d) = fd.child_by_field_name(field::DECLARATOR) {
+                    if d.kind() == kind::IDENTIFIER {
                         let name = file.node_text(d).to_string();
                         fun.is_main = matches!(name.as_str(), "main" | "wmain");
                         fun.name = Some(name);
                     }
                 }
-                if let Some(ps) = fd.child_by_field_name("parameters") {
+                if let Some(ps) = fd.child_by_field_name(field::PARAMETERS) {
                     for p in named_children(ps) {
-                        if p.kind() == "variadic_parameter" {
+                        if p.kind() == kind::VARIADIC_PARAMETER {
                             break;
                         }
                         let name = p
-                            .child_by_field_name("declarator")
+                            .child_by_field_name(field::DECLARATOR)
                             .and_then(|d| declarator_name(file, d))
                             .unwrap_or("");
                         fun.params.push(name.to_string());
@@ -320,7 +321,7 @@ impl<'t> FormatConstness<'t> {
         }
         // Pass 2: each body's declarations, writes, returns and call sites.
         for (i, def) in defs.iter().enumerate() {
-            if let Some(body) = def.child_by_field_name("body") {
+            if let Some(body) = def.child_by_field_name(field::BODY) {
                 ix.index_body(i, body);
             }
         }
@@ -332,14 +333,14 @@ impl<'t> FormatConstness<'t> {
         let mut stack = vec![body];
         while let Some(n) = stack.pop() {
             match n.kind() {
-                "declaration" => {
+                kind::DECLARATION => {
                     for d in named_children(n) {
                         let Some(name) = declarator_name(file, d) else {
                             continue;
                         };
                         self.funs[fi].locals.insert(name.to_string());
-                        if d.kind() == "init_declarator" {
-                            if let Some(v) = d.child_by_field_name("value") {
+                        if d.kind() == kind::INIT_DECLARATOR {
+                            if let Some(v) = d.child_by_field_name(field::VALUE) {
                                 self.write(fi, name, Write::Expr(v));
                                 if let Some(a) = alias_name(file, v) {
                                     self.alias(fi, name, a);
@@ -348,14 +349,14 @@ impl<'t> FormatConstness<'t> {
                         }
                     }
                 }
-                "assignment_expression" => {
+                kind::ASSIGNMENT_EXPRESSION => {
                     if let (Some(l), Some(r)) = (
-                        n.child_by_field_name("left"),
-                        n.child_by_field_name("right"),
+                        n.child_by_field_name(field::LEFT),
+                        n.child_by_field_name(field::RIGHT),
                     ) {
                         if let Some(b) = base_name(file, l) {
                             self.write(fi, b, Write::Expr(r));
-                            if l.kind() == "identifier" {
+                            if l.kind() == kind::IDENTIFIER {
                                 if let Some(a) = alias_name(file, r) {
                                     self.alias(fi, b, a);
                                 }
@@ -363,31 +364,31 @@ impl<'t> FormatConstness<'t> {
                         }
                     }
                 }
-                "binary_expression" => {
+                kind::BINARY_EXPRESSION => {
                     // `std::cin >> buf` reads input into buf.
-                    let op = n.child_by_field_name("operator").map(|o| o.kind());
+                    let op = n.child_by_field_name(field::OPERATOR).map(|o| o.kind());
                     if op == Some(">>") {
                         if let Some(b) = n
-                            .child_by_field_name("right")
+                            .child_by_field_name(field::RIGHT)
                             .and_then(|r| base_name(file, r))
                         {
                             self.write(fi, b, Write::Runtime);
                         }
                     }
                 }
-                "return_statement" => {
+                kind::RETURN_STATEMENT => {
                     if let Some(v) = named_children(n).first() {
                         self.funs[fi].returns.push(*v);
                     }
                 }
-                "call_expression" => self.index_call(fi, n),
-                "identifier" => {
+                kind::CALL_EXPRESSION => self.index_call(fi, n),
+                kind::IDENTIFIER => {
                     // A defined function used as a value: its call sites are unknown.
                     let name = file.node_text(n);
                     if self.by_name.contains_key(name) {
                         let is_callee = n.parent().is_some_and(|p| {
-                            p.kind() == "call_expression"
-                                && p.child_by_field_name("function") == Some(n)
+                            p.kind() == kind::CALL_EXPRESSION
+                                && p.child_by_field_name(field::FUNCTION) == Some(n)
                         });
                         if !is_callee {
                             self.address_taken.insert(name.to_string());
@@ -405,13 +406,13 @@ impl<'t> FormatConstness<'t> {
     fn index_call(&mut self, fi: usize, call: Node<'t>) {
         let file = self.file;
         let args = call_args(call);
-        let Some(f) = call.child_by_field_name("function") else {
+        let Some(f) = call.child_by_field_name(field::FUNCTION) else {
             return;
         };
-        if f.kind() == "field_expression" {
+        if f.kind() == kind::FIELD_EXPRESSION {
             // `v.push_back(x)`, `m.insert(k, x)`, `s.append(x)`: the container holds the arguments.
             if let Some(b) = f
-                .child_by_field_name("argument")
+                .child_by_field_name(field::ARGUMENT)
                 .and_then(|r| base_name(file, r))
             {
                 if !args.is_empty() {
@@ -512,7 +513,7 @@ impl<'t> FormatConstness<'t> {
         let mut p = expr.parent();
         let mut fi = None;
         while let Some(n) = p {
-            if n.kind() == "function_definition" {
+            if n.kind() == kind::FUNCTION_DEFINITION {
                 fi = self.by_start.get(&n.start_byte()).copied();
                 break;
             }
@@ -534,29 +535,29 @@ impl<'t> FormatConstness<'t> {
         }
         let file = self.file;
         match e.kind() {
-            "string_literal"
-            | "concatenated_string"
-            | "raw_string_literal"
-            | "char_literal"
-            | "number_literal"
-            | "null"
+            kind::STRING_LITERAL
+            | kind::CONCATENATED_STRING
+            | kind::RAW_STRING_LITERAL
+            | kind::CHAR_LITERAL
+            | kind::NUMBER_LITERAL
+            | kind::NULL
             | "nullptr"
-            | "true"
-            | "false"
-            | "sizeof_expression"
-            | "new_expression" => Constness::Constant,
-            "identifier" => self.name(fi, file.node_text(e), seen, depth + 1),
-            "parenthesized_expression"
-            | "initializer_list"
-            | "argument_list"
-            | "conditional_expression"
-            | "comma_expression"
-            | "binary_expression"
-            | "unary_expression"
-            | "pointer_expression"
-            | "subscript_expression"
-            | "update_expression"
-            | "subscript_argument_list" => {
+            | kind::TRUE
+            | kind::FALSE
+            | kind::SIZEOF_EXPRESSION
+            | kind::NEW_EXPRESSION => Constness::Constant,
+            kind::IDENTIFIER => self.name(fi, file.node_text(e), seen, depth + 1),
+            kind::PARENTHESIZED_EXPRESSION
+            | kind::INITIALIZER_LIST
+            | kind::ARGUMENT_LIST
+            | kind::CONDITIONAL_EXPRESSION
+            | kind::COMMA_EXPRESSION
+            | kind::BINARY_EXPRESSION
+            | kind::UNARY_EXPRESSION
+            | kind::POINTER_EXPRESSION
+            | kind::SUBSCRIPT_EXPRESSION
+            | kind::UPDATE_EXPRESSION
+            | kind::SUBSCRIPT_ARGUMENT_LIST => {
                 let mut v = Constness::Constant;
                 for k in named_children(e) {
                     v = v.join(self.expr(fi, k, seen, depth + 1));
@@ -566,11 +567,11 @@ impl<'t> FormatConstness<'t> {
                 }
                 v
             }
-            "cast_expression" => match e.child_by_field_name("value") {
+            kind::CAST_EXPRESSION => match e.child_by_field_name(field::VALUE) {
                 Some(v) => self.expr(fi, v, seen, depth + 1),
                 None => Constness::Unknown,
             },
-            "call_expression" => self.call_value(fi, e, seen, depth),
+            kind::CALL_EXPRESSION => self.call_value(fi, e, seen, depth),
             _ => Constness::Unknown,
         }
     }
@@ -585,19 +586,20 @@ impl<'t> FormatConstness<'t> {
     ) -> Constness {
         let file = self.file;
         let args = call_args(call);
-        let Some(f) = call.child_by_field_name("function") else {
+        let Some(f) = call.child_by_field_name(field::FUNCTION) else {
             return Constness::Unknown;
         };
-        if f.kind() == "field_expression" {
+        if f.kind() == kind::FIELD_EXPRESSION {
             // `s.c_str()`, `v.data()`, `v[2]`-style reads: the container's value.
             let method = f
-                .child_by_field_name("field")
+                .child_by_field_name(field::FIELD)
                 .map(|m| file.node_text(m))
                 .unwrap_or("");
-            return match (method, f.child_by_field_name("argument")) {
-                ("c_str" | "data" | "begin" | "end" | "front" | "back" | "at" | "get", Some(r)) => {
-                    self.expr(fi, r, seen, depth + 1)
-                }
+            return match (method, f.child_by_field_name(field::ARGUMENT)) {
+                (
+                    "c_str" | "data" | "begin" | field::END | "front" | "back" | "at" | "get",
+                    Some(r),
+                ) => self.expr(fi, r, seen, depth + 1),
                 _ => Constness::Unknown,
             };
         }
@@ -643,7 +645,7 @@ impl<'t> FormatConstness<'t> {
             return Constness::Runtime;
         }
         // gettext-style wrappers around a literal: `_("...")`, `gettext("...")`.
-        if args.len() == 1 && args[0].kind() == "string_literal" {
+        if args.len() == 1 && args[0].kind() == kind::STRING_LITERAL {
             return Constness::Constant;
         }
         for p in &self.spec.propagators {
@@ -790,7 +792,7 @@ mod tests {
         let ix = FormatConstness::new(&file);
         let mut stack = vec![file.root()];
         while let Some(n) = stack.pop() {
-            if n.kind() == "call_expression" && callee_name(&file, n) == Some("printf") {
+            if n.kind() == kind::CALL_EXPRESSION && callee_name(&file, n) == Some("printf") {
                 return ix.of(call_args(n)[0]);
             }
             stack.extend(named_children(n));

@@ -22,6 +22,7 @@ use super::cfg::{Cfg, Unreachable};
 use super::constfmt::{Constness, FormatConstness};
 use super::rules::{rule, Severity};
 use super::taint::{TaintFlow, Trust};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::walk::{preorder, Visit};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
@@ -388,10 +389,12 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
             return Visit::Stop;
         }
         match (lang, n.kind()) {
-            (Language::Solidity, "member_expression") => tx_origin(path, file, n, &mut out),
-            (Language::Solidity, "expression_statement") => unchecked_call(path, file, n, &mut out),
-            (Language::Python, "call") => shell_true(path, file, n, &imports, &mut out),
-            (Language::C | Language::Cpp, "call_expression") => {
+            (Language::Solidity, kind::MEMBER_EXPRESSION) => tx_origin(path, file, n, &mut out),
+            (Language::Solidity, kind::EXPRESSION_STATEMENT) => {
+                unchecked_call(path, file, n, &mut out)
+            }
+            (Language::Python, kind::CALL) => shell_true(path, file, n, &imports, &mut out),
+            (Language::C | Language::Cpp, kind::CALL_EXPRESSION) => {
                 c_call(path, file, n, &mut consts, &mut out)
             }
             _ => {}
@@ -434,7 +437,7 @@ fn strip_wrappers(mut n: Node<'_>) -> Node<'_> {
     for _ in 0..32 {
         if matches!(
             n.kind(),
-            "expression" | "parenthesized_expression" | "call_argument"
+            kind::EXPRESSION | kind::PARENTHESIZED_EXPRESSION | kind::CALL_ARGUMENT
         ) && n.named_child_count() == 1
         {
             match n.named_child(0) {
@@ -458,15 +461,15 @@ fn tx_origin(path: &str, file: &ParsedFile, n: Node<'_>, out: &mut Vec<Finding>)
     for _ in 0..16 {
         let Some(p) = cur.parent() else { return };
         match p.kind() {
-            "binary_expression" => {
+            kind::BINARY_EXPRESSION => {
                 let op = p
-                    .child_by_field_name("operator")
+                    .child_by_field_name(field::OPERATOR)
                     .map(|o| file.node_text(o))
                     .unwrap_or("");
                 if op == "==" || op == "!=" {
                     let other = [
-                        p.child_by_field_name("left"),
-                        p.child_by_field_name("right"),
+                        p.child_by_field_name(field::LEFT),
+                        p.child_by_field_name(field::RIGHT),
                     ]
                     .into_iter()
                     .flatten()
@@ -490,7 +493,10 @@ fn tx_origin(path: &str, file: &ParsedFile, n: Node<'_>, out: &mut Vec<Finding>)
                     return;
                 }
             }
-            "expression_statement" | "statement" | "block_statement" | "function_body" => return,
+            kind::EXPRESSION_STATEMENT
+            | kind::STATEMENT
+            | kind::BLOCK_STATEMENT
+            | kind::FUNCTION_BODY => return,
             _ => {}
         }
         cur = p;
@@ -501,23 +507,26 @@ fn unchecked_call(path: &str, file: &ParsedFile, stmt: Node<'_>, out: &mut Vec<F
     let Some(expr) = stmt.named_child(0).map(strip_wrappers) else {
         return;
     };
-    if expr.kind() != "call_expression" {
+    if expr.kind() != kind::CALL_EXPRESSION {
         return;
     }
-    let Some(mut f) = expr.child_by_field_name("function").map(strip_wrappers) else {
+    let Some(mut f) = expr
+        .child_by_field_name(field::FUNCTION)
+        .map(strip_wrappers)
+    else {
         return;
     };
-    if f.kind() == "struct_expression" {
-        match f.child_by_field_name("type").map(strip_wrappers) {
+    if f.kind() == kind::STRUCT_EXPRESSION {
+        match f.child_by_field_name(field::TYPE).map(strip_wrappers) {
             Some(t) => f = t,
             None => return,
         }
     }
-    if f.kind() != "member_expression" {
+    if f.kind() != kind::MEMBER_EXPRESSION {
         return;
     }
     let method = f
-        .child_by_field_name("property")
+        .child_by_field_name(field::PROPERTY)
         .map(|p| file.node_text(p))
         .unwrap_or("");
     if matches!(method, "send" | "call" | "delegatecall" | "staticcall") {
@@ -540,17 +549,17 @@ fn python_from_imports(file: &ParsedFile) -> BTreeMap<String, String> {
     let mut c = root.walk();
     for item in root.named_children(&mut c) {
         match item.kind() {
-            "import_from_statement" => {
-                let Some(m) = item.child_by_field_name("module_name") else {
+            kind::IMPORT_FROM_STATEMENT => {
+                let Some(m) = item.child_by_field_name(field::MODULE_NAME) else {
                     continue;
                 };
                 let module = file.node_text(m);
                 let mut c2 = item.walk();
-                for name in item.children_by_field_name("name", &mut c2) {
-                    let (orig, alias) = if name.kind() == "aliased_import" {
+                for name in item.children_by_field_name(field::NAME, &mut c2) {
+                    let (orig, alias) = if name.kind() == kind::ALIASED_IMPORT {
                         (
-                            name.child_by_field_name("name"),
-                            name.child_by_field_name("alias"),
+                            name.child_by_field_name(field::NAME),
+                            name.child_by_field_name(field::ALIAS),
                         )
                     } else {
                         (Some(name), Some(name))
@@ -563,13 +572,13 @@ fn python_from_imports(file: &ParsedFile) -> BTreeMap<String, String> {
                     }
                 }
             }
-            "import_statement" => {
+            kind::IMPORT_STATEMENT => {
                 let mut c2 = item.walk();
-                for name in item.children_by_field_name("name", &mut c2) {
-                    if name.kind() == "aliased_import" {
+                for name in item.children_by_field_name(field::NAME, &mut c2) {
+                    if name.kind() == kind::ALIASED_IMPORT {
                         if let (Some(o), Some(a)) = (
-                            name.child_by_field_name("name"),
-                            name.child_by_field_name("alias"),
+                            name.child_by_field_name(field::NAME),
+                            name.child_by_field_name(field::ALIAS),
                         ) {
                             out.insert(
                                 file.node_text(a).to_string(),
@@ -592,7 +601,7 @@ fn shell_true(
     imports: &BTreeMap<String, String>,
     out: &mut Vec<Finding>,
 ) {
-    let Some(f) = call.child_by_field_name("function") else {
+    let Some(f) = call.child_by_field_name(field::FUNCTION) else {
         return;
     };
     let callee: String = file.node_text(f).split_whitespace().collect();
@@ -611,38 +620,45 @@ fn shell_true(
     ) {
         return;
     }
-    let Some(args) = call.child_by_field_name("arguments") else {
+    let Some(args) = call.child_by_field_name(field::ARGUMENTS) else {
         return;
     };
     let mut c = args.walk();
     let kids: Vec<Node<'_>> = args.named_children(&mut c).collect();
     let shell_true = kids.iter().any(|k| {
-        k.kind() == "keyword_argument"
-            && k.child_by_field_name("name").map(|n| file.node_text(n)) == Some("shell")
-            && k.child_by_field_name("value").map(|v| file.node_text(v)) == Some("True")
+        k.kind() == kind::KEYWORD_ARGUMENT
+            && k.child_by_field_name(field::NAME)
+                .map(|n| file.node_text(n))
+                == Some("shell")
+            && k.child_by_field_name(field::VALUE)
+                .map(|v| file.node_text(v))
+                == Some("True")
     });
     if !shell_true {
         return;
     }
     let command = kids
         .iter()
-        .find(|k| k.kind() != "keyword_argument")
+        .find(|k| k.kind() != kind::KEYWORD_ARGUMENT)
         .or_else(|| {
-            kids.iter()
-                .find(|k| k.child_by_field_name("name").map(|n| file.node_text(n)) == Some("args"))
+            kids.iter().find(|k| {
+                k.child_by_field_name(field::NAME)
+                    .map(|n| file.node_text(n))
+                    == Some("args")
+            })
         });
     let literal = command.is_some_and(|c| {
-        let c = if c.kind() == "keyword_argument" {
-            c.child_by_field_name("value").unwrap_or(*c)
+        let c = if c.kind() == kind::KEYWORD_ARGUMENT {
+            c.child_by_field_name(field::VALUE).unwrap_or(*c)
         } else {
             *c
         };
-        c.kind() == "string"
+        c.kind() == kind::STRING
             && !{
                 let mut w = c.walk();
                 let has_interp = c
                     .named_children(&mut w)
-                    .any(|x| x.kind() == "interpolation");
+                    .any(|x| x.kind() == kind::INTERPOLATION);
                 has_interp
             }
     });
@@ -679,7 +695,7 @@ fn c_call<'t>(
     consts: &mut Option<FormatConstness<'t>>,
     out: &mut Vec<Finding>,
 ) {
-    let Some(f) = call.child_by_field_name("function") else {
+    let Some(f) = call.child_by_field_name(field::FUNCTION) else {
         return;
     };
     let name: String = file.node_text(f).split_whitespace().collect();
@@ -699,31 +715,31 @@ fn c_call<'t>(
     let Some(idx) = format_index(name) else {
         return;
     };
-    let Some(args) = call.child_by_field_name("arguments") else {
+    let Some(args) = call.child_by_field_name(field::ARGUMENTS) else {
         return;
     };
     let mut c = args.walk();
     let kids: Vec<Node<'_>> = args
         .named_children(&mut c)
-        .filter(|k| k.kind() != "comment")
+        .filter(|k| k.kind() != kind::COMMENT)
         .collect();
     let Some(fmt) = kids.get(idx) else { return };
     let fmt_text = file.node_text(*fmt);
     let is_literal = matches!(
         fmt.kind(),
-        "string_literal" | "concatenated_string" | "raw_string_literal"
+        kind::STRING_LITERAL | kind::CONCATENATED_STRING | kind::RAW_STRING_LITERAL
     );
-    let is_macro = fmt.kind() == "identifier"
+    let is_macro = fmt.kind() == kind::IDENTIFIER
         && fmt_text.chars().any(|c| c.is_ascii_uppercase())
         && fmt_text
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     // gettext-style wrappers around a literal: `printf(_("..."))`.
-    let is_wrapped_literal = fmt.kind() == "call_expression"
+    let is_wrapped_literal = fmt.kind() == kind::CALL_EXPRESSION
         && fmt
-            .child_by_field_name("arguments")
+            .child_by_field_name(field::ARGUMENTS)
             .and_then(|a| a.named_child(0))
-            .is_some_and(|a| a.kind() == "string_literal");
+            .is_some_and(|a| a.kind() == kind::STRING_LITERAL);
     if is_literal || is_macro || is_wrapped_literal {
         return;
     }

@@ -99,10 +99,7 @@ pub fn normalize_line(text: &str) -> String {
 
 /// The qualified name of the innermost function whose lines contain `line`.
 pub fn enclosing_function<'a>(functions: &'a [Function<'_>], line: usize) -> Option<&'a str> {
-    functions
-        .iter()
-        .filter(|f| f.start_line <= line && line <= f.end_line)
-        .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)))
+    crate::syntax::functions::innermost(functions, line, |f| (f.start_line, f.end_line))
         .map(|f| f.name.as_str())
 }
 

@@ -248,10 +248,9 @@ impl<'f, 'a> FlowFiles<'f, 'a> {
                 continue;
             };
             let parsed: &ParsedFile = parsed;
-            let inner = fns
-                .iter()
-                .filter(|f| f.start_line <= e.line && e.line <= f.end_line)
-                .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)));
+            let inner = crate::syntax::functions::innermost(fns.iter(), e.line, |f| {
+                (f.start_line, f.end_line)
+            });
             let place = if e.file == home {
                 String::new()
             } else {

@@ -905,6 +905,7 @@ const _: () = assert!(128 < MAX_DEPTH);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syntax::lang::kind;
 
     fn read(text: &str) -> String {
         parse_llm_ast(text).expect("readable").root.compact()
@@ -913,7 +914,7 @@ mod tests {
     #[test]
     fn splits_type_names_into_words() {
         assert_eq!(words("ForEachStatement"), ["for", "each", "statement"]);
-        assert_eq!(words("if_statement"), ["if", "statement"]);
+        assert_eq!(words(kind::IF_STATEMENT), ["if", "statement"]);
         assert_eq!(words("IFStatement"), ["if", "statement"]);
         assert_eq!(words("IfStmt2"), ["if", "stmt", "2"]);
         assert_eq!(words("  "), Vec::<String>::new());
@@ -924,7 +925,7 @@ mod tests {
         use Category::*;
         let cases = [
             ("If", Branch),
-            ("if_statement", Branch),
+            (kind::IF_STATEMENT, Branch),
             ("IfStmt", Branch),
             ("IfExp", Branch),
             ("ConditionalExpression", Branch),
@@ -932,7 +933,7 @@ mod tests {
             ("While", Loop),
             ("For", Loop),
             ("ForEachStatement", Loop),
-            ("enhanced_for_statement", Loop),
+            (kind::ENHANCED_FOR_STATEMENT, Loop),
             ("DoWhile", Loop),
             ("comprehension", Loop),
             ("FunctionDef", Function),

@@ -12,6 +12,7 @@
 use crate::analysis::pointsto::{sets_may_alias, PointsTo, Target};
 use crate::analysis::taint::{TaintFlow, TaintResult};
 use crate::syntax::functions::collect_functions;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::ParsedFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -370,23 +371,23 @@ pub fn alias_calls(file: &ParsedFile) -> Vec<AliasCall<'_>> {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         stack.extend(children.into_iter().rev());
-        if node.kind() != "call_expression" {
+        if node.kind() != kind::CALL_EXPRESSION {
             continue;
         }
         let Some(kind) = node
-            .child_by_field_name("function")
-            .filter(|f| f.kind() == "identifier")
+            .child_by_field_name(field::FUNCTION)
+            .filter(|f| f.kind() == kind::IDENTIFIER)
             .and_then(|f| AliasKind::from_name(file.node_text(f)))
         else {
             continue;
         };
-        let Some(args) = node.child_by_field_name("arguments") else {
+        let Some(args) = node.child_by_field_name(field::ARGUMENTS) else {
             continue;
         };
         let mut c = args.walk();
         let args: Vec<Node<'_>> = args
             .named_children(&mut c)
-            .filter(|a| a.kind() != "comment")
+            .filter(|a| a.kind() != kind::COMMENT)
             .collect();
         let [a, b] = args.as_slice() else { continue };
         let function = functions

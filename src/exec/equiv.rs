@@ -138,11 +138,13 @@ pub fn function_at_line<'t>(
     line: usize,
 ) -> Option<crate::syntax::functions::Function<'t>> {
     use crate::syntax::functions::FunctionKind;
-    collect_functions(file)
-        .into_iter()
-        .filter(|f| f.kind != FunctionKind::Lambda && f.body.is_some())
-        .filter(|f| f.start_line <= line && line <= f.end_line)
-        .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)))
+    crate::syntax::functions::innermost(
+        collect_functions(file)
+            .into_iter()
+            .filter(|f| f.kind != FunctionKind::Lambda && f.body.is_some()),
+        line,
+        |f| (f.start_line, f.end_line),
+    )
 }
 
 /// The function of `file` that `sig` was read from (same start line), else by name.

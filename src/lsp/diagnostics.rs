@@ -56,10 +56,7 @@ pub struct Merged {
 /// The innermost function containing a line, with the tie-break `crosscheck check` uses for
 /// fingerprints (the shorter span, then the later start).
 fn function_of_line(functions: &[FunctionFacts], line: usize) -> Option<&FunctionFacts> {
-    functions
-        .iter()
-        .filter(|f| f.start_line <= line && line <= f.end_line)
-        .min_by_key(|f| (f.end_line - f.start_line, std::cmp::Reverse(f.start_line)))
+    crate::syntax::functions::innermost(functions, line, |f| (f.start_line, f.end_line))
 }
 
 /// The deterministic findings of a document: its own (per-file) findings and the workspace

@@ -8,7 +8,7 @@
 use super::findings::{self, Finding, Severity};
 use crate::analysis::cfg::{build_cfg, NodeKind};
 use crate::analysis::report::{analyze_parsed_with, CfgReport, FileReport, FunctionMemo};
-use crate::syntax::functions::{collect_functions, FunctionKind};
+use crate::syntax::functions::{collect_functions, innermost, FunctionKind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::{Deserialize, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -99,10 +99,7 @@ pub struct FileAnalysis {
 impl FileAnalysis {
     /// The innermost function whose definition contains the byte offset.
     pub fn function_at(&self, offset: usize) -> Option<&FunctionFacts> {
-        self.functions
-            .iter()
-            .filter(|f| f.start_byte <= offset && offset <= f.end_byte)
-            .min_by_key(|f| f.end_byte - f.start_byte)
+        innermost(&self.functions, offset, |f| (f.start_byte, f.end_byte))
     }
 }
 
@@ -296,11 +293,9 @@ pub fn function_at_offset(
             .iter()
             .map(|f| (f.name.as_str(), f.signature.as_str())),
     );
-    let (i, func) = functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.node.start_byte() <= offset && offset <= f.node.end_byte())
-        .min_by_key(|(_, f)| f.node.end_byte() - f.node.start_byte())?;
+    let (i, func) = innermost(functions.iter().enumerate(), offset, |(_, f)| {
+        (f.node.start_byte(), f.node.end_byte())
+    })?;
     let result = catch_unwind(AssertUnwindSafe(|| {
         let cfg = build_cfg(parsed, func, cancel);
         let report = CfgReport::from_cfg(&cfg);

@@ -43,6 +43,7 @@ use crate::analysis::findings::Finding as AnalysisFinding;
 use crate::analysis::report::FileReport;
 use crate::crosscheck::facts::PathElement;
 use crate::crosscheck::record::Tier;
+use crate::syntax::functions::innermost;
 use crate::syntax::{Cancel, Language};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -248,12 +249,7 @@ pub fn from_file_report(report: &FileReport) -> Vec<Finding> {
 
 /// The innermost function of the report containing a 1-based line.
 pub fn function_at_line(report: &FileReport, line: usize) -> Option<String> {
-    report
-        .functions
-        .iter()
-        .filter(|f| f.start_line <= line && line <= f.end_line)
-        .min_by_key(|f| f.end_line - f.start_line)
-        .map(|f| f.name.clone())
+    innermost(&report.functions, line, |f| (f.start_line, f.end_line)).map(|f| f.name.clone())
 }
 
 /// What a workspace-level analysis sees.

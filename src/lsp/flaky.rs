@@ -77,10 +77,7 @@ impl HintCache {
 
 /// The test whose definition spans 1-based `line`, if it has a suspected cause.
 pub fn at_line(tests: &[FlakyTest], line: usize) -> Option<&FlakyTest> {
-    tests
-        .iter()
-        .filter(|t| t.line <= line && line <= t.end_line)
-        .min_by_key(|t| t.end_line - t.line)
+    crate::syntax::functions::innermost(tests, line, |t| (t.line, t.end_line))
 }
 
 /// The code lens title: `flaky? <category> (analyzer-only)`.

@@ -70,6 +70,7 @@ pub mod path;
 pub mod records;
 pub mod schema;
 
+use crate::syntax::lang::field;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU32;
 use std::sync::{Mutex, MutexGuard};
@@ -192,7 +193,7 @@ pub struct Store {
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store")
-            .field("path", &self.path)
+            .field(field::PATH, &self.path)
             .field("config", &self.config)
             .finish_non_exhaustive()
     }

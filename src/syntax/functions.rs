@@ -6,6 +6,7 @@
 
 use super::language::Language;
 use super::parse::ParsedFile;
+use crate::syntax::lang::{field, kind};
 use tree_sitter::Node;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -63,7 +64,7 @@ impl Function<'_> {
     pub fn is_variadic(&self) -> bool {
         self.signature.contains("...")
             || self.signature.contains('*')
-                && self.node.kind() == "function_definition"
+                && self.node.kind() == kind::FUNCTION_DEFINITION
                 && self
                     .signature
                     .split(',')
@@ -112,6 +113,27 @@ fn collapse_ws(s: &str) -> String {
     out
 }
 
+/// The innermost of `items` whose inclusive span `[start, end]` (lines or byte offsets, as
+/// `span` gives them) contains `at`: the shortest span, and of equal spans the one that starts
+/// last. The one "innermost function at a line / offset" rule: diagnostics, fingerprints,
+/// hovers, flaky-test lenses and the equivalence code action all use it.
+pub fn innermost<T>(
+    items: impl IntoIterator<Item = T>,
+    at: usize,
+    span: impl Fn(&T) -> (usize, usize),
+) -> Option<T> {
+    items
+        .into_iter()
+        .filter(|x| {
+            let (start, end) = span(x);
+            start <= at && at <= end
+        })
+        .min_by_key(|x| {
+            let (start, end) = span(x);
+            (end.saturating_sub(start), std::cmp::Reverse(start))
+        })
+}
+
 /// Finds all functions in document order (a copy of [`ParsedFile::functions`], which is
 /// computed once per parse; borrow that where a slice will do).
 pub fn collect_functions(file: &ParsedFile) -> Vec<Function<'_>> {
@@ -137,48 +159,52 @@ pub fn reference_functions(file: &ParsedFile) -> Vec<Function<'_>> {
 /// filter finds what [`reference_functions`] finds on every fixture.
 fn scope_kinds(lang: Language) -> &'static [&'static str] {
     match lang {
-        Language::Python => &["class_definition", "function_definition", "lambda"],
-        Language::Java => &[
-            "class_declaration",
-            "interface_declaration",
-            "enum_declaration",
-            "record_declaration",
-            "annotation_type_declaration",
-            "class_body",
-            "method_declaration",
-            "constructor_declaration",
-            "compact_constructor_declaration",
-            "lambda_expression",
+        Language::Python => &[
+            kind::CLASS_DEFINITION,
+            kind::FUNCTION_DEFINITION,
+            kind::LAMBDA,
         ],
-        Language::C => &["function_definition"],
+        Language::Java => &[
+            kind::CLASS_DECLARATION,
+            kind::INTERFACE_DECLARATION,
+            kind::ENUM_DECLARATION,
+            kind::RECORD_DECLARATION,
+            kind::ANNOTATION_TYPE_DECLARATION,
+            kind::CLASS_BODY,
+            kind::METHOD_DECLARATION,
+            kind::CONSTRUCTOR_DECLARATION,
+            kind::COMPACT_CONSTRUCTOR_DECLARATION,
+            kind::LAMBDA_EXPRESSION,
+        ],
+        Language::C => &[kind::FUNCTION_DEFINITION],
         Language::Cpp => &[
-            "class_specifier",
-            "struct_specifier",
-            "union_specifier",
-            "namespace_definition",
-            "function_definition",
-            "lambda_expression",
+            kind::CLASS_SPECIFIER,
+            kind::STRUCT_SPECIFIER,
+            kind::UNION_SPECIFIER,
+            kind::NAMESPACE_DEFINITION,
+            kind::FUNCTION_DEFINITION,
+            kind::LAMBDA_EXPRESSION,
         ],
         Language::Solidity => &[
-            "contract_declaration",
-            "interface_declaration",
-            "library_declaration",
-            "function_definition",
-            "constructor_definition",
-            "modifier_definition",
-            "fallback_receive_definition",
+            kind::CONTRACT_DECLARATION,
+            kind::INTERFACE_DECLARATION,
+            kind::LIBRARY_DECLARATION,
+            kind::FUNCTION_DEFINITION,
+            kind::CONSTRUCTOR_DEFINITION,
+            kind::MODIFIER_DEFINITION,
+            kind::FALLBACK_RECEIVE_DEFINITION,
         ],
         // TypeScript's grammar (TSX) has JavaScript's kinds, and abstract classes.
         Language::JavaScript | Language::TypeScript => &[
-            "class_declaration",
-            "class",
-            "abstract_class_declaration",
-            "function_declaration",
-            "generator_function_declaration",
-            "method_definition",
-            "arrow_function",
-            "function_expression",
-            "generator_function",
+            kind::CLASS_DECLARATION,
+            kind::CLASS,
+            kind::ABSTRACT_CLASS_DECLARATION,
+            kind::FUNCTION_DECLARATION,
+            kind::GENERATOR_FUNCTION_DECLARATION,
+            kind::METHOD_DEFINITION,
+            kind::ARROW_FUNCTION,
+            kind::FUNCTION_EXPRESSION,
+            kind::GENERATOR_FUNCTION,
         ],
     }
 }
@@ -326,43 +352,45 @@ fn class_like_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
     let kind = node.kind();
     let named = matches!(
         (file.language, kind),
-        (Language::Python, "class_definition")
+        (Language::Python, kind::CLASS_DEFINITION)
             | (
                 Language::Java,
-                "class_declaration"
-                    | "interface_declaration"
-                    | "enum_declaration"
-                    | "record_declaration"
-                    | "annotation_type_declaration"
+                kind::CLASS_DECLARATION
+                    | kind::INTERFACE_DECLARATION
+                    | kind::ENUM_DECLARATION
+                    | kind::RECORD_DECLARATION
+                    | kind::ANNOTATION_TYPE_DECLARATION
             )
             | (
                 Language::Cpp,
-                "class_specifier" | "struct_specifier" | "union_specifier"
+                kind::CLASS_SPECIFIER | kind::STRUCT_SPECIFIER | kind::UNION_SPECIFIER
             )
             | (
                 Language::Solidity,
-                "contract_declaration" | "interface_declaration" | "library_declaration"
+                kind::CONTRACT_DECLARATION
+                    | kind::INTERFACE_DECLARATION
+                    | kind::LIBRARY_DECLARATION
             )
             | (
                 Language::JavaScript | Language::TypeScript,
-                "class_declaration" | "class" | "abstract_class_declaration"
+                kind::CLASS_DECLARATION | kind::CLASS | kind::ABSTRACT_CLASS_DECLARATION
             )
     );
     if named {
         // C++ forward declarations (`struct S;`) and elaborated types have no body.
-        if file.language == Language::Cpp && node.child_by_field_name("body").is_none() {
+        if file.language == Language::Cpp && node.child_by_field_name(field::BODY).is_none() {
             return None;
         }
-        let name = field_text(file, node, "name")
+        let name = field_text(file, node, field::NAME)
             .map(str::to_string)
             .unwrap_or_else(|| format!("<anonymous@{}>", file.line_of(node.start_byte())));
         return Some(name);
     }
     // Java anonymous classes: `new T() { ... }`.
-    if file.language == Language::Java && kind == "class_body" {
+    if file.language == Language::Java && kind == kind::CLASS_BODY {
         if let Some(parent) = node.parent() {
-            if parent.kind() == "object_creation_expression" {
-                let ty = field_text(file, parent, "type").unwrap_or("Object");
+            if parent.kind() == kind::OBJECT_CREATION_EXPRESSION {
+                let ty = field_text(file, parent, field::TYPE).unwrap_or("Object");
                 return Some(format!(
                     "<anonymous {}@{}>",
                     ty,
@@ -375,9 +403,9 @@ fn class_like_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 }
 
 fn namespace_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
-    if file.language == Language::Cpp && node.kind() == "namespace_definition" {
+    if file.language == Language::Cpp && node.kind() == kind::NAMESPACE_DEFINITION {
         return Some(
-            field_text(file, node, "name")
+            field_text(file, node, field::NAME)
                 .map(|s| s.split_whitespace().collect::<String>())
                 .unwrap_or_else(|| "(anonymous namespace)".to_string()),
         );
@@ -399,8 +427,8 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
         Option<Node<'t>>,
         Option<Node<'t>>,
     ) = match (lang, node.kind()) {
-        (Language::Python, "function_definition") => {
-            let name = field_text(file, node, "name")?.to_string();
+        (Language::Python, kind::FUNCTION_DEFINITION) => {
+            let name = field_text(file, node, field::NAME)?.to_string();
             let kind = if in_class && name == "__init__" {
                 FunctionKind::Constructor
             } else {
@@ -409,37 +437,40 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
             (
                 name,
                 kind,
-                node.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
+                node.child_by_field_name(field::PARAMETERS),
+                node.child_by_field_name(field::BODY),
             )
         }
-        (Language::Python, "lambda") => (
+        (Language::Python, kind::LAMBDA) => (
             lambda_name(),
             FunctionKind::Lambda,
-            node.child_by_field_name("parameters"),
-            node.child_by_field_name("body"),
+            node.child_by_field_name(field::PARAMETERS),
+            node.child_by_field_name(field::BODY),
         ),
-        (Language::Java, "method_declaration") => (
-            field_text(file, node, "name")?.to_string(),
+        (Language::Java, kind::METHOD_DECLARATION) => (
+            field_text(file, node, field::NAME)?.to_string(),
             FunctionKind::Method,
-            node.child_by_field_name("parameters"),
-            node.child_by_field_name("body"),
+            node.child_by_field_name(field::PARAMETERS),
+            node.child_by_field_name(field::BODY),
         ),
-        (Language::Java, "constructor_declaration" | "compact_constructor_declaration") => (
-            field_text(file, node, "name")?.to_string(),
-            FunctionKind::Constructor,
-            node.child_by_field_name("parameters"),
-            node.child_by_field_name("body"),
-        ),
-        (Language::Java, "lambda_expression") => (
+        (Language::Java, kind::CONSTRUCTOR_DECLARATION | kind::COMPACT_CONSTRUCTOR_DECLARATION) => {
+            (
+                field_text(file, node, field::NAME)?.to_string(),
+                FunctionKind::Constructor,
+                node.child_by_field_name(field::PARAMETERS),
+                node.child_by_field_name(field::BODY),
+            )
+        }
+        (Language::Java, kind::LAMBDA_EXPRESSION) => (
             lambda_name(),
             FunctionKind::Lambda,
-            node.child_by_field_name("parameters"),
-            node.child_by_field_name("body"),
+            node.child_by_field_name(field::PARAMETERS),
+            node.child_by_field_name(field::BODY),
         ),
-        (Language::C | Language::Cpp, "function_definition") => {
-            let declarator = find_function_declarator(node.child_by_field_name("declarator")?)?;
-            let name_node = declarator.child_by_field_name("declarator")?;
+        (Language::C | Language::Cpp, kind::FUNCTION_DEFINITION) => {
+            let declarator =
+                find_function_declarator(node.child_by_field_name(field::DECLARATOR)?)?;
+            let name_node = declarator.child_by_field_name(field::DECLARATOR)?;
             let raw: String = file.node_text(name_node).split_whitespace().collect();
             let (simple, extra) = split_cpp_qualified(&raw);
             let in_cls = !extra.is_empty() || in_class;
@@ -472,40 +503,40 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
             (
                 full_simple,
                 kind,
-                declarator.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
+                declarator.child_by_field_name(field::PARAMETERS),
+                node.child_by_field_name(field::BODY),
             )
         }
-        (Language::Cpp, "lambda_expression") => {
+        (Language::Cpp, kind::LAMBDA_EXPRESSION) => {
             let params = node
-                .child_by_field_name("declarator")
-                .and_then(|d| d.child_by_field_name("parameters"));
+                .child_by_field_name(field::DECLARATOR)
+                .and_then(|d| d.child_by_field_name(field::PARAMETERS));
             (
                 lambda_name(),
                 FunctionKind::Lambda,
                 params,
-                node.child_by_field_name("body"),
+                node.child_by_field_name(field::BODY),
             )
         }
-        (Language::Solidity, "function_definition") => (
-            field_text(file, node, "name")?.to_string(),
+        (Language::Solidity, kind::FUNCTION_DEFINITION) => (
+            field_text(file, node, field::NAME)?.to_string(),
             method_or_fn(FunctionKind::Method),
             None,
-            node.child_by_field_name("body"),
+            node.child_by_field_name(field::BODY),
         ),
-        (Language::Solidity, "constructor_definition") => (
+        (Language::Solidity, kind::CONSTRUCTOR_DEFINITION) => (
             "constructor".to_string(),
             FunctionKind::Constructor,
             None,
-            node.child_by_field_name("body"),
+            node.child_by_field_name(field::BODY),
         ),
-        (Language::Solidity, "modifier_definition") => (
-            field_text(file, node, "name")?.to_string(),
+        (Language::Solidity, kind::MODIFIER_DEFINITION) => (
+            field_text(file, node, field::NAME)?.to_string(),
             FunctionKind::Modifier,
             None,
-            node.child_by_field_name("body"),
+            node.child_by_field_name(field::BODY),
         ),
-        (Language::Solidity, "fallback_receive_definition") => {
+        (Language::Solidity, kind::FALLBACK_RECEIVE_DEFINITION) => {
             let t = file.node_text(node);
             let name = if t.trim_start().starts_with("receive") {
                 "receive"
@@ -516,15 +547,17 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
                 name.to_string(),
                 FunctionKind::Method,
                 None,
-                node.child_by_field_name("body"),
+                node.child_by_field_name(field::BODY),
             )
         }
         (
             Language::JavaScript | Language::TypeScript,
-            "function_declaration" | "generator_function_declaration" | "method_definition",
+            kind::FUNCTION_DECLARATION
+            | kind::GENERATOR_FUNCTION_DECLARATION
+            | kind::METHOD_DEFINITION,
         ) => {
-            let name = field_text(file, node, "name")?.to_string();
-            let kind = if node.kind() == "method_definition" {
+            let name = field_text(file, node, field::NAME)?.to_string();
+            let kind = if node.kind() == kind::METHOD_DEFINITION {
                 if name == "constructor" {
                     FunctionKind::Constructor
                 } else {
@@ -536,26 +569,29 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
             (
                 name,
                 kind,
-                node.child_by_field_name("parameters"),
-                node.child_by_field_name("body"),
+                node.child_by_field_name(field::PARAMETERS),
+                node.child_by_field_name(field::BODY),
             )
         }
         (
             Language::JavaScript | Language::TypeScript,
-            "arrow_function" | "function_expression" | "function" | "generator_function",
+            kind::ARROW_FUNCTION
+            | kind::FUNCTION_EXPRESSION
+            | "function"
+            | kind::GENERATOR_FUNCTION,
         ) => {
             // `const f = () => ...` takes the variable's name.
             let named = node
-                .child_by_field_name("name")
+                .child_by_field_name(field::NAME)
                 .or_else(|| {
                     node.parent()
-                        .filter(|p| p.kind() == "variable_declarator")
-                        .and_then(|p| p.child_by_field_name("name"))
+                        .filter(|p| p.kind() == kind::VARIABLE_DECLARATOR)
+                        .and_then(|p| p.child_by_field_name(field::NAME))
                 })
                 .map(|n| file.node_text(n).to_string());
             let params = node
-                .child_by_field_name("parameters")
-                .or_else(|| node.child_by_field_name("parameter"));
+                .child_by_field_name(field::PARAMETERS)
+                .or_else(|| node.child_by_field_name(field::PARAMETER));
             let kind = if named.is_some() {
                 FunctionKind::Function
             } else {
@@ -565,7 +601,7 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
                 named.unwrap_or_else(lambda_name),
                 kind,
                 params,
-                node.child_by_field_name("body"),
+                node.child_by_field_name(field::BODY),
             )
         }
         _ => return None,
@@ -575,7 +611,7 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
             let mut cursor = node.walk();
             let ps: Vec<Node<'_>> = node
                 .named_children(&mut cursor)
-                .filter(|c| c.kind() == "parameter")
+                .filter(|c| c.kind() == kind::PARAMETER)
                 .collect();
             let sig = format!(
                 "({})",
@@ -587,7 +623,7 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
             let names = ps
                 .iter()
                 .filter_map(|p| {
-                    p.child_by_field_name("name")
+                    p.child_by_field_name(field::NAME)
                         .map(|n| file.node_text(n).to_string())
                 })
                 .collect();
@@ -638,13 +674,13 @@ fn function_at<'t>(file: &ParsedFile, node: Node<'t>, scope: &Scope) -> Option<F
 fn find_function_declarator(mut node: Node<'_>) -> Option<Node<'_>> {
     for _ in 0..64 {
         match node.kind() {
-            "function_declarator" => return Some(node),
-            "pointer_declarator"
-            | "reference_declarator"
-            | "parenthesized_declarator"
-            | "attributed_declarator" => {
+            kind::FUNCTION_DECLARATOR => return Some(node),
+            kind::POINTER_DECLARATOR
+            | kind::REFERENCE_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR => {
                 node = node
-                    .child_by_field_name("declarator")
+                    .child_by_field_name(field::DECLARATOR)
                     .or_else(|| node.named_child(node.named_child_count().saturating_sub(1)))?;
             }
             _ => return None,
@@ -668,17 +704,17 @@ fn split_cpp_qualified(raw: &str) -> (String, String) {
 fn parameter_names(file: &ParsedFile, params: Node<'_>) -> Vec<String> {
     let mut names = Vec::new();
     let mut cursor = params.walk();
-    if params.kind() == "identifier" {
+    if params.kind() == kind::IDENTIFIER {
         // JS single-parameter arrow function `x => x`.
         return vec![file.node_text(params).to_string()];
     }
     for p in params.named_children(&mut cursor) {
-        if p.kind() == "comment" {
+        if p.kind() == kind::COMMENT {
             continue;
         }
         if let Some(n) = declared_identifier(file, p) {
             names.push(n);
-        } else if p.kind() != "variadic_parameter" || file.node_text(p).trim() != "..." {
+        } else if p.kind() != kind::VARIADIC_PARAMETER || file.node_text(p).trim() != "..." {
             names.push(String::new());
         }
     }
@@ -689,22 +725,26 @@ fn parameter_names(file: &ParsedFile, params: Node<'_>) -> Vec<String> {
 fn declared_identifier(file: &ParsedFile, mut node: Node<'_>) -> Option<String> {
     for _ in 0..32 {
         match node.kind() {
-            "identifier" | "field_identifier" | "shorthand_property_identifier_pattern" => {
+            kind::IDENTIFIER
+            | kind::FIELD_IDENTIFIER
+            | kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => {
                 return Some(file.node_text(node).to_string())
             }
             _ => {}
         }
         let next = node
-            .child_by_field_name("name")
-            .or_else(|| node.child_by_field_name("declarator"))
-            .or_else(|| node.child_by_field_name("pattern"))
-            .or_else(|| node.child_by_field_name("left"))
+            .child_by_field_name(field::NAME)
+            .or_else(|| node.child_by_field_name(field::DECLARATOR))
+            .or_else(|| node.child_by_field_name(field::PATTERN))
+            .or_else(|| node.child_by_field_name(field::LEFT))
             .or_else(|| {
                 let mut c = node.walk();
                 let found = node.named_children(&mut c).find(|c| {
                     matches!(
                         c.kind(),
-                        "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"
+                        kind::IDENTIFIER
+                            | kind::LIST_SPLAT_PATTERN
+                            | kind::DICTIONARY_SPLAT_PATTERN
                     )
                 });
                 found
@@ -724,7 +764,7 @@ mod tests {
             let g = lang.grammar();
             for k in scope_kinds(lang) {
                 // JavaScript has no abstract classes; the list is shared with TypeScript.
-                if lang == Language::JavaScript && *k == "abstract_class_declaration" {
+                if lang == Language::JavaScript && *k == kind::ABSTRACT_CLASS_DECLARATION {
                     continue;
                 }
                 assert_ne!(g.id_for_node_kind(k, true), 0, "{lang:?}: no kind {k}");

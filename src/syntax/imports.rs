@@ -2,6 +2,7 @@
 //! ([`ParsedFile::imported_names`]) and shared by every analysis of every function.
 
 use super::{Language, ParsedFile};
+use crate::syntax::lang::{field, kind};
 use std::collections::BTreeSet;
 
 /// Names bound by top-level imports (modules and classes), for the qualifier filter.
@@ -16,13 +17,15 @@ pub(crate) fn imported_names(file: &ParsedFile) -> BTreeSet<String> {
     let mut cursor = root.walk();
     for item in root.named_children(&mut cursor) {
         match (file.language, item.kind()) {
-            (Language::Python, "import_statement" | "import_from_statement") => {
+            (Language::Python, kind::IMPORT_STATEMENT | kind::IMPORT_FROM_STATEMENT) => {
                 let mut c = item.walk();
-                for name in item.children_by_field_name("name", &mut c) {
+                for name in item.children_by_field_name(field::NAME, &mut c) {
                     let bound = match name.kind() {
-                        "aliased_import" => name.child_by_field_name("alias"),
-                        "dotted_name" if item.kind() == "import_statement" => name.named_child(0),
-                        "dotted_name" => {
+                        kind::ALIASED_IMPORT => name.child_by_field_name(field::ALIAS),
+                        kind::DOTTED_NAME if item.kind() == kind::IMPORT_STATEMENT => {
+                            name.named_child(0)
+                        }
+                        kind::DOTTED_NAME => {
                             name.named_child(name.named_child_count().saturating_sub(1))
                         }
                         _ => None,
@@ -32,7 +35,7 @@ pub(crate) fn imported_names(file: &ParsedFile) -> BTreeSet<String> {
                     }
                 }
             }
-            (Language::Java, "import_declaration") => {
+            (Language::Java, kind::IMPORT_DECLARATION) => {
                 let t = file.node_text(item);
                 let t = t
                     .trim_start_matches("import")

@@ -4,6 +4,7 @@
 pub mod cancel;
 pub mod functions;
 pub mod imports;
+pub mod lang;
 pub mod language;
 pub mod normalize;
 pub mod parse;

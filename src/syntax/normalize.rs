@@ -46,6 +46,7 @@ use super::cancel::Cancel;
 use super::functions::Function;
 use super::language::Language;
 use super::parse::{ParsedFile, SourceError};
+use crate::syntax::lang::{field, kind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -678,326 +679,327 @@ pub mod tables {
     use super::Category::*;
     use super::Rule;
     use super::Rule::*;
+    use crate::syntax::lang::kind;
 
     /// Python (tree-sitter-python 0.25).
     pub static PYTHON: &[(&str, Rule)] = &[
-        ("function_definition", Map(Function)),
-        ("lambda", Map(Function)),
-        ("class_definition", Map(TypeDecl)),
+        (kind::FUNCTION_DEFINITION, Map(Function)),
+        (kind::LAMBDA, Map(Function)),
+        (kind::CLASS_DEFINITION, Map(TypeDecl)),
         ("parameters>identifier", Map(Param)),
         ("parameters>list_splat_pattern", Map(Param)),
         ("parameters>dictionary_splat_pattern", Map(Param)),
         ("lambda_parameters>identifier", Map(Param)),
         ("lambda_parameters>list_splat_pattern", Map(Param)),
         ("lambda_parameters>dictionary_splat_pattern", Map(Param)),
-        ("default_parameter", Map(Param)),
-        ("typed_parameter", Map(Param)),
-        ("typed_default_parameter", Map(Param)),
-        ("call", Map(Call)),
-        ("if_statement", Map(Branch)),
-        ("elif_clause", Map(Branch)),
-        ("conditional_expression", Map(Branch)),
-        ("if_clause", Map(Branch)),
-        ("match_statement", Map(Branch)),
-        ("case_clause", Map(Branch)),
-        ("for_statement", Map(Loop)),
-        ("while_statement", Map(Loop)),
-        ("for_in_clause", Map(Loop)),
-        ("return_statement", Map(Return)),
-        ("assignment", Map(Assign)),
-        ("augmented_assignment", Map(Assign)),
-        ("named_expression", Map(Assign)),
-        ("try_statement", Map(Try)),
-        ("except_clause", Map(Except)),
-        ("raise_statement", Map(Except)),
-        ("finally_clause", Map(Block)),
-        ("with_statement", Map(Block)),
-        ("block", Flatten),
-        ("else_clause", Flatten),
-        ("integer", Map(Literal)),
-        ("float", Map(Literal)),
-        ("string", Map(Literal)),
-        ("true", Map(Literal)),
-        ("false", Map(Literal)),
-        ("none", Map(Literal)),
-        ("ellipsis", Map(Literal)),
-        ("identifier", Map(Ident)),
-        ("import_statement", Drop),
-        ("import_from_statement", Drop),
-        ("future_import_statement", Drop),
-        ("pass_statement", Drop),
+        (kind::DEFAULT_PARAMETER, Map(Param)),
+        (kind::TYPED_PARAMETER, Map(Param)),
+        (kind::TYPED_DEFAULT_PARAMETER, Map(Param)),
+        (kind::CALL, Map(Call)),
+        (kind::IF_STATEMENT, Map(Branch)),
+        (kind::ELIF_CLAUSE, Map(Branch)),
+        (kind::CONDITIONAL_EXPRESSION, Map(Branch)),
+        (kind::IF_CLAUSE, Map(Branch)),
+        (kind::MATCH_STATEMENT, Map(Branch)),
+        (kind::CASE_CLAUSE, Map(Branch)),
+        (kind::FOR_STATEMENT, Map(Loop)),
+        (kind::WHILE_STATEMENT, Map(Loop)),
+        (kind::FOR_IN_CLAUSE, Map(Loop)),
+        (kind::RETURN_STATEMENT, Map(Return)),
+        (kind::ASSIGNMENT, Map(Assign)),
+        (kind::AUGMENTED_ASSIGNMENT, Map(Assign)),
+        (kind::NAMED_EXPRESSION, Map(Assign)),
+        (kind::TRY_STATEMENT, Map(Try)),
+        (kind::EXCEPT_CLAUSE, Map(Except)),
+        (kind::RAISE_STATEMENT, Map(Except)),
+        (kind::FINALLY_CLAUSE, Map(Block)),
+        (kind::WITH_STATEMENT, Map(Block)),
+        (kind::BLOCK, Flatten),
+        (kind::ELSE_CLAUSE, Flatten),
+        (kind::INTEGER, Map(Literal)),
+        (kind::FLOAT, Map(Literal)),
+        (kind::STRING, Map(Literal)),
+        (kind::TRUE, Map(Literal)),
+        (kind::FALSE, Map(Literal)),
+        (kind::NONE, Map(Literal)),
+        (kind::ELLIPSIS, Map(Literal)),
+        (kind::IDENTIFIER, Map(Ident)),
+        (kind::IMPORT_STATEMENT, Drop),
+        (kind::IMPORT_FROM_STATEMENT, Drop),
+        (kind::FUTURE_IMPORT_STATEMENT, Drop),
+        (kind::PASS_STATEMENT, Drop),
     ];
 
     /// Java (tree-sitter-java 0.23).
     pub static JAVA: &[(&str, Rule)] = &[
-        ("method_declaration", Map(Function)),
-        ("constructor_declaration", Map(Function)),
-        ("compact_constructor_declaration", Map(Function)),
-        ("lambda_expression", Map(Function)),
-        ("class_declaration", Map(TypeDecl)),
-        ("record_declaration", Map(TypeDecl)),
-        ("interface_declaration", Map(Interface)),
-        ("annotation_type_declaration", Map(Interface)),
-        ("enum_declaration", Map(Enum)),
-        ("formal_parameter", Map(Param)),
-        ("spread_parameter", Map(Param)),
+        (kind::METHOD_DECLARATION, Map(Function)),
+        (kind::CONSTRUCTOR_DECLARATION, Map(Function)),
+        (kind::COMPACT_CONSTRUCTOR_DECLARATION, Map(Function)),
+        (kind::LAMBDA_EXPRESSION, Map(Function)),
+        (kind::CLASS_DECLARATION, Map(TypeDecl)),
+        (kind::RECORD_DECLARATION, Map(TypeDecl)),
+        (kind::INTERFACE_DECLARATION, Map(Interface)),
+        (kind::ANNOTATION_TYPE_DECLARATION, Map(Interface)),
+        (kind::ENUM_DECLARATION, Map(Enum)),
+        (kind::FORMAL_PARAMETER, Map(Param)),
+        (kind::SPREAD_PARAMETER, Map(Param)),
         ("inferred_parameters>identifier", Map(Param)),
         ("lambda_expression.parameters>identifier", Map(Param)),
-        ("method_invocation", Map(Call)),
-        ("object_creation_expression", Map(Call)),
-        ("explicit_constructor_invocation", Map(Call)),
-        ("if_statement", Map(Branch)),
-        ("switch_expression", Map(Branch)),
-        ("switch_block_statement_group", Map(Branch)),
-        ("switch_rule", Map(Branch)),
-        ("ternary_expression", Map(Branch)),
-        ("for_statement", Map(Loop)),
-        ("enhanced_for_statement", Map(Loop)),
-        ("while_statement", Map(Loop)),
-        ("do_statement", Map(Loop)),
-        ("return_statement", Map(Return)),
-        ("assignment_expression", Map(Assign)),
-        ("update_expression", Map(Assign)),
-        ("variable_declarator", MapIf(Assign, "value")),
-        ("try_statement", Map(Try)),
-        ("try_with_resources_statement", Map(Try)),
-        ("catch_clause", Map(Except)),
-        ("throw_statement", Map(Except)),
-        ("finally_clause", Map(Block)),
-        ("synchronized_statement", Map(Block)),
-        ("block", Flatten),
-        ("constructor_body", Flatten),
-        ("switch_label", Flatten),
-        ("decimal_integer_literal", Map(Literal)),
-        ("hex_integer_literal", Map(Literal)),
-        ("octal_integer_literal", Map(Literal)),
-        ("binary_integer_literal", Map(Literal)),
-        ("decimal_floating_point_literal", Map(Literal)),
-        ("hex_floating_point_literal", Map(Literal)),
-        ("string_literal", Map(Literal)),
-        ("character_literal", Map(Literal)),
-        ("true", Map(Literal)),
-        ("false", Map(Literal)),
-        ("null_literal", Map(Literal)),
-        ("identifier", Map(Ident)),
-        ("type_identifier", Map(Ident)),
-        ("this", Map(Ident)),
-        ("super", Map(Ident)),
-        ("modifiers", Drop),
-        ("marker_annotation", Drop),
-        ("annotation", Drop),
-        ("integral_type", Drop),
-        ("floating_point_type", Drop),
-        ("boolean_type", Drop),
-        ("void_type", Drop),
-        ("type_parameters", Drop),
-        ("throws", Drop),
-        ("dimensions", Drop),
-        ("import_declaration", Drop),
-        ("package_declaration", Drop),
+        (kind::METHOD_INVOCATION, Map(Call)),
+        (kind::OBJECT_CREATION_EXPRESSION, Map(Call)),
+        (kind::EXPLICIT_CONSTRUCTOR_INVOCATION, Map(Call)),
+        (kind::IF_STATEMENT, Map(Branch)),
+        (kind::SWITCH_EXPRESSION, Map(Branch)),
+        (kind::SWITCH_BLOCK_STATEMENT_GROUP, Map(Branch)),
+        (kind::SWITCH_RULE, Map(Branch)),
+        (kind::TERNARY_EXPRESSION, Map(Branch)),
+        (kind::FOR_STATEMENT, Map(Loop)),
+        (kind::ENHANCED_FOR_STATEMENT, Map(Loop)),
+        (kind::WHILE_STATEMENT, Map(Loop)),
+        (kind::DO_STATEMENT, Map(Loop)),
+        (kind::RETURN_STATEMENT, Map(Return)),
+        (kind::ASSIGNMENT_EXPRESSION, Map(Assign)),
+        (kind::UPDATE_EXPRESSION, Map(Assign)),
+        (kind::VARIABLE_DECLARATOR, MapIf(Assign, "value")),
+        (kind::TRY_STATEMENT, Map(Try)),
+        (kind::TRY_WITH_RESOURCES_STATEMENT, Map(Try)),
+        (kind::CATCH_CLAUSE, Map(Except)),
+        (kind::THROW_STATEMENT, Map(Except)),
+        (kind::FINALLY_CLAUSE, Map(Block)),
+        (kind::SYNCHRONIZED_STATEMENT, Map(Block)),
+        (kind::BLOCK, Flatten),
+        (kind::CONSTRUCTOR_BODY, Flatten),
+        (kind::SWITCH_LABEL, Flatten),
+        (kind::DECIMAL_INTEGER_LITERAL, Map(Literal)),
+        (kind::HEX_INTEGER_LITERAL, Map(Literal)),
+        (kind::OCTAL_INTEGER_LITERAL, Map(Literal)),
+        (kind::BINARY_INTEGER_LITERAL, Map(Literal)),
+        (kind::DECIMAL_FLOATING_POINT_LITERAL, Map(Literal)),
+        (kind::HEX_FLOATING_POINT_LITERAL, Map(Literal)),
+        (kind::STRING_LITERAL, Map(Literal)),
+        (kind::CHARACTER_LITERAL, Map(Literal)),
+        (kind::TRUE, Map(Literal)),
+        (kind::FALSE, Map(Literal)),
+        (kind::NULL_LITERAL, Map(Literal)),
+        (kind::IDENTIFIER, Map(Ident)),
+        (kind::TYPE_IDENTIFIER, Map(Ident)),
+        (kind::THIS, Map(Ident)),
+        (kind::SUPER, Map(Ident)),
+        (kind::MODIFIERS, Drop),
+        (kind::MARKER_ANNOTATION, Drop),
+        (kind::ANNOTATION, Drop),
+        (kind::INTEGRAL_TYPE, Drop),
+        (kind::FLOATING_POINT_TYPE, Drop),
+        (kind::BOOLEAN_TYPE, Drop),
+        (kind::VOID_TYPE, Drop),
+        (kind::TYPE_PARAMETERS, Drop),
+        (kind::THROWS, Drop),
+        (kind::DIMENSIONS, Drop),
+        (kind::IMPORT_DECLARATION, Drop),
+        (kind::PACKAGE_DECLARATION, Drop),
     ];
 
     /// C (tree-sitter-c 0.24); also the base of the C++ table.
     pub static C: &[(&str, Rule)] = &[
-        ("function_definition", Map(Function)),
-        ("struct_specifier", MapIf(TypeDecl, "body")),
-        ("union_specifier", MapIf(TypeDecl, "body")),
-        ("enum_specifier", MapIf(Enum, "body")),
-        ("parameter_declaration", MapIf(Param, "declarator")),
-        ("call_expression", Map(Call)),
-        ("if_statement", Map(Branch)),
-        ("switch_statement", Map(Branch)),
-        ("case_statement", Map(Branch)),
-        ("conditional_expression", Map(Branch)),
-        ("for_statement", Map(Loop)),
-        ("while_statement", Map(Loop)),
-        ("do_statement", Map(Loop)),
-        ("return_statement", Map(Return)),
-        ("assignment_expression", Map(Assign)),
-        ("update_expression", Map(Assign)),
-        ("init_declarator", Map(Assign)),
-        ("seh_try_statement", Map(Try)),
-        ("seh_except_clause", Map(Except)),
-        ("seh_finally_clause", Map(Block)),
-        ("compound_statement", Flatten),
-        ("else_clause", Flatten),
-        ("number_literal", Map(Literal)),
-        ("string_literal", Map(Literal)),
-        ("char_literal", Map(Literal)),
-        ("system_lib_string", Map(Literal)),
-        ("true", Map(Literal)),
-        ("false", Map(Literal)),
-        ("null", Map(Literal)),
-        ("identifier", Map(Ident)),
-        ("field_identifier", Map(Ident)),
-        ("type_identifier", Map(Ident)),
-        ("statement_identifier", Map(Ident)),
-        ("primitive_type", Drop),
-        ("sized_type_specifier", Drop),
-        ("type_qualifier", Drop),
-        ("storage_class_specifier", Drop),
-        ("attribute_specifier", Drop),
-        ("preproc_include", Drop),
-        ("preproc_def", Drop),
-        ("preproc_function_def", Drop),
-        ("preproc_call", Drop),
+        (kind::FUNCTION_DEFINITION, Map(Function)),
+        (kind::STRUCT_SPECIFIER, MapIf(TypeDecl, "body")),
+        (kind::UNION_SPECIFIER, MapIf(TypeDecl, "body")),
+        (kind::ENUM_SPECIFIER, MapIf(Enum, "body")),
+        (kind::PARAMETER_DECLARATION, MapIf(Param, "declarator")),
+        (kind::CALL_EXPRESSION, Map(Call)),
+        (kind::IF_STATEMENT, Map(Branch)),
+        (kind::SWITCH_STATEMENT, Map(Branch)),
+        (kind::CASE_STATEMENT, Map(Branch)),
+        (kind::CONDITIONAL_EXPRESSION, Map(Branch)),
+        (kind::FOR_STATEMENT, Map(Loop)),
+        (kind::WHILE_STATEMENT, Map(Loop)),
+        (kind::DO_STATEMENT, Map(Loop)),
+        (kind::RETURN_STATEMENT, Map(Return)),
+        (kind::ASSIGNMENT_EXPRESSION, Map(Assign)),
+        (kind::UPDATE_EXPRESSION, Map(Assign)),
+        (kind::INIT_DECLARATOR, Map(Assign)),
+        (kind::SEH_TRY_STATEMENT, Map(Try)),
+        (kind::SEH_EXCEPT_CLAUSE, Map(Except)),
+        (kind::SEH_FINALLY_CLAUSE, Map(Block)),
+        (kind::COMPOUND_STATEMENT, Flatten),
+        (kind::ELSE_CLAUSE, Flatten),
+        (kind::NUMBER_LITERAL, Map(Literal)),
+        (kind::STRING_LITERAL, Map(Literal)),
+        (kind::CHAR_LITERAL, Map(Literal)),
+        (kind::SYSTEM_LIB_STRING, Map(Literal)),
+        (kind::TRUE, Map(Literal)),
+        (kind::FALSE, Map(Literal)),
+        (kind::NULL, Map(Literal)),
+        (kind::IDENTIFIER, Map(Ident)),
+        (kind::FIELD_IDENTIFIER, Map(Ident)),
+        (kind::TYPE_IDENTIFIER, Map(Ident)),
+        (kind::STATEMENT_IDENTIFIER, Map(Ident)),
+        (kind::PRIMITIVE_TYPE, Drop),
+        (kind::SIZED_TYPE_SPECIFIER, Drop),
+        (kind::TYPE_QUALIFIER, Drop),
+        (kind::STORAGE_CLASS_SPECIFIER, Drop),
+        (kind::ATTRIBUTE_SPECIFIER, Drop),
+        (kind::PREPROC_INCLUDE, Drop),
+        (kind::PREPROC_DEF, Drop),
+        (kind::PREPROC_FUNCTION_DEF, Drop),
+        (kind::PREPROC_CALL, Drop),
     ];
 
     /// C++ additions (tree-sitter-cpp 0.23), applied on top of [`C`].
     pub static CPP_EXTRA: &[(&str, Rule)] = &[
-        ("lambda_expression", Map(Function)),
-        ("class_specifier", MapIf(TypeDecl, "body")),
-        ("optional_parameter_declaration", Map(Param)),
-        ("variadic_parameter_declaration", Map(Param)),
-        ("new_expression", Map(Call)),
-        ("for_range_loop", Map(Loop)),
-        ("co_return_statement", Map(Return)),
-        ("field_initializer", Map(Assign)),
-        ("try_statement", Map(Try)),
-        ("catch_clause", Map(Except)),
-        ("throw_statement", Map(Except)),
-        ("namespace_definition", Flatten),
-        ("raw_string_literal", Map(Literal)),
-        ("user_defined_literal", Map(Literal)),
-        ("namespace_identifier", Map(Ident)),
-        ("this", Map(Ident)),
-        ("placeholder_type_specifier", Drop),
-        ("access_specifier", Drop),
-        ("virtual_specifier", Drop),
-        ("explicit_function_specifier", Drop),
-        ("template_parameter_list", Drop),
-        ("using_declaration", Drop),
-        ("alias_declaration", Drop),
+        (kind::LAMBDA_EXPRESSION, Map(Function)),
+        (kind::CLASS_SPECIFIER, MapIf(TypeDecl, "body")),
+        (kind::OPTIONAL_PARAMETER_DECLARATION, Map(Param)),
+        (kind::VARIADIC_PARAMETER_DECLARATION, Map(Param)),
+        (kind::NEW_EXPRESSION, Map(Call)),
+        (kind::FOR_RANGE_LOOP, Map(Loop)),
+        (kind::CO_RETURN_STATEMENT, Map(Return)),
+        (kind::FIELD_INITIALIZER, Map(Assign)),
+        (kind::TRY_STATEMENT, Map(Try)),
+        (kind::CATCH_CLAUSE, Map(Except)),
+        (kind::THROW_STATEMENT, Map(Except)),
+        (kind::NAMESPACE_DEFINITION, Flatten),
+        (kind::RAW_STRING_LITERAL, Map(Literal)),
+        (kind::USER_DEFINED_LITERAL, Map(Literal)),
+        (kind::NAMESPACE_IDENTIFIER, Map(Ident)),
+        (kind::THIS, Map(Ident)),
+        (kind::PLACEHOLDER_TYPE_SPECIFIER, Drop),
+        (kind::ACCESS_SPECIFIER, Drop),
+        (kind::VIRTUAL_SPECIFIER, Drop),
+        (kind::EXPLICIT_FUNCTION_SPECIFIER, Drop),
+        (kind::TEMPLATE_PARAMETER_LIST, Drop),
+        (kind::USING_DECLARATION, Drop),
+        (kind::ALIAS_DECLARATION, Drop),
     ];
 
     /// Solidity (tree-sitter-solidity 1.2).
     pub static SOLIDITY: &[(&str, Rule)] = &[
-        ("function_definition", Map(Function)),
-        ("constructor_definition", Map(Function)),
-        ("modifier_definition", Map(Function)),
-        ("fallback_receive_definition", Map(Function)),
-        ("yul_function_definition", Map(Function)),
-        ("contract_declaration", Map(TypeDecl)),
-        ("library_declaration", Map(TypeDecl)),
-        ("struct_declaration", Map(TypeDecl)),
-        ("event_definition", Map(TypeDecl)),
-        ("error_declaration", Map(TypeDecl)),
-        ("interface_declaration", Map(Interface)),
-        ("enum_declaration", Map(Enum)),
-        ("parameter", Map(Param)),
-        ("call_expression", Map(Call)),
-        ("emit_statement", Map(Call)),
-        ("new_expression", Map(Call)),
-        ("modifier_invocation", Map(Call)),
-        ("yul_function_call", Map(Call)),
-        ("if_statement", Map(Branch)),
-        ("ternary_expression", Map(Branch)),
-        ("yul_if_statement", Map(Branch)),
-        ("yul_switch_statement", Map(Branch)),
-        ("for_statement", Map(Loop)),
-        ("while_statement", Map(Loop)),
-        ("do_while_statement", Map(Loop)),
-        ("yul_for_statement", Map(Loop)),
-        ("return_statement", Map(Return)),
-        ("assignment_expression", Map(Assign)),
-        ("augmented_assignment_expression", Map(Assign)),
-        ("update_expression", Map(Assign)),
-        ("variable_declaration_statement", MapIf(Assign, "value")),
-        ("yul_assignment", Map(Assign)),
-        ("try_statement", Map(Try)),
-        ("catch_clause", Map(Except)),
-        ("revert_statement", Map(Except)),
-        ("assembly_statement", Map(Block)),
-        ("function_body", Flatten),
-        ("block_statement", Flatten),
-        ("yul_block", Flatten),
-        ("number_literal", Map(Literal)),
-        ("string_literal", Map(Literal)),
-        ("boolean_literal", Map(Literal)),
-        ("hex_string_literal", Map(Literal)),
-        ("unicode_string_literal", Map(Literal)),
-        ("yul_decimal_number", Map(Literal)),
-        ("yul_hex_number", Map(Literal)),
-        ("yul_string_literal", Map(Literal)),
-        ("yul_boolean", Map(Literal)),
-        ("identifier", Map(Ident)),
-        ("yul_identifier", Map(Ident)),
-        ("primitive_type", Drop),
-        ("visibility", Drop),
-        ("state_mutability", Drop),
-        ("state_location", Drop),
-        ("virtual", Drop),
-        ("override_specifier", Drop),
-        ("return_type_definition", Drop),
-        ("pragma_directive", Drop),
-        ("import_directive", Drop),
+        (kind::FUNCTION_DEFINITION, Map(Function)),
+        (kind::CONSTRUCTOR_DEFINITION, Map(Function)),
+        (kind::MODIFIER_DEFINITION, Map(Function)),
+        (kind::FALLBACK_RECEIVE_DEFINITION, Map(Function)),
+        (kind::YUL_FUNCTION_DEFINITION, Map(Function)),
+        (kind::CONTRACT_DECLARATION, Map(TypeDecl)),
+        (kind::LIBRARY_DECLARATION, Map(TypeDecl)),
+        (kind::STRUCT_DECLARATION, Map(TypeDecl)),
+        (kind::EVENT_DEFINITION, Map(TypeDecl)),
+        (kind::ERROR_DECLARATION, Map(TypeDecl)),
+        (kind::INTERFACE_DECLARATION, Map(Interface)),
+        (kind::ENUM_DECLARATION, Map(Enum)),
+        (kind::PARAMETER, Map(Param)),
+        (kind::CALL_EXPRESSION, Map(Call)),
+        (kind::EMIT_STATEMENT, Map(Call)),
+        (kind::NEW_EXPRESSION, Map(Call)),
+        (kind::MODIFIER_INVOCATION, Map(Call)),
+        (kind::YUL_FUNCTION_CALL, Map(Call)),
+        (kind::IF_STATEMENT, Map(Branch)),
+        (kind::TERNARY_EXPRESSION, Map(Branch)),
+        (kind::YUL_IF_STATEMENT, Map(Branch)),
+        (kind::YUL_SWITCH_STATEMENT, Map(Branch)),
+        (kind::FOR_STATEMENT, Map(Loop)),
+        (kind::WHILE_STATEMENT, Map(Loop)),
+        (kind::DO_WHILE_STATEMENT, Map(Loop)),
+        (kind::YUL_FOR_STATEMENT, Map(Loop)),
+        (kind::RETURN_STATEMENT, Map(Return)),
+        (kind::ASSIGNMENT_EXPRESSION, Map(Assign)),
+        (kind::AUGMENTED_ASSIGNMENT_EXPRESSION, Map(Assign)),
+        (kind::UPDATE_EXPRESSION, Map(Assign)),
+        (kind::VARIABLE_DECLARATION_STATEMENT, MapIf(Assign, "value")),
+        (kind::YUL_ASSIGNMENT, Map(Assign)),
+        (kind::TRY_STATEMENT, Map(Try)),
+        (kind::CATCH_CLAUSE, Map(Except)),
+        (kind::REVERT_STATEMENT, Map(Except)),
+        (kind::ASSEMBLY_STATEMENT, Map(Block)),
+        (kind::FUNCTION_BODY, Flatten),
+        (kind::BLOCK_STATEMENT, Flatten),
+        (kind::YUL_BLOCK, Flatten),
+        (kind::NUMBER_LITERAL, Map(Literal)),
+        (kind::STRING_LITERAL, Map(Literal)),
+        (kind::BOOLEAN_LITERAL, Map(Literal)),
+        (kind::HEX_STRING_LITERAL, Map(Literal)),
+        (kind::UNICODE_STRING_LITERAL, Map(Literal)),
+        (kind::YUL_DECIMAL_NUMBER, Map(Literal)),
+        (kind::YUL_HEX_NUMBER, Map(Literal)),
+        (kind::YUL_STRING_LITERAL, Map(Literal)),
+        (kind::YUL_BOOLEAN, Map(Literal)),
+        (kind::IDENTIFIER, Map(Ident)),
+        (kind::YUL_IDENTIFIER, Map(Ident)),
+        (kind::PRIMITIVE_TYPE, Drop),
+        (kind::VISIBILITY, Drop),
+        (kind::STATE_MUTABILITY, Drop),
+        (kind::STATE_LOCATION, Drop),
+        (kind::VIRTUAL, Drop),
+        (kind::OVERRIDE_SPECIFIER, Drop),
+        (kind::RETURN_TYPE_DEFINITION, Drop),
+        (kind::PRAGMA_DIRECTIVE, Drop),
+        (kind::IMPORT_DIRECTIVE, Drop),
     ];
 
     /// JavaScript (tree-sitter-javascript 0.25) and TypeScript/TSX (tree-sitter-typescript 0.23).
     pub static JAVASCRIPT: &[(&str, Rule)] = &[
-        ("function_declaration", Map(Function)),
-        ("function_expression", Map(Function)),
-        ("generator_function_declaration", Map(Function)),
-        ("generator_function", Map(Function)),
-        ("arrow_function", Map(Function)),
-        ("method_definition", Map(Function)),
-        ("class_declaration", Map(TypeDecl)),
-        ("class", Map(TypeDecl)),
-        ("abstract_class_declaration", Map(TypeDecl)),
-        ("type_alias_declaration", Map(TypeDecl)),
-        ("interface_declaration", Map(Interface)),
-        ("enum_declaration", Map(Enum)),
+        (kind::FUNCTION_DECLARATION, Map(Function)),
+        (kind::FUNCTION_EXPRESSION, Map(Function)),
+        (kind::GENERATOR_FUNCTION_DECLARATION, Map(Function)),
+        (kind::GENERATOR_FUNCTION, Map(Function)),
+        (kind::ARROW_FUNCTION, Map(Function)),
+        (kind::METHOD_DEFINITION, Map(Function)),
+        (kind::CLASS_DECLARATION, Map(TypeDecl)),
+        (kind::CLASS, Map(TypeDecl)),
+        (kind::ABSTRACT_CLASS_DECLARATION, Map(TypeDecl)),
+        (kind::TYPE_ALIAS_DECLARATION, Map(TypeDecl)),
+        (kind::INTERFACE_DECLARATION, Map(Interface)),
+        (kind::ENUM_DECLARATION, Map(Enum)),
         ("formal_parameters>identifier", Map(Param)),
         ("formal_parameters>assignment_pattern", Map(Param)),
         ("formal_parameters>rest_pattern", Map(Param)),
         ("arrow_function.parameter>identifier", Map(Param)),
-        ("required_parameter", Map(Param)),
-        ("optional_parameter", Map(Param)),
-        ("call_expression", Map(Call)),
-        ("new_expression", Map(Call)),
-        ("if_statement", Map(Branch)),
-        ("switch_statement", Map(Branch)),
-        ("switch_case", Map(Branch)),
-        ("switch_default", Map(Branch)),
-        ("ternary_expression", Map(Branch)),
-        ("for_statement", Map(Loop)),
-        ("for_in_statement", Map(Loop)),
-        ("while_statement", Map(Loop)),
-        ("do_statement", Map(Loop)),
-        ("return_statement", Map(Return)),
-        ("assignment_expression", Map(Assign)),
-        ("augmented_assignment_expression", Map(Assign)),
-        ("update_expression", Map(Assign)),
-        ("variable_declarator", MapIf(Assign, "value")),
-        ("try_statement", Map(Try)),
-        ("catch_clause", Map(Except)),
-        ("throw_statement", Map(Except)),
-        ("finally_clause", Map(Block)),
-        ("with_statement", Map(Block)),
-        ("statement_block", Flatten),
-        ("else_clause", Flatten),
-        ("switch_body", Flatten),
-        ("number", Map(Literal)),
-        ("string", Map(Literal)),
-        ("template_string", Map(Literal)),
-        ("regex", Map(Literal)),
-        ("true", Map(Literal)),
-        ("false", Map(Literal)),
-        ("null", Map(Literal)),
-        ("undefined", Map(Literal)),
-        ("identifier", Map(Ident)),
-        ("property_identifier", Map(Ident)),
-        ("shorthand_property_identifier", Map(Ident)),
-        ("shorthand_property_identifier_pattern", Map(Ident)),
-        ("private_property_identifier", Map(Ident)),
-        ("type_identifier", Map(Ident)),
-        ("this", Map(Ident)),
-        ("super", Map(Ident)),
-        ("import_statement", Drop),
-        ("predefined_type", Drop),
-        ("accessibility_modifier", Drop),
-        ("override_modifier", Drop),
-        ("type_parameters", Drop),
+        (kind::REQUIRED_PARAMETER, Map(Param)),
+        (kind::OPTIONAL_PARAMETER, Map(Param)),
+        (kind::CALL_EXPRESSION, Map(Call)),
+        (kind::NEW_EXPRESSION, Map(Call)),
+        (kind::IF_STATEMENT, Map(Branch)),
+        (kind::SWITCH_STATEMENT, Map(Branch)),
+        (kind::SWITCH_CASE, Map(Branch)),
+        (kind::SWITCH_DEFAULT, Map(Branch)),
+        (kind::TERNARY_EXPRESSION, Map(Branch)),
+        (kind::FOR_STATEMENT, Map(Loop)),
+        (kind::FOR_IN_STATEMENT, Map(Loop)),
+        (kind::WHILE_STATEMENT, Map(Loop)),
+        (kind::DO_STATEMENT, Map(Loop)),
+        (kind::RETURN_STATEMENT, Map(Return)),
+        (kind::ASSIGNMENT_EXPRESSION, Map(Assign)),
+        (kind::AUGMENTED_ASSIGNMENT_EXPRESSION, Map(Assign)),
+        (kind::UPDATE_EXPRESSION, Map(Assign)),
+        (kind::VARIABLE_DECLARATOR, MapIf(Assign, "value")),
+        (kind::TRY_STATEMENT, Map(Try)),
+        (kind::CATCH_CLAUSE, Map(Except)),
+        (kind::THROW_STATEMENT, Map(Except)),
+        (kind::FINALLY_CLAUSE, Map(Block)),
+        (kind::WITH_STATEMENT, Map(Block)),
+        (kind::STATEMENT_BLOCK, Flatten),
+        (kind::ELSE_CLAUSE, Flatten),
+        (kind::SWITCH_BODY, Flatten),
+        (kind::NUMBER, Map(Literal)),
+        (kind::STRING, Map(Literal)),
+        (kind::TEMPLATE_STRING, Map(Literal)),
+        (kind::REGEX, Map(Literal)),
+        (kind::TRUE, Map(Literal)),
+        (kind::FALSE, Map(Literal)),
+        (kind::NULL, Map(Literal)),
+        (kind::UNDEFINED, Map(Literal)),
+        (kind::IDENTIFIER, Map(Ident)),
+        (kind::PROPERTY_IDENTIFIER, Map(Ident)),
+        (kind::SHORTHAND_PROPERTY_IDENTIFIER, Map(Ident)),
+        (kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN, Map(Ident)),
+        (kind::PRIVATE_PROPERTY_IDENTIFIER, Map(Ident)),
+        (kind::TYPE_IDENTIFIER, Map(Ident)),
+        (kind::THIS, Map(Ident)),
+        (kind::SUPER, Map(Ident)),
+        (kind::IMPORT_STATEMENT, Drop),
+        (kind::PREDEFINED_TYPE, Drop),
+        (kind::ACCESSIBILITY_MODIFIER, Drop),
+        (kind::OVERRIDE_MODIFIER, Drop),
+        (kind::TYPE_PARAMETERS, Drop),
     ];
 }
 
@@ -1067,7 +1069,7 @@ impl Lookup {
         if let Some(r) = self.plain.get(kind) {
             return *r;
         }
-        if kind.contains("comment") {
+        if kind.contains(kind::COMMENT) {
             Rule::Drop
         } else {
             Rule::Flatten
@@ -1300,7 +1302,7 @@ fn all_children(n: Node<'_>) -> Vec<Node<'_>> {
 }
 
 fn is_identifier_kind(kind: &str) -> bool {
-    kind.ends_with("identifier") || kind == "this" || kind == "super"
+    kind.ends_with(kind::IDENTIFIER) || kind == kind::THIS || kind == kind::SUPER
 }
 
 /// A callee written as a plain, possibly qualified, name (`print`, `a.b`, `ns::f`, `p->m`),
@@ -1323,7 +1325,7 @@ fn label_for(file: &ParsedFile, n: Node<'_>, cat: Category) -> (String, Vec<usiz
         Category::Ident | Category::Literal => (clip(file.node_text(n)), Vec::new()),
         Category::Function => function_label(file, n),
         Category::TypeDecl | Category::Interface | Category::Enum => {
-            match n.child_by_field_name("name") {
+            match n.child_by_field_name(field::NAME) {
                 Some(name) => (clip(file.node_text(name)), vec![name.id()]),
                 None => (String::new(), Vec::new()),
             }
@@ -1344,16 +1346,16 @@ fn label_for(file: &ParsedFile, n: Node<'_>, cat: Category) -> (String, Vec<usiz
 }
 
 fn function_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
-    if let Some(name) = n.child_by_field_name("name") {
+    if let Some(name) = n.child_by_field_name(field::NAME) {
         return (clip(file.node_text(name)), vec![name.id()]);
     }
     // C/C++: the name sits inside (pointer/reference/...) declarators.
-    let mut decl = n.child_by_field_name("declarator");
+    let mut decl = n.child_by_field_name(field::DECLARATOR);
     for _ in 0..64 {
         let Some(d) = decl else { break };
         match d.kind() {
-            "function_declarator" => {
-                if let Some(name) = d.child_by_field_name("declarator") {
+            kind::FUNCTION_DECLARATOR => {
+                if let Some(name) = d.child_by_field_name(field::DECLARATOR) {
                     let text: String = file
                         .node_text(name)
                         .chars()
@@ -1363,20 +1365,20 @@ fn function_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
                 }
                 break;
             }
-            "pointer_declarator"
-            | "reference_declarator"
-            | "parenthesized_declarator"
-            | "attributed_declarator" => {
+            kind::POINTER_DECLARATOR
+            | kind::REFERENCE_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR => {
                 decl = d
-                    .child_by_field_name("declarator")
+                    .child_by_field_name(field::DECLARATOR)
                     .or_else(|| named_children(d).into_iter().last());
             }
             _ => break,
         }
     }
     match n.kind() {
-        "constructor_definition" => ("constructor".to_string(), Vec::new()),
-        "fallback_receive_definition" => {
+        kind::CONSTRUCTOR_DEFINITION => ("constructor".to_string(), Vec::new()),
+        kind::FALLBACK_RECEIVE_DEFINITION => {
             let kw = all_children(n)
                 .into_iter()
                 .map(|c| file.node_text(c))
@@ -1390,9 +1392,9 @@ fn function_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
 
 fn call_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
     // Java `obj.method(...)`: object and name fields.
-    if n.kind() == "method_invocation" {
-        if let Some(name) = n.child_by_field_name("name") {
-            if let Some(obj) = n.child_by_field_name("object") {
+    if n.kind() == kind::METHOD_INVOCATION {
+        if let Some(name) = n.child_by_field_name(field::NAME) {
+            if let Some(obj) = n.child_by_field_name(field::OBJECT) {
                 let span = file
                     .text
                     .get(obj.start_byte()..name.end_byte())
@@ -1404,15 +1406,20 @@ fn call_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
             return (clip(file.node_text(name)), vec![name.id()]);
         }
     }
-    let callee = ["function", "constructor", "name", "type"]
-        .iter()
-        .find_map(|f| n.child_by_field_name(f))
-        .or_else(|| {
-            named_children(n)
-                .into_iter()
-                .next()
-                .filter(|c| is_identifier_kind(c.kind()))
-        });
+    let callee = [
+        field::FUNCTION,
+        field::CONSTRUCTOR,
+        field::NAME,
+        field::TYPE,
+    ]
+    .iter()
+    .find_map(|f| n.child_by_field_name(f))
+    .or_else(|| {
+        named_children(n)
+            .into_iter()
+            .next()
+            .filter(|c| is_identifier_kind(c.kind()))
+    });
     let Some(mut callee) = callee else {
         return (String::new(), Vec::new());
     };
@@ -1428,7 +1435,7 @@ fn call_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
         return (label, vec![callee.id()]);
     }
     // `a.b().c(...)`: name the call after its member, keep the receiver as children.
-    for field in ["attribute", "property", "field", "name"] {
+    for field in [field::ATTRIBUTE, field::PROPERTY, field::FIELD, field::NAME] {
         if let Some(member) = callee.child_by_field_name(field) {
             if let Some(label) = callee_name(file.node_text(member)) {
                 return (label, vec![member.id()]);
@@ -1445,13 +1452,15 @@ fn declared_name(n: Node<'_>) -> Option<Node<'_>> {
         if is_identifier_kind(node.kind()) {
             return Some(node);
         }
-        node = ["name", "declarator", "pattern", "left"]
+        node = [field::NAME, field::DECLARATOR, field::PATTERN, field::LEFT]
             .iter()
             .find_map(|f| node.child_by_field_name(f))
             .or_else(|| {
                 named_children(node).into_iter().find(|c| {
                     let k = c.kind();
-                    k == "identifier" || k.ends_with("_declarator") || k.ends_with("_pattern")
+                    k == kind::IDENTIFIER
+                        || k.ends_with(kind::_DECLARATOR)
+                        || k.ends_with("_pattern")
                 })
             })?;
     }
@@ -1459,7 +1468,7 @@ fn declared_name(n: Node<'_>) -> Option<Node<'_>> {
 }
 
 fn assign_label(file: &ParsedFile, n: Node<'_>) -> String {
-    if let Some(op) = n.child_by_field_name("operator") {
+    if let Some(op) = n.child_by_field_name(field::OPERATOR) {
         return file.node_text(op).to_string();
     }
     all_children(n)

@@ -17,6 +17,7 @@
 //! definition it ever had: the analyses over-approximate).
 
 use super::{Language, ParsedFile};
+use crate::syntax::lang::{field, kind};
 use std::collections::BTreeMap;
 use tree_sitter::Node;
 
@@ -47,15 +48,15 @@ pub struct Macros {
 pub fn opens_file_scope(kind: &str) -> bool {
     matches!(
         kind,
-        "translation_unit"
-            | "preproc_if"
-            | "preproc_ifdef"
-            | "preproc_else"
-            | "preproc_elif"
-            | "preproc_elifdef"
-            | "linkage_specification"
-            | "declaration_list"
-            | "namespace_definition"
+        kind::TRANSLATION_UNIT
+            | kind::PREPROC_IF
+            | kind::PREPROC_IFDEF
+            | kind::PREPROC_ELSE
+            | kind::PREPROC_ELIF
+            | kind::PREPROC_ELIFDEF
+            | kind::LINKAGE_SPECIFICATION
+            | kind::DECLARATION_LIST
+            | kind::NAMESPACE_DEFINITION
     )
 }
 
@@ -70,13 +71,13 @@ impl Macros {
         let mut count = 0usize;
         while let Some(node) = stack.pop() {
             match node.kind() {
-                "preproc_def" | "preproc_function_def" if count < MAX_DEFINITIONS => {
+                kind::PREPROC_DEF | kind::PREPROC_FUNCTION_DEF if count < MAX_DEFINITIONS => {
                     count += 1;
                     m.add(file, node);
                 }
-                "preproc_include" => {
-                    if let Some(p) = node.child_by_field_name("path") {
-                        if p.kind() == "string_literal" {
+                kind::PREPROC_INCLUDE => {
+                    if let Some(p) = node.child_by_field_name(field::PATH) {
+                        if p.kind() == kind::STRING_LITERAL {
                             let t = file.node_text(p).trim_matches('"').to_string();
                             if !t.is_empty() {
                                 m.includes.push(t);
@@ -96,15 +97,15 @@ impl Macros {
     }
 
     fn add(&mut self, file: &ParsedFile, node: Node<'_>) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.child_by_field_name(field::NAME) else {
             return;
         };
         let body = node
-            .child_by_field_name("value")
+            .child_by_field_name(field::VALUE)
             .map(|v| clean_body(file.node_text(v)))
             .unwrap_or_default();
-        let params = (node.kind() == "preproc_function_def").then(|| {
-            node.child_by_field_name("parameters")
+        let params = (node.kind() == kind::PREPROC_FUNCTION_DEF).then(|| {
+            node.child_by_field_name(field::PARAMETERS)
                 .map(|p| {
                     let mut c = p.walk();
                     p.named_children(&mut c)

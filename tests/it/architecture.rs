@@ -11,7 +11,8 @@ use proc_macro2::{TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file under `dir`.
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let p = entry.unwrap().path();
         if p.is_dir() {

@@ -34,6 +34,7 @@ mod flaky_fixtures;
 mod flaky_flakycat;
 mod flaky_hostile;
 mod hostile_input;
+mod lang_vocabulary;
 mod llm_answer;
 mod llm_fake;
 mod llm_http;

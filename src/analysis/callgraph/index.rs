@@ -7,6 +7,7 @@ use super::util::{
 };
 use super::SourceUnit;
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -300,8 +301,8 @@ impl<'t> Index<'t> {
                     named_children(node)
                         .into_iter()
                         .filter(|c| {
-                            c.kind() == "inheritance_specifier"
-                                && c.child_by_field_name("ancestor_arguments").is_some()
+                            c.kind() == kind::INHERITANCE_SPECIFIER
+                                && c.child_by_field_name(field::ANCESTOR_ARGUMENTS).is_some()
                         })
                         .collect()
                 } else {
@@ -333,9 +334,9 @@ impl<'t> Index<'t> {
                     class: Some(cid),
                     fun: scope.fun,
                 });
-            } else if lang == Language::Cpp && node.kind() == "namespace_definition" {
+            } else if lang == Language::Cpp && node.kind() == kind::NAMESPACE_DEFINITION {
                 let name = node
-                    .child_by_field_name("name")
+                    .child_by_field_name(field::NAME)
                     .map(|n| file.node_text(n).split_whitespace().collect::<String>())
                     .unwrap_or_else(|| "(anonymous namespace)".to_string());
                 child_scope = Some(Scope {
@@ -423,11 +424,11 @@ impl<'t> Index<'t> {
         let kind = node.kind();
         match lang {
             Language::Python => match kind {
-                "call" => {
+                kind::CALL => {
                     // Default values are evaluated where the function is defined, not per call.
                     let owner = scope.fun.and_then(|f| self.funs.get(f));
                     let in_params = owner
-                        .and_then(|f| f.f.node.child_by_field_name("parameters"))
+                        .and_then(|f| f.f.node.child_by_field_name(field::PARAMETERS))
                         .is_some_and(|p| p.byte_range().contains(&node.start_byte()));
                     if in_params {
                         let outer = Scope {
@@ -439,37 +440,39 @@ impl<'t> Index<'t> {
                         self.site(scope, node, SiteKind::Call);
                     }
                 }
-                "import_statement" | "import_from_statement" => self.python_import(ui, file, node),
-                "for_statement" | "for_in_clause" | "as_pattern_target" => {
-                    let target = if kind == "as_pattern_target" {
+                kind::IMPORT_STATEMENT | kind::IMPORT_FROM_STATEMENT => {
+                    self.python_import(ui, file, node)
+                }
+                kind::FOR_STATEMENT | kind::FOR_IN_CLAUSE | kind::AS_PATTERN_TARGET => {
+                    let target = if kind == kind::AS_PATTERN_TARGET {
                         Some(node)
                     } else {
-                        node.child_by_field_name("left")
+                        node.child_by_field_name(field::LEFT)
                     };
                     if let Some(t) = target {
                         self.opaque_bindings(file, t, scope, ui);
                     }
                 }
-                "assignment" => {
-                    let Some(left) = node.child_by_field_name("left") else {
+                kind::ASSIGNMENT => {
+                    let Some(left) = node.child_by_field_name(field::LEFT) else {
                         return;
                     };
                     let fact = match (
-                        node.child_by_field_name("type"),
-                        node.child_by_field_name("right"),
+                        node.child_by_field_name(field::TYPE),
+                        node.child_by_field_name(field::RIGHT),
                     ) {
                         (Some(t), _) => Fact::Declared(t),
                         (None, Some(r)) => Fact::Value(r),
                         (None, None) => return,
                     };
                     match left.kind() {
-                        "identifier" => self.push_local(scope, ui, &text(left), fact),
-                        "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                        kind::IDENTIFIER => self.push_local(scope, ui, &text(left), fact),
+                        kind::PATTERN_LIST | kind::TUPLE_PATTERN | kind::LIST_PATTERN => {
                             self.opaque_bindings(file, left, scope, ui)
                         }
-                        "attribute" => {
-                            let obj = left.child_by_field_name("object");
-                            let attr = left.child_by_field_name("attribute");
+                        kind::ATTRIBUTE => {
+                            let obj = left.child_by_field_name(field::OBJECT);
+                            let attr = left.child_by_field_name(field::ATTRIBUTE);
                             if let (Some(obj), Some(attr), Some(fun)) = (obj, attr, scope.fun) {
                                 if let Some((self_name, class)) = self.python_self(fun) {
                                     if file.node_text(obj) == self_name {
@@ -489,10 +492,12 @@ impl<'t> Index<'t> {
                 _ => {}
             },
             Language::Java => match kind {
-                "method_invocation" => self.site(scope, node, SiteKind::Call),
-                "object_creation_expression" => self.site(scope, node, SiteKind::New),
-                "explicit_constructor_invocation" => self.site(scope, node, SiteKind::ExplicitCtor),
-                "package_declaration" => {
+                kind::METHOD_INVOCATION => self.site(scope, node, SiteKind::Call),
+                kind::OBJECT_CREATION_EXPRESSION => self.site(scope, node, SiteKind::New),
+                kind::EXPLICIT_CONSTRUCTOR_INVOCATION => {
+                    self.site(scope, node, SiteKind::ExplicitCtor)
+                }
+                kind::PACKAGE_DECLARATION => {
                     if let Some(u) = self.units.get_mut(ui) {
                         u.info.package = named_children(node)
                             .first()
@@ -500,20 +505,22 @@ impl<'t> Index<'t> {
                             .unwrap_or_default();
                     }
                 }
-                "import_declaration" => self.java_import(ui, file, node),
-                "field_declaration" | "local_variable_declaration" | "constant_declaration" => {
-                    let Some(ty) = node.child_by_field_name("type") else {
+                kind::IMPORT_DECLARATION => self.java_import(ui, file, node),
+                kind::FIELD_DECLARATION
+                | kind::LOCAL_VARIABLE_DECLARATION
+                | kind::CONSTANT_DECLARATION => {
+                    let Some(ty) = node.child_by_field_name(field::TYPE) else {
                         return;
                     };
                     let is_var = file.node_text(ty) == "var";
                     for d in named_children(node)
                         .into_iter()
-                        .filter(|d| d.kind() == "variable_declarator")
+                        .filter(|d| d.kind() == kind::VARIABLE_DECLARATOR)
                     {
-                        let Some(name) = d.child_by_field_name("name") else {
+                        let Some(name) = d.child_by_field_name(field::NAME) else {
                             continue;
                         };
-                        let value = d.child_by_field_name("value");
+                        let value = d.child_by_field_name(field::VALUE);
                         if !is_var {
                             self.push_local(scope, ui, &text(name), Fact::Declared(ty));
                         }
@@ -522,16 +529,17 @@ impl<'t> Index<'t> {
                         }
                     }
                 }
-                "assignment_expression" => self.assignment_fact(file, node, scope),
-                "enum_constant" => {
-                    if let (Some(c), Some(n)) = (scope.class, node.child_by_field_name("name")) {
+                kind::ASSIGNMENT_EXPRESSION => self.assignment_fact(file, node, scope),
+                kind::ENUM_CONSTANT => {
+                    if let (Some(c), Some(n)) = (scope.class, node.child_by_field_name(field::NAME))
+                    {
                         self.push_field(Some(c), file.node_text(n), Fact::OfClass(c), None);
                     }
                 }
-                "enhanced_for_statement" => {
+                kind::ENHANCED_FOR_STATEMENT => {
                     if let (Some(t), Some(n)) = (
-                        node.child_by_field_name("type"),
-                        node.child_by_field_name("name"),
+                        node.child_by_field_name(field::TYPE),
+                        node.child_by_field_name(field::NAME),
                     ) {
                         self.push_local(scope, ui, &text(n), Fact::Declared(t));
                     }
@@ -539,14 +547,14 @@ impl<'t> Index<'t> {
                 _ => {}
             },
             Language::C | Language::Cpp => match kind {
-                "call_expression" => self.site(scope, node, SiteKind::Call),
-                "new_expression" => self.site(scope, node, SiteKind::New),
-                "field_initializer" => self.site(scope, node, SiteKind::FieldInit),
-                "assignment_expression" => self.assignment_fact(file, node, scope),
-                "for_range_loop" => {
+                kind::CALL_EXPRESSION => self.site(scope, node, SiteKind::Call),
+                kind::NEW_EXPRESSION => self.site(scope, node, SiteKind::New),
+                kind::FIELD_INITIALIZER => self.site(scope, node, SiteKind::FieldInit),
+                kind::ASSIGNMENT_EXPRESSION => self.assignment_fact(file, node, scope),
+                kind::FOR_RANGE_LOOP => {
                     let (Some(t), Some(d)) = (
-                        node.child_by_field_name("type"),
-                        node.child_by_field_name("declarator"),
+                        node.child_by_field_name(field::TYPE),
+                        node.child_by_field_name(field::DECLARATOR),
                     ) else {
                         return;
                     };
@@ -556,15 +564,15 @@ impl<'t> Index<'t> {
                         }
                     }
                 }
-                "preproc_include" => {
-                    if let Some(p) = node.child_by_field_name("path") {
+                kind::PREPROC_INCLUDE => {
+                    if let Some(p) = node.child_by_field_name(field::PATH) {
                         let inc = text(p).trim_matches(['"', '<', '>']).to_string();
                         if let Some(u) = self.units.get_mut(ui) {
                             u.info.includes.push(inc);
                         }
                     }
                 }
-                "using_declaration" => {
+                kind::USING_DECLARATION => {
                     let t = text(node);
                     let Some(target) = named_children(node).last().map(|n| text(*n)) else {
                         return;
@@ -582,62 +590,62 @@ impl<'t> Index<'t> {
                         }
                     }
                 }
-                "alias_declaration" => {
+                kind::ALIAS_DECLARATION => {
                     if let (Some(n), Some(t)) = (
-                        node.child_by_field_name("name"),
-                        node.child_by_field_name("type"),
+                        node.child_by_field_name(field::NAME),
+                        node.child_by_field_name(field::TYPE),
                     ) {
                         if let Some(u) = self.units.get_mut(ui) {
                             u.info.type_aliases.insert(text(n), t);
                         }
                     }
                 }
-                "type_definition" => {
-                    let Some(t) = node.child_by_field_name("type") else {
+                kind::TYPE_DEFINITION => {
+                    let Some(t) = node.child_by_field_name(field::TYPE) else {
                         return;
                     };
                     for d in named_children(node) {
-                        if d.kind() == "type_identifier" && d.id() != t.id() {
+                        if d.kind() == kind::TYPE_IDENTIFIER && d.id() != t.id() {
                             if let Some(u) = self.units.get_mut(ui) {
                                 u.info.type_aliases.insert(text(d), t);
                             }
                         }
                     }
                 }
-                "declaration" | "field_declaration" => {
-                    let Some(ty) = node.child_by_field_name("type") else {
+                kind::DECLARATION | kind::FIELD_DECLARATION => {
+                    let Some(ty) = node.child_by_field_name(field::TYPE) else {
                         return;
                     };
                     let is_auto = file.node_text(ty).trim() == "auto";
                     let mut has_ctor_form = false;
                     let mut cursor = node.walk();
                     let decls: Vec<Node<'t>> = node
-                        .children_by_field_name("declarator", &mut cursor)
+                        .children_by_field_name(field::DECLARATOR, &mut cursor)
                         .collect();
                     for d in decls {
                         let (name_node, value) = match d.kind() {
-                            "init_declarator" => (
-                                d.child_by_field_name("declarator"),
-                                d.child_by_field_name("value"),
+                            kind::INIT_DECLARATOR => (
+                                d.child_by_field_name(field::DECLARATOR),
+                                d.child_by_field_name(field::VALUE),
                             ),
                             _ => (Some(d), None),
                         };
                         let Some(mut name_node) = name_node else {
                             continue;
                         };
-                        if name_node.kind() == "function_declarator" {
+                        if name_node.kind() == kind::FUNCTION_DECLARATOR {
                             // `void (*fp)(char *) = f;` declares a function pointer variable;
                             // `void f(char *);` is a prototype.
-                            match name_node.child_by_field_name("declarator") {
-                                Some(inner) if inner.kind() == "parenthesized_declarator" => {
+                            match name_node.child_by_field_name(field::DECLARATOR) {
+                                Some(inner) if inner.kind() == kind::PARENTHESIZED_DECLARATOR => {
                                     name_node = inner;
                                 }
                                 _ => continue,
                             }
                         }
-                        if matches!(name_node.kind(), "identifier" | "field_identifier")
+                        if matches!(name_node.kind(), kind::IDENTIFIER | kind::FIELD_IDENTIFIER)
                             && value.is_none_or(|v| {
-                                matches!(v.kind(), "argument_list" | "initializer_list")
+                                matches!(v.kind(), kind::ARGUMENT_LIST | kind::INITIALIZER_LIST)
                             })
                         {
                             has_ctor_form = true;
@@ -649,32 +657,32 @@ impl<'t> Index<'t> {
                         if !is_auto {
                             facts.push(Fact::Declared(ty));
                         }
-                        if let Some(v) = value
-                            .filter(|v| !matches!(v.kind(), "argument_list" | "initializer_list"))
-                        {
+                        if let Some(v) = value.filter(|v| {
+                            !matches!(v.kind(), kind::ARGUMENT_LIST | kind::INITIALIZER_LIST)
+                        }) {
                             facts.push(Fact::Value(v));
                         }
                         for fact in facts {
-                            if kind == "field_declaration" {
+                            if kind == kind::FIELD_DECLARATION {
                                 self.push_field(scope.class, &name, fact, None);
                             } else {
                                 self.push_local(scope, ui, &name, fact);
                             }
                         }
                     }
-                    if lang == Language::Cpp && kind == "declaration" && has_ctor_form {
+                    if lang == Language::Cpp && kind == kind::DECLARATION && has_ctor_form {
                         self.site(scope, node, SiteKind::Decl);
                     }
                 }
                 _ => {}
             },
             Language::Solidity => match kind {
-                "call_expression" => self.site(scope, node, SiteKind::Call),
-                "modifier_invocation" => self.site(scope, node, SiteKind::Modifier),
-                "using_directive" => {
+                kind::CALL_EXPRESSION => self.site(scope, node, SiteKind::Call),
+                kind::MODIFIER_INVOCATION => self.site(scope, node, SiteKind::Modifier),
+                kind::USING_DIRECTIVE => {
                     let lib = named_children(node)
                         .into_iter()
-                        .find(|c| c.kind() == "type_alias")
+                        .find(|c| c.kind() == kind::TYPE_ALIAS)
                         .map(text)
                         .map(|s| s.split_whitespace().collect::<String>());
                     if let Some(lib) = lib {
@@ -688,21 +696,21 @@ impl<'t> Index<'t> {
                         }
                     }
                 }
-                "import_directive" => {
-                    if let Some(src) = node.child_by_field_name("source") {
+                kind::IMPORT_DIRECTIVE => {
+                    if let Some(src) = node.child_by_field_name(field::SOURCE) {
                         let spec = text(src).trim_matches(['"', '\'']).to_string();
                         if let Some(u) = self.units.get_mut(ui) {
                             u.info.star_imports.push(spec);
                         }
                     }
                 }
-                "state_variable_declaration" | "variable_declaration" => {
+                kind::STATE_VARIABLE_DECLARATION | kind::VARIABLE_DECLARATION => {
                     if let (Some(t), Some(n)) = (
-                        node.child_by_field_name("type"),
-                        node.child_by_field_name("name"),
+                        node.child_by_field_name(field::TYPE),
+                        node.child_by_field_name(field::NAME),
                     ) {
                         self.push_local(scope, ui, &text(n), Fact::Declared(t));
-                        if let Some(v) = node.child_by_field_name("value") {
+                        if let Some(v) = node.child_by_field_name(field::VALUE) {
                             self.push_local(scope, ui, &text(n), Fact::Value(v));
                         }
                     }
@@ -710,28 +718,28 @@ impl<'t> Index<'t> {
                 _ => {}
             },
             Language::JavaScript | Language::TypeScript => match kind {
-                "call_expression" => self.site(scope, node, SiteKind::Call),
-                "new_expression" => self.site(scope, node, SiteKind::New),
-                "import_statement" => self.js_import(ui, file, node),
-                "for_in_statement" => {
-                    if let Some(l) = node.child_by_field_name("left") {
+                kind::CALL_EXPRESSION => self.site(scope, node, SiteKind::Call),
+                kind::NEW_EXPRESSION => self.site(scope, node, SiteKind::New),
+                kind::IMPORT_STATEMENT => self.js_import(ui, file, node),
+                kind::FOR_IN_STATEMENT => {
+                    if let Some(l) = node.child_by_field_name(field::LEFT) {
                         self.opaque_bindings(file, l, scope, ui);
                     }
                 }
-                "variable_declarator" => {
-                    let Some(name) = node.child_by_field_name("name") else {
+                kind::VARIABLE_DECLARATOR => {
+                    let Some(name) = node.child_by_field_name(field::NAME) else {
                         return;
                     };
                     if scope.fun.is_none() && self.commonjs_require(ui, file, name, node) {
                         return;
                     }
-                    if name.kind() != "identifier" {
+                    if name.kind() != kind::IDENTIFIER {
                         self.opaque_bindings(file, name, scope, ui);
                         return;
                     }
                     let fact = match (
-                        node.child_by_field_name("type"),
-                        node.child_by_field_name("value"),
+                        node.child_by_field_name(field::TYPE),
+                        node.child_by_field_name(field::VALUE),
                     ) {
                         (Some(t), _) => Fact::Declared(t),
                         (None, Some(v)) => Fact::Value(v),
@@ -739,14 +747,17 @@ impl<'t> Index<'t> {
                     };
                     self.push_local(scope, ui, &text(name), fact);
                 }
-                "required_parameter" | "optional_parameter" => {
+                kind::REQUIRED_PARAMETER | kind::OPTIONAL_PARAMETER => {
                     // `constructor(private svc: Svc)` declares a field.
                     let is_prop = named_children(node).iter().any(|c| {
-                        matches!(c.kind(), "accessibility_modifier" | "override_modifier")
+                        matches!(
+                            c.kind(),
+                            kind::ACCESSIBILITY_MODIFIER | kind::OVERRIDE_MODIFIER
+                        )
                     }) || file.node_text(node).starts_with("readonly ");
                     let (Some(p), Some(t)) = (
-                        node.child_by_field_name("pattern"),
-                        node.child_by_field_name("type"),
+                        node.child_by_field_name(field::PATTERN),
+                        node.child_by_field_name(field::TYPE),
                     ) else {
                         return;
                     };
@@ -754,14 +765,14 @@ impl<'t> Index<'t> {
                         self.push_field(scope.class, &text(p), Fact::Declared(t), None);
                     }
                 }
-                "public_field_definition" | "field_definition" => {
+                kind::PUBLIC_FIELD_DEFINITION | kind::FIELD_DEFINITION => {
                     let name = node
-                        .child_by_field_name("name")
-                        .or_else(|| node.child_by_field_name("property"));
+                        .child_by_field_name(field::NAME)
+                        .or_else(|| node.child_by_field_name(field::PROPERTY));
                     let Some(name) = name else { return };
                     let fact = match (
-                        node.child_by_field_name("type"),
-                        node.child_by_field_name("value"),
+                        node.child_by_field_name(field::TYPE),
+                        node.child_by_field_name(field::VALUE),
                     ) {
                         (Some(t), _) => Fact::Declared(t),
                         (None, Some(v)) => Fact::Value(v),
@@ -769,22 +780,22 @@ impl<'t> Index<'t> {
                     };
                     self.push_field(scope.class, &text(name), fact, None);
                 }
-                "assignment_expression" => {
+                kind::ASSIGNMENT_EXPRESSION => {
                     let (Some(l), Some(r)) = (
-                        node.child_by_field_name("left"),
-                        node.child_by_field_name("right"),
+                        node.child_by_field_name(field::LEFT),
+                        node.child_by_field_name(field::RIGHT),
                     ) else {
                         return;
                     };
-                    if l.kind() == "member_expression" {
-                        let obj = l.child_by_field_name("object");
-                        let prop = l.child_by_field_name("property");
+                    if l.kind() == kind::MEMBER_EXPRESSION {
+                        let obj = l.child_by_field_name(field::OBJECT);
+                        let prop = l.child_by_field_name(field::PROPERTY);
                         if let (Some(o), Some(p)) = (obj, prop) {
-                            if o.kind() == "this" && scope.fun.is_some() {
+                            if o.kind() == kind::THIS && scope.fun.is_some() {
                                 self.push_field(scope.class, &text(p), Fact::Value(r), scope.fun);
                             }
                         }
-                    } else if l.kind() == "identifier" {
+                    } else if l.kind() == kind::IDENTIFIER {
                         self.push_local(scope, ui, &text(l), Fact::Value(r));
                     }
                 }
@@ -802,20 +813,20 @@ impl<'t> Index<'t> {
         name: Node<'t>,
         decl: Node<'t>,
     ) -> bool {
-        let Some(value) = decl.child_by_field_name("value").map(unwrap_expr) else {
+        let Some(value) = decl.child_by_field_name(field::VALUE).map(unwrap_expr) else {
             return false;
         };
-        let is_require = value.kind() == "call_expression"
+        let is_require = value.kind() == kind::CALL_EXPRESSION
             && value
-                .child_by_field_name("function")
+                .child_by_field_name(field::FUNCTION)
                 .is_some_and(|f| file.node_text(f) == "require");
         if !is_require {
             return false;
         }
         let Some(spec) = value
-            .child_by_field_name("arguments")
+            .child_by_field_name(field::ARGUMENTS)
             .and_then(|a| named_children(a).into_iter().next())
-            .filter(|a| a.kind() == "string")
+            .filter(|a| a.kind() == kind::STRING)
             .map(|a| file.node_text(a).trim_matches(['"', '\'', '`']).to_string())
         else {
             return false;
@@ -825,13 +836,13 @@ impl<'t> Index<'t> {
         };
         let t = |n: Node<'_>| file.node_text(n).to_string();
         match name.kind() {
-            "identifier" => {
+            kind::IDENTIFIER => {
                 unit.info.imports.insert(t(name), Import::Module(spec));
             }
-            "object_pattern" => {
+            kind::OBJECT_PATTERN => {
                 for p in named_children(name) {
                     match p.kind() {
-                        "shorthand_property_identifier_pattern" => {
+                        kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => {
                             unit.info.imports.insert(
                                 t(p),
                                 Import::Symbol {
@@ -840,10 +851,11 @@ impl<'t> Index<'t> {
                                 },
                             );
                         }
-                        "pair_pattern" => {
-                            if let (Some(k), Some(v)) =
-                                (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                            {
+                        kind::PAIR_PATTERN => {
+                            if let (Some(k), Some(v)) = (
+                                p.child_by_field_name(field::KEY),
+                                p.child_by_field_name(field::VALUE),
+                            ) {
                                 unit.info.imports.insert(
                                     t(v),
                                     Import::Symbol {
@@ -873,11 +885,15 @@ impl<'t> Index<'t> {
                 break;
             }
             match n.kind() {
-                "identifier" | "shorthand_property_identifier_pattern" => {
+                kind::IDENTIFIER | kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => {
                     self.push_local(scope, ui, file.node_text(n), Fact::Opaque)
                 }
                 // Default values and computed keys are expressions, not bindings.
-                "call" | "attribute" | "subscript" | "member_expression" | "call_expression" => {}
+                kind::CALL
+                | kind::ATTRIBUTE
+                | kind::SUBSCRIPT
+                | kind::MEMBER_EXPRESSION
+                | kind::CALL_EXPRESSION => {}
                 _ => stack.extend(named_children(n)),
             }
         }
@@ -886,25 +902,25 @@ impl<'t> Index<'t> {
     /// Java/C++ `x = expr;` (a known local's value) and `this.f = expr;` / `this->f = expr;`.
     fn assignment_fact(&mut self, file: &ParsedFile, node: Node<'t>, scope: &Scope) {
         let (Some(l), Some(r)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
+            node.child_by_field_name(field::LEFT),
+            node.child_by_field_name(field::RIGHT),
         ) else {
             return;
         };
         let Some(fun) = scope.fun else { return };
         match l.kind() {
-            "identifier" => {
+            kind::IDENTIFIER => {
                 // Only variables already known as locals get value facts (fields keep theirs).
                 if let Some(v) = self.locals.get_mut(&(fun, file.node_text(l).to_string())) {
                     v.push(Fact::Value(r));
                 }
             }
-            "field_access" | "field_expression" => {
+            kind::FIELD_ACCESS | kind::FIELD_EXPRESSION => {
                 let obj = l
-                    .child_by_field_name("object")
-                    .or_else(|| l.child_by_field_name("argument"));
-                if let (Some(o), Some(f)) = (obj, l.child_by_field_name("field")) {
-                    if o.kind() == "this" {
+                    .child_by_field_name(field::OBJECT)
+                    .or_else(|| l.child_by_field_name(field::ARGUMENT));
+                if let (Some(o), Some(f)) = (obj, l.child_by_field_name(field::FIELD)) {
+                    if o.kind() == kind::THIS {
                         self.push_field(scope.class, file.node_text(f), Fact::Value(r), Some(fun));
                     }
                 }
@@ -918,13 +934,13 @@ impl<'t> Index<'t> {
             return;
         };
         let dotted = |n: Node<'_>| file.node_text(n).split_whitespace().collect::<String>();
-        if node.kind() == "import_statement" {
+        if node.kind() == kind::IMPORT_STATEMENT {
             let mut cursor = node.walk();
-            for n in node.children_by_field_name("name", &mut cursor) {
-                if n.kind() == "aliased_import" {
+            for n in node.children_by_field_name(field::NAME, &mut cursor) {
+                if n.kind() == kind::ALIASED_IMPORT {
                     if let (Some(name), Some(alias)) = (
-                        n.child_by_field_name("name"),
-                        n.child_by_field_name("alias"),
+                        n.child_by_field_name(field::NAME),
+                        n.child_by_field_name(field::ALIAS),
                     ) {
                         unit.info
                             .imports
@@ -940,10 +956,10 @@ impl<'t> Index<'t> {
             }
             return;
         }
-        let Some(m) = node.child_by_field_name("module_name") else {
+        let Some(m) = node.child_by_field_name(field::MODULE_NAME) else {
             return;
         };
-        let module = if m.kind() == "relative_import" {
+        let module = if m.kind() == kind::RELATIVE_IMPORT {
             let t = dotted(m);
             let dots = t.chars().take_while(|c| *c == '.').count();
             let rest = t.get(dots..).unwrap_or("");
@@ -964,20 +980,22 @@ impl<'t> Index<'t> {
             dotted(m)
         };
         let mut cursor = node.walk();
-        let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
+        let names: Vec<Node<'_>> = node
+            .children_by_field_name(field::NAME, &mut cursor)
+            .collect();
         if names.is_empty()
             && named_children(node)
                 .iter()
-                .any(|c| c.kind() == "wildcard_import")
+                .any(|c| c.kind() == kind::WILDCARD_IMPORT)
         {
             unit.info.star_imports.push(module);
             return;
         }
         for n in names {
-            let (name, alias) = if n.kind() == "aliased_import" {
+            let (name, alias) = if n.kind() == kind::ALIASED_IMPORT {
                 match (
-                    n.child_by_field_name("name"),
-                    n.child_by_field_name("alias"),
+                    n.child_by_field_name(field::NAME),
+                    n.child_by_field_name(field::ALIAS),
                 ) {
                     (Some(a), Some(b)) => (dotted(a), dotted(b)),
                     _ => continue,
@@ -1003,12 +1021,14 @@ impl<'t> Index<'t> {
         let is_static = t.split_whitespace().nth(1) == Some("static");
         let Some(path) = named_children(node)
             .into_iter()
-            .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
+            .find(|c| matches!(c.kind(), kind::SCOPED_IDENTIFIER | kind::IDENTIFIER))
             .map(|n| file.node_text(n).split_whitespace().collect::<String>())
         else {
             return;
         };
-        let star = named_children(node).iter().any(|c| c.kind() == "asterisk");
+        let star = named_children(node)
+            .iter()
+            .any(|c| c.kind() == kind::ASTERISK);
         match (is_static, star) {
             (false, true) => unit.info.star_imports.push(path),
             (true, true) => unit.info.static_star_imports.push(path),
@@ -1034,7 +1054,7 @@ impl<'t> Index<'t> {
         let Some(unit) = self.units.get_mut(ui) else {
             return;
         };
-        let Some(src) = node.child_by_field_name("source") else {
+        let Some(src) = node.child_by_field_name(field::SOURCE) else {
             return;
         };
         let spec = file
@@ -1044,11 +1064,11 @@ impl<'t> Index<'t> {
         let t = |n: Node<'_>| file.node_text(n).to_string();
         for clause in named_children(node)
             .into_iter()
-            .filter(|c| c.kind() == "import_clause")
+            .filter(|c| c.kind() == kind::IMPORT_CLAUSE)
         {
             for part in named_children(clause) {
                 match part.kind() {
-                    "identifier" => {
+                    kind::IDENTIFIER => {
                         unit.info.imports.insert(
                             t(part),
                             Import::Symbol {
@@ -1057,25 +1077,25 @@ impl<'t> Index<'t> {
                             },
                         );
                     }
-                    "namespace_import" => {
+                    kind::NAMESPACE_IMPORT => {
                         if let Some(id) = named_children(part)
                             .into_iter()
-                            .find(|c| c.kind() == "identifier")
+                            .find(|c| c.kind() == kind::IDENTIFIER)
                         {
                             unit.info
                                 .imports
                                 .insert(t(id), Import::Module(spec.clone()));
                         }
                     }
-                    "named_imports" => {
+                    kind::NAMED_IMPORTS => {
                         for s in named_children(part)
                             .into_iter()
-                            .filter(|c| c.kind() == "import_specifier")
+                            .filter(|c| c.kind() == kind::IMPORT_SPECIFIER)
                         {
-                            let Some(name) = s.child_by_field_name("name") else {
+                            let Some(name) = s.child_by_field_name(field::NAME) else {
                                 continue;
                             };
-                            let alias = s.child_by_field_name("alias").unwrap_or(name);
+                            let alias = s.child_by_field_name(field::ALIAS).unwrap_or(name);
                             unit.info.imports.insert(
                                 t(alias),
                                 Import::Symbol {
@@ -1230,43 +1250,45 @@ fn class_like_name(file: &ParsedFile, node: Node<'_>) -> Option<String> {
     let kind = node.kind();
     let named = matches!(
         (file.language, kind),
-        (Language::Python, "class_definition")
+        (Language::Python, kind::CLASS_DEFINITION)
             | (
                 Language::Java,
-                "class_declaration"
-                    | "interface_declaration"
-                    | "enum_declaration"
-                    | "record_declaration"
-                    | "annotation_type_declaration"
+                kind::CLASS_DECLARATION
+                    | kind::INTERFACE_DECLARATION
+                    | kind::ENUM_DECLARATION
+                    | kind::RECORD_DECLARATION
+                    | kind::ANNOTATION_TYPE_DECLARATION
             )
             | (
                 Language::Cpp,
-                "class_specifier" | "struct_specifier" | "union_specifier"
+                kind::CLASS_SPECIFIER | kind::STRUCT_SPECIFIER | kind::UNION_SPECIFIER
             )
             | (
                 Language::Solidity,
-                "contract_declaration" | "interface_declaration" | "library_declaration"
+                kind::CONTRACT_DECLARATION
+                    | kind::INTERFACE_DECLARATION
+                    | kind::LIBRARY_DECLARATION
             )
             | (
                 Language::JavaScript | Language::TypeScript,
-                "class_declaration" | "class" | "abstract_class_declaration"
+                kind::CLASS_DECLARATION | kind::CLASS | kind::ABSTRACT_CLASS_DECLARATION
             )
     );
     if named {
-        if file.language == Language::Cpp && node.child_by_field_name("body").is_none() {
+        if file.language == Language::Cpp && node.child_by_field_name(field::BODY).is_none() {
             return None;
         }
         return Some(
-            node.child_by_field_name("name")
+            node.child_by_field_name(field::NAME)
                 .map(|n| file.node_text(n).to_string())
                 .unwrap_or_else(|| format!("<anonymous@{}>", file.line_of(node.start_byte()))),
         );
     }
-    if file.language == Language::Java && kind == "class_body" {
+    if file.language == Language::Java && kind == kind::CLASS_BODY {
         if let Some(parent) = node.parent() {
-            if parent.kind() == "object_creation_expression" {
+            if parent.kind() == kind::OBJECT_CREATION_EXPRESSION {
                 let ty = parent
-                    .child_by_field_name("type")
+                    .child_by_field_name(field::TYPE)
                     .map(|n| file.node_text(n))
                     .unwrap_or("Object");
                 return Some(format!(
@@ -1285,19 +1307,19 @@ fn class_bases<'t>(file: &ParsedFile, node: Node<'t>) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     match file.language {
         Language::Python => {
-            if let Some(args) = node.child_by_field_name("superclasses") {
+            if let Some(args) = node.child_by_field_name(field::SUPERCLASSES) {
                 out.extend(
                     named_children(args)
                         .into_iter()
-                        .filter(|c| c.kind() != "keyword_argument"),
+                        .filter(|c| c.kind() != kind::KEYWORD_ARGUMENT),
                 );
             }
         }
         Language::Java => {
-            if let Some(s) = node.child_by_field_name("superclass") {
+            if let Some(s) = node.child_by_field_name(field::SUPERCLASS) {
                 out.extend(named_children(s));
             }
-            for field in ["interfaces"] {
+            for field in [field::INTERFACES] {
                 if let Some(i) = node.child_by_field_name(field) {
                     for tl in named_children(i) {
                         out.extend(named_children(tl));
@@ -1306,14 +1328,14 @@ fn class_bases<'t>(file: &ParsedFile, node: Node<'t>) -> Vec<Node<'t>> {
             }
             for c in named_children(node)
                 .into_iter()
-                .filter(|c| c.kind() == "extends_interfaces")
+                .filter(|c| c.kind() == kind::EXTENDS_INTERFACES)
             {
                 for tl in named_children(c) {
                     out.extend(named_children(tl));
                 }
             }
-            if let Some(parent) = node.parent().filter(|_| node.kind() == "class_body") {
-                if let Some(t) = parent.child_by_field_name("type") {
+            if let Some(parent) = node.parent().filter(|_| node.kind() == kind::CLASS_BODY) {
+                if let Some(t) = parent.child_by_field_name(field::TYPE) {
                     out.push(t);
                 }
             }
@@ -1321,21 +1343,21 @@ fn class_bases<'t>(file: &ParsedFile, node: Node<'t>) -> Vec<Node<'t>> {
         Language::Cpp => {
             for clause in named_children(node)
                 .into_iter()
-                .filter(|c| c.kind() == "base_class_clause")
+                .filter(|c| c.kind() == kind::BASE_CLASS_CLAUSE)
             {
                 out.extend(
                     named_children(clause)
                         .into_iter()
-                        .filter(|c| !matches!(c.kind(), "access_specifier" | "virtual")),
+                        .filter(|c| !matches!(c.kind(), kind::ACCESS_SPECIFIER | kind::VIRTUAL)),
                 );
             }
         }
         Language::Solidity => {
             for spec in named_children(node)
                 .into_iter()
-                .filter(|c| c.kind() == "inheritance_specifier")
+                .filter(|c| c.kind() == kind::INHERITANCE_SPECIFIER)
             {
-                if let Some(a) = spec.child_by_field_name("ancestor") {
+                if let Some(a) = spec.child_by_field_name(field::ANCESTOR) {
                     out.push(a);
                 }
             }
@@ -1343,16 +1365,16 @@ fn class_bases<'t>(file: &ParsedFile, node: Node<'t>) -> Vec<Node<'t>> {
         Language::JavaScript | Language::TypeScript => {
             for h in named_children(node)
                 .into_iter()
-                .filter(|c| c.kind() == "class_heritage")
+                .filter(|c| c.kind() == kind::CLASS_HERITAGE)
             {
                 for part in named_children(h) {
                     match part.kind() {
-                        "extends_clause" => {
-                            if let Some(v) = part.child_by_field_name("value") {
+                        kind::EXTENDS_CLAUSE => {
+                            if let Some(v) = part.child_by_field_name(field::VALUE) {
                                 out.push(v);
                             }
                         }
-                        "implements_clause" => {}
+                        kind::IMPLEMENTS_CLAUSE => {}
                         _ => out.push(part),
                     }
                 }
@@ -1367,13 +1389,15 @@ fn class_bases<'t>(file: &ParsedFile, node: Node<'t>) -> Vec<Node<'t>> {
 fn declarator_name(file: &ParsedFile, mut node: Node<'_>) -> Option<String> {
     for _ in 0..16 {
         match node.kind() {
-            "identifier" | "field_identifier" => return Some(file.node_text(node).to_string()),
-            "pointer_declarator"
-            | "reference_declarator"
-            | "init_declarator"
-            | "parenthesized_declarator" => {
+            kind::IDENTIFIER | kind::FIELD_IDENTIFIER => {
+                return Some(file.node_text(node).to_string())
+            }
+            kind::POINTER_DECLARATOR
+            | kind::REFERENCE_DECLARATOR
+            | kind::INIT_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR => {
                 node = node
-                    .child_by_field_name("declarator")
+                    .child_by_field_name(field::DECLARATOR)
                     .or_else(|| named_children(node).into_iter().last())?;
             }
             _ => return None,
@@ -1396,32 +1420,32 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
     let lang = file.language;
     let params_node = match lang {
         Language::C | Language::Cpp => {
-            let mut d = node.child_by_field_name("declarator");
+            let mut d = node.child_by_field_name(field::DECLARATOR);
             let mut found = None;
             for _ in 0..32 {
                 let Some(n) = d else { break };
                 if matches!(
                     n.kind(),
-                    "function_declarator" | "abstract_function_declarator"
+                    kind::FUNCTION_DECLARATOR | kind::ABSTRACT_FUNCTION_DECLARATOR
                 ) {
-                    found = n.child_by_field_name("parameters");
+                    found = n.child_by_field_name(field::PARAMETERS);
                     break;
                 }
-                d = n.child_by_field_name("declarator");
+                d = n.child_by_field_name(field::DECLARATOR);
             }
             found
         }
         Language::Solidity => Some(node),
         _ => node
-            .child_by_field_name("parameters")
-            .or_else(|| node.child_by_field_name("parameter")),
+            .child_by_field_name(field::PARAMETERS)
+            .or_else(|| node.child_by_field_name(field::PARAMETER)),
     };
     let mut min = 0usize;
     let mut max = Some(0usize);
     let mut params = Vec::new();
     let mut keys = Vec::new();
     if let Some(pn) = params_node {
-        let kids = if pn.kind() == "identifier" {
+        let kids = if pn.kind() == kind::IDENTIFIER {
             vec![pn]
         } else {
             named_children(pn)
@@ -1440,9 +1464,9 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
         for p in kids {
             let k = p.kind();
             let (counts, optional, variadic) = match (lang, k) {
-                (Language::Solidity, "parameter") => (true, false, false),
+                (Language::Solidity, kind::PARAMETER) => (true, false, false),
                 (Language::Solidity, _) => (false, false, false),
-                (Language::Python, "identifier" | "typed_parameter") => {
+                (Language::Python, kind::IDENTIFIER | kind::TYPED_PARAMETER) => {
                     let t = file.node_text(p);
                     if t.starts_with('*') {
                         (false, false, true)
@@ -1450,31 +1474,37 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
                         (true, false, false)
                     }
                 }
-                (Language::Python, "default_parameter" | "typed_default_parameter") => {
+                (Language::Python, kind::DEFAULT_PARAMETER | kind::TYPED_DEFAULT_PARAMETER) => {
                     (true, true, false)
                 }
-                (Language::Python, "list_splat_pattern" | "dictionary_splat_pattern") => {
+                (Language::Python, kind::LIST_SPLAT_PATTERN | kind::DICTIONARY_SPLAT_PATTERN) => {
                     (false, false, true)
                 }
                 (Language::Python, _) => (false, false, false),
-                (Language::Java, "formal_parameter") => (true, false, false),
-                (Language::Java, "spread_parameter") => (false, false, true),
+                (Language::Java, kind::FORMAL_PARAMETER) => (true, false, false),
+                (Language::Java, kind::SPREAD_PARAMETER) => (false, false, true),
                 (Language::Java, _) => (false, false, false),
-                (Language::C | Language::Cpp, "parameter_declaration") => {
+                (Language::C | Language::Cpp, kind::PARAMETER_DECLARATION) => {
                     let t = file.node_text(p).trim().to_string();
                     (t != "void", false, false)
                 }
-                (Language::C | Language::Cpp, "optional_parameter_declaration") => {
+                (Language::C | Language::Cpp, kind::OPTIONAL_PARAMETER_DECLARATION) => {
                     (true, true, false)
                 }
                 (
                     Language::C | Language::Cpp,
-                    "variadic_parameter" | "variadic_parameter_declaration",
+                    kind::VARIADIC_PARAMETER | kind::VARIADIC_PARAMETER_DECLARATION,
                 ) => (false, false, true),
                 (Language::C | Language::Cpp, _) => (false, false, false),
-                (_, "rest_pattern") => (false, false, true),
-                (_, "optional_parameter" | "assignment_pattern") => (true, true, false),
-                (_, "identifier" | "required_parameter" | "object_pattern" | "array_pattern") => {
+                (_, kind::REST_PATTERN) => (false, false, true),
+                (_, kind::OPTIONAL_PARAMETER | kind::ASSIGNMENT_PATTERN) => (true, true, false),
+                (
+                    _,
+                    kind::IDENTIFIER
+                    | kind::REQUIRED_PARAMETER
+                    | kind::OBJECT_PATTERN
+                    | kind::ARRAY_PATTERN,
+                ) => {
                     let t = file.node_text(p);
                     if t.starts_with("...") {
                         (false, false, true)
@@ -1489,7 +1519,7 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
                 if lang == Language::Python {
                     if let Some(n) = named_children(p)
                         .into_iter()
-                        .find(|c| c.kind() == "identifier")
+                        .find(|c| c.kind() == kind::IDENTIFIER)
                     {
                         params.push((file.node_text(n).to_string(), None));
                     }
@@ -1505,18 +1535,18 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
             max = max.map(|m| m + 1);
             let name = param_name(file, p).unwrap_or_default();
             let ty = match lang {
-                Language::Python => p.child_by_field_name("type"),
-                Language::JavaScript | Language::TypeScript => p.child_by_field_name("type"),
-                _ => p.child_by_field_name("type"),
+                Language::Python => p.child_by_field_name(field::TYPE),
+                Language::JavaScript | Language::TypeScript => p.child_by_field_name(field::TYPE),
+                _ => p.child_by_field_name(field::TYPE),
             };
             let key = ty.and_then(|t| {
                 let mut text = file.node_text(t).to_string();
                 if matches!(lang, Language::C | Language::Cpp) {
-                    match p.child_by_field_name("declarator").map(|d| d.kind()) {
-                        Some("pointer_declarator" | "abstract_pointer_declarator") => {
+                    match p.child_by_field_name(field::DECLARATOR).map(|d| d.kind()) {
+                        Some(kind::POINTER_DECLARATOR | kind::ABSTRACT_POINTER_DECLARATOR) => {
                             text.push('*')
                         }
-                        Some("array_declarator" | "abstract_array_declarator") => {
+                        Some(kind::ARRAY_DECLARATOR | kind::ABSTRACT_ARRAY_DECLARATOR) => {
                             text.push_str("[]")
                         }
                         _ => {}
@@ -1539,17 +1569,17 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
     }
     let ret = match lang {
         Language::Python | Language::JavaScript | Language::TypeScript => {
-            node.child_by_field_name("return_type")
+            node.child_by_field_name(field::RETURN_TYPE)
         }
-        Language::Java => node.child_by_field_name("type"),
+        Language::Java => node.child_by_field_name(field::TYPE),
         Language::C | Language::Cpp => {
             // `Foo *make()` returns a Foo pointer; the type node is enough for class lookup.
-            node.child_by_field_name("type")
+            node.child_by_field_name(field::TYPE)
         }
-        Language::Solidity => node.child_by_field_name("return_type").and_then(|r| {
+        Language::Solidity => node.child_by_field_name(field::RETURN_TYPE).and_then(|r| {
             let ps = named_children(r);
             match ps.as_slice() {
-                [one] => one.child_by_field_name("type"),
+                [one] => one.child_by_field_name(field::TYPE),
                 _ => None,
             }
         }),
@@ -1560,18 +1590,18 @@ fn signature_facts<'t>(file: &'t ParsedFile, f: &Function<'t>) -> SigFacts<'t> {
 fn param_name(file: &ParsedFile, p: Node<'_>) -> Option<String> {
     let mut node = p;
     for _ in 0..16 {
-        if matches!(node.kind(), "identifier" | "field_identifier") {
+        if matches!(node.kind(), kind::IDENTIFIER | kind::FIELD_IDENTIFIER) {
             return Some(file.node_text(node).to_string());
         }
         node = node
-            .child_by_field_name("name")
-            .or_else(|| node.child_by_field_name("declarator"))
-            .or_else(|| node.child_by_field_name("pattern"))
-            .or_else(|| node.child_by_field_name("left"))
+            .child_by_field_name(field::NAME)
+            .or_else(|| node.child_by_field_name(field::DECLARATOR))
+            .or_else(|| node.child_by_field_name(field::PATTERN))
+            .or_else(|| node.child_by_field_name(field::LEFT))
             .or_else(|| {
                 named_children(node)
                     .into_iter()
-                    .find(|c| c.kind() == "identifier")
+                    .find(|c| c.kind() == kind::IDENTIFIER)
             })?;
     }
     None
@@ -1583,7 +1613,7 @@ fn is_file_local(file: &ParsedFile, f: &Function<'_>) -> bool {
     }
     named_children(f.node)
         .iter()
-        .any(|c| c.kind() == "storage_class_specifier" && file.node_text(*c) == "static")
+        .any(|c| c.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(*c) == "static")
 }
 
 fn python_decorators(file: &ParsedFile, f: &Function<'_>) -> (bool, bool) {
@@ -1593,13 +1623,13 @@ fn python_decorators(file: &ParsedFile, f: &Function<'_>) -> (bool, bool) {
     let Some(parent) = f
         .node
         .parent()
-        .filter(|p| p.kind() == "decorated_definition")
+        .filter(|p| p.kind() == kind::DECORATED_DEFINITION)
     else {
         return (false, false);
     };
     let decos: Vec<String> = named_children(parent)
         .into_iter()
-        .filter(|c| c.kind() == "decorator")
+        .filter(|c| c.kind() == kind::DECORATOR)
         .map(|d| file.node_text(d).trim().to_string())
         .collect();
     (

@@ -9,6 +9,7 @@ use super::util::{
     type_category, unwrap_expr,
 };
 use crate::syntax::functions::FunctionKind;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Language, ParsedFile};
 use std::cell::Cell;
 use tree_sitter::Node;
@@ -717,7 +718,7 @@ impl<'a, 't> Resolver<'a, 't> {
             f.unit == unit
                 && f.parent.is_none()
                 && f.f.node.parent().is_some_and(|p| {
-                    p.kind() == "export_statement"
+                    p.kind() == kind::EXPORT_STATEMENT
                         && self.file(unit).node_text(p).starts_with("export default")
                 })
         });
@@ -729,7 +730,7 @@ impl<'a, 't> Resolver<'a, 't> {
     fn is_null(kind: &str) -> bool {
         matches!(
             kind,
-            "none" | "null" | "null_literal" | "undefined" | "nullptr"
+            kind::NONE | kind::NULL | kind::NULL_LITERAL | kind::UNDEFINED | "nullptr"
         )
     }
 
@@ -996,16 +997,19 @@ impl<'a, 't> Resolver<'a, 't> {
         let lang = self.lang(ctx.unit);
         let field = |n: &str| node.child_by_field_name(n);
         match node.kind() {
-            "identifier" | "type_identifier" => {
+            kind::IDENTIFIER | kind::TYPE_IDENTIFIER => {
                 self.name_type(file.node_text(node), ctx, depth + 1)
             }
-            "this" => ctx.class.map(Ty::Inst),
-            "attribute" | "field_access" | "member_expression" | "field_expression" => {
+            kind::THIS => ctx.class.map(Ty::Inst),
+            kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::MEMBER_EXPRESSION
+            | kind::FIELD_EXPRESSION => {
                 let (obj, name) = match node.kind() {
-                    "attribute" => (field("object"), field("attribute")),
-                    "field_access" => (field("object"), field("field")),
-                    "field_expression" => (field("argument"), field("field")),
-                    _ => (field("object"), field("property")),
+                    kind::ATTRIBUTE => (field(field::OBJECT), field(field::ATTRIBUTE)),
+                    kind::FIELD_ACCESS => (field(field::OBJECT), field(field::FIELD)),
+                    kind::FIELD_EXPRESSION => (field(field::ARGUMENT), field(field::FIELD)),
+                    _ => (field(field::OBJECT), field(field::PROPERTY)),
                 };
                 let (obj, name) = (obj?, name?);
                 let name = file.node_text(name);
@@ -1017,16 +1021,16 @@ impl<'a, 't> Resolver<'a, 't> {
                     None => None,
                 }
             }
-            "call" | "call_expression" | "method_invocation" => {
-                if node.kind() != "method_invocation" {
-                    if let Some(f) = field("function") {
+            kind::CALL | kind::CALL_EXPRESSION | kind::METHOD_INVOCATION => {
+                if node.kind() != kind::METHOD_INVOCATION {
+                    if let Some(f) = field(field::FUNCTION) {
                         let f = unwrap_expr(f);
                         if matches!(
                             f.kind(),
-                            "identifier"
-                                | "attribute"
-                                | "qualified_identifier"
-                                | "member_expression"
+                            kind::IDENTIFIER
+                                | kind::ATTRIBUTE
+                                | kind::QUALIFIED_IDENTIFIER
+                                | kind::MEMBER_EXPRESSION
                         ) {
                             if let Some(Ty::Class(c)) = self.type_of_callee_name(f, ctx, depth + 1)
                             {
@@ -1047,20 +1051,20 @@ impl<'a, 't> Resolver<'a, 't> {
                     _ => None,
                 }
             }
-            "object_creation_expression" | "new_expression" => {
-                let t = field("type")
-                    .or_else(|| field("constructor"))
-                    .or_else(|| field("name"))?;
+            kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION => {
+                let t = field(field::TYPE)
+                    .or_else(|| field(field::CONSTRUCTOR))
+                    .or_else(|| field(field::NAME))?;
                 self.resolve_class(file.node_text(t), ctx, depth + 1)
                     .map(Ty::Inst)
             }
-            "cast_expression" => {
-                let t = field("type")?;
+            kind::CAST_EXPRESSION => {
+                let t = field(field::TYPE)?;
                 self.resolve_class(file.node_text(t), ctx, depth + 1)
                     .map(Ty::Inst)
             }
-            "pointer_expression" => self.type_of(field("argument")?, ctx, depth + 1),
-            "as_expression" | "satisfies_expression" => {
+            kind::POINTER_EXPRESSION => self.type_of(field(field::ARGUMENT)?, ctx, depth + 1),
+            kind::AS_EXPRESSION | kind::SATISFIES_EXPRESSION => {
                 let kids = named_children(node);
                 let t = kids.get(1)?;
                 self.resolve_class(file.node_text(*t), ctx, depth + 1)
@@ -1073,7 +1077,7 @@ impl<'a, 't> Resolver<'a, 't> {
     /// Type of a callee expression that may name a class (`Foo(...)`, `mod.Foo(...)`).
     fn type_of_callee_name(&self, f: Node<'t>, ctx: Ctx, depth: usize) -> Option<Ty> {
         let file = self.file(ctx.unit);
-        if f.kind() == "qualified_identifier" {
+        if f.kind() == kind::QUALIFIED_IDENTIFIER {
             return self
                 .resolve_class(file.node_text(f), ctx, depth + 1)
                 .map(Ty::Class);
@@ -1087,11 +1091,11 @@ impl<'a, 't> Resolver<'a, 't> {
         match lang {
             Language::Solidity => named_children(node)
                 .into_iter()
-                .filter(|c| c.kind() == "call_argument")
+                .filter(|c| c.kind() == kind::CALL_ARGUMENT)
                 .map(|c| named_children(c).first().copied().unwrap_or(c))
                 .collect(),
             _ => node
-                .child_by_field_name("arguments")
+                .child_by_field_name(field::ARGUMENTS)
                 .map(named_children)
                 .unwrap_or_default()
                 .into_iter()
@@ -1104,39 +1108,42 @@ impl<'a, 't> Resolver<'a, 't> {
         let lang = self.lang(ctx.unit);
         let text = |n: Node<'_>| file.node_text(n).to_string();
         match node.kind() {
-            "method_invocation" => {
-                let Some(name) = node.child_by_field_name("name").map(text) else {
+            kind::METHOD_INVOCATION => {
+                let Some(name) = node.child_by_field_name(field::NAME).map(text) else {
                     return Callee::Opaque;
                 };
-                match node.child_by_field_name("object") {
+                match node.child_by_field_name(field::OBJECT) {
                     None => Callee::Name(name),
-                    Some(o) if o.kind() == "super" => Callee::Super(name),
+                    Some(o) if o.kind() == kind::SUPER => Callee::Super(name),
                     Some(o) => Callee::Member { recv: o, name },
                 }
             }
-            "object_creation_expression" => match node.child_by_field_name("type") {
+            kind::OBJECT_CREATION_EXPRESSION => match node.child_by_field_name(field::TYPE) {
                 Some(t) => Callee::New(t),
                 None => Callee::Opaque,
             },
-            "new_expression" => {
+            kind::NEW_EXPRESSION => {
                 match node
-                    .child_by_field_name("type")
-                    .or_else(|| node.child_by_field_name("constructor"))
-                    .or_else(|| node.child_by_field_name("name"))
+                    .child_by_field_name(field::TYPE)
+                    .or_else(|| node.child_by_field_name(field::CONSTRUCTOR))
+                    .or_else(|| node.child_by_field_name(field::NAME))
                 {
                     Some(t) => Callee::New(t),
                     None => Callee::Opaque,
                 }
             }
-            "explicit_constructor_invocation" => {
-                match node.child_by_field_name("constructor").map(|c| c.kind()) {
-                    Some("this") => Callee::ThisCtor,
-                    Some("super") => Callee::SuperCtor,
+            kind::EXPLICIT_CONSTRUCTOR_INVOCATION => {
+                match node
+                    .child_by_field_name(field::CONSTRUCTOR)
+                    .map(|c| c.kind())
+                {
+                    Some(kind::THIS) => Callee::ThisCtor,
+                    Some(kind::SUPER) => Callee::SuperCtor,
                     _ => Callee::Opaque,
                 }
             }
-            "call" | "call_expression" => {
-                let Some(f) = node.child_by_field_name("function") else {
+            kind::CALL | kind::CALL_EXPRESSION => {
+                let Some(f) = node.child_by_field_name(field::FUNCTION) else {
                     return Callee::Opaque;
                 };
                 let f = unwrap_expr(f);
@@ -1144,18 +1151,18 @@ impl<'a, 't> Resolver<'a, 't> {
                     return Callee::Direct(fid);
                 }
                 match (lang, f.kind()) {
-                    (_, "identifier") => Callee::Name(text(f)),
-                    (Language::JavaScript | Language::TypeScript, "super") => Callee::SuperCtor,
-                    (Language::Python, "attribute") => {
+                    (_, kind::IDENTIFIER) => Callee::Name(text(f)),
+                    (Language::JavaScript | Language::TypeScript, kind::SUPER) => Callee::SuperCtor,
+                    (Language::Python, kind::ATTRIBUTE) => {
                         let (Some(o), Some(a)) = (
-                            f.child_by_field_name("object"),
-                            f.child_by_field_name("attribute"),
+                            f.child_by_field_name(field::OBJECT),
+                            f.child_by_field_name(field::ATTRIBUTE),
                         ) else {
                             return Callee::Opaque;
                         };
                         let o = unwrap_expr(o);
-                        let is_super = o.kind() == "call"
-                            && o.child_by_field_name("function")
+                        let is_super = o.kind() == kind::CALL
+                            && o.child_by_field_name(field::FUNCTION)
                                 .is_some_and(|g| file.node_text(g) == "super");
                         if is_super {
                             Callee::Super(text(a))
@@ -1166,15 +1173,15 @@ impl<'a, 't> Resolver<'a, 't> {
                             }
                         }
                     }
-                    (_, "member_expression") => {
+                    (_, kind::MEMBER_EXPRESSION) => {
                         let (Some(o), Some(p)) = (
-                            f.child_by_field_name("object"),
-                            f.child_by_field_name("property"),
+                            f.child_by_field_name(field::OBJECT),
+                            f.child_by_field_name(field::PROPERTY),
                         ) else {
                             return Callee::Opaque;
                         };
                         let o = unwrap_expr(o);
-                        if o.kind() == "super"
+                        if o.kind() == kind::SUPER
                             || (lang == Language::Solidity && file.node_text(o) == "super")
                         {
                             Callee::Super(text(p))
@@ -1185,37 +1192,39 @@ impl<'a, 't> Resolver<'a, 't> {
                             }
                         }
                     }
-                    (Language::Cpp, "qualified_identifier") => Callee::Qualified(
+                    (Language::Cpp, kind::QUALIFIED_IDENTIFIER) => Callee::Qualified(
                         split_cpp(file.node_text(f))
                             .iter()
                             .map(|s| strip_template(s).to_string())
                             .collect(),
                     ),
-                    (Language::Cpp, "template_function") => match f.child_by_field_name("name") {
-                        Some(n) if n.kind() == "identifier" => Callee::Name(text(n)),
-                        Some(n) => Callee::Qualified(
-                            split_cpp(file.node_text(n))
-                                .iter()
-                                .map(|s| strip_template(s).to_string())
-                                .collect(),
-                        ),
-                        None => Callee::Opaque,
-                    },
-                    (Language::C | Language::Cpp, "field_expression") => {
+                    (Language::Cpp, kind::TEMPLATE_FUNCTION) => {
+                        match f.child_by_field_name(field::NAME) {
+                            Some(n) if n.kind() == kind::IDENTIFIER => Callee::Name(text(n)),
+                            Some(n) => Callee::Qualified(
+                                split_cpp(file.node_text(n))
+                                    .iter()
+                                    .map(|s| strip_template(s).to_string())
+                                    .collect(),
+                            ),
+                            None => Callee::Opaque,
+                        }
+                    }
+                    (Language::C | Language::Cpp, kind::FIELD_EXPRESSION) => {
                         let (Some(o), Some(fl)) = (
-                            f.child_by_field_name("argument"),
-                            f.child_by_field_name("field"),
+                            f.child_by_field_name(field::ARGUMENT),
+                            f.child_by_field_name(field::FIELD),
                         ) else {
                             return Callee::Opaque;
                         };
-                        let name = if fl.kind() == "field_identifier" {
+                        let name = if fl.kind() == kind::FIELD_IDENTIFIER {
                             text(fl)
                         } else {
                             // `obj.template get<T>()`, `obj.f<T>()`
                             let mut n = fl;
                             for _ in 0..8 {
                                 match n
-                                    .child_by_field_name("name")
+                                    .child_by_field_name(field::NAME)
                                     .or_else(|| named_children(n).first().copied())
                                 {
                                     Some(x) => n = x,
@@ -1224,15 +1233,17 @@ impl<'a, 't> Resolver<'a, 't> {
                             }
                             strip_template(file.node_text(n)).to_string()
                         };
-                        if o.kind() == "this" {
+                        if o.kind() == kind::THIS {
                             return Callee::Member { recv: o, name };
                         }
                         Callee::Member { recv: o, name }
                     }
-                    (Language::Solidity, "new_expression") => match f.child_by_field_name("name") {
-                        Some(t) => Callee::New(t),
-                        None => Callee::Opaque,
-                    },
+                    (Language::Solidity, kind::NEW_EXPRESSION) => {
+                        match f.child_by_field_name(field::NAME) {
+                            Some(t) => Callee::New(t),
+                            None => Callee::Opaque,
+                        }
+                    }
                     _ => Callee::Opaque,
                 }
             }
@@ -1243,23 +1254,23 @@ impl<'a, 't> Resolver<'a, 't> {
     fn external_text(&self, node: Node<'t>, ctx: Ctx) -> String {
         let file = self.file(ctx.unit);
         let f = node
-            .child_by_field_name("function")
+            .child_by_field_name(field::FUNCTION)
             .map(unwrap_expr)
             .or_else(|| {
-                if node.kind() == "method_invocation" {
+                if node.kind() == kind::METHOD_INVOCATION {
                     None
                 } else {
-                    node.child_by_field_name("type")
-                        .or_else(|| node.child_by_field_name("constructor"))
+                    node.child_by_field_name(field::TYPE)
+                        .or_else(|| node.child_by_field_name(field::CONSTRUCTOR))
                 }
             });
         match (node.kind(), f) {
-            ("method_invocation", _) => {
+            (kind::METHOD_INVOCATION, _) => {
                 let name = node
-                    .child_by_field_name("name")
+                    .child_by_field_name(field::NAME)
                     .map(|n| file.node_text(n))
                     .unwrap_or("");
-                match node.child_by_field_name("object") {
+                match node.child_by_field_name(field::OBJECT) {
                     Some(o) => format!("{}.{}", short_text(file, o), name),
                     None => name.to_string(),
                 }
@@ -1616,13 +1627,13 @@ impl<'a, 't> Resolver<'a, 't> {
                 Fact::Value(v) => {
                     values += 1;
                     let mut v = *v;
-                    if v.kind() == "pointer_expression" {
-                        match v.child_by_field_name("argument") {
+                    if v.kind() == kind::POINTER_EXPRESSION {
+                        match v.child_by_field_name(field::ARGUMENT) {
                             Some(a) => v = a,
                             None => return Vec::new(),
                         }
                     }
-                    if v.kind() != "identifier" {
+                    if v.kind() != kind::IDENTIFIER {
                         return Vec::new();
                     }
                     let name = file.node_text(v);
@@ -1690,7 +1701,7 @@ impl<'a, 't> Resolver<'a, 't> {
                     return Some(vec![Target::Fun(f)]);
                 }
                 let v = unwrap_expr(*v);
-                if v.kind() == "identifier" {
+                if v.kind() == kind::IDENTIFIER {
                     let target = self.file(u).node_text(v);
                     if target != n {
                         if let Some(last) = self.last_def(&self.top_funs(u, target)) {
@@ -1894,28 +1905,30 @@ impl<'a, 't> Resolver<'a, 't> {
         let lang = self.lang(ctx.unit);
         let t = file.node_text(node);
         let cat = match node.kind() {
-            "decimal_integer_literal"
-            | "hex_integer_literal"
-            | "octal_integer_literal"
-            | "binary_integer_literal"
-            | "integer" => "int",
-            "number_literal" | "number" => {
+            kind::DECIMAL_INTEGER_LITERAL
+            | kind::HEX_INTEGER_LITERAL
+            | kind::OCTAL_INTEGER_LITERAL
+            | kind::BINARY_INTEGER_LITERAL
+            | kind::INTEGER => "int",
+            kind::NUMBER_LITERAL | kind::NUMBER => {
                 if t.contains('.') || (t.contains(['e', 'E']) && !t.starts_with("0x")) {
                     "float"
                 } else {
                     "int"
                 }
             }
-            "decimal_floating_point_literal" | "hex_floating_point_literal" | "float" => "float",
-            "string_literal"
-            | "string"
-            | "raw_string_literal"
-            | "concatenated_string"
-            | "template_string" => "string",
-            "character_literal" | "char_literal" => "char",
-            "true" | "false" | "boolean_literal" => "bool",
+            kind::DECIMAL_FLOATING_POINT_LITERAL
+            | kind::HEX_FLOATING_POINT_LITERAL
+            | kind::FLOAT => "float",
+            kind::STRING_LITERAL
+            | kind::STRING
+            | kind::RAW_STRING_LITERAL
+            | kind::CONCATENATED_STRING
+            | kind::TEMPLATE_STRING => "string",
+            kind::CHARACTER_LITERAL | kind::CHAR_LITERAL => "char",
+            kind::TRUE | kind::FALSE | kind::BOOLEAN_LITERAL => "bool",
             k if Self::is_null(k) => "null",
-            "identifier"
+            kind::IDENTIFIER
                 if matches!(
                     lang,
                     Language::Java | Language::Solidity | Language::TypeScript
@@ -1936,15 +1949,15 @@ impl<'a, 't> Resolver<'a, 't> {
                 }
                 return None;
             }
-            "cast_expression" if lang == Language::Java => {
-                let ty = node.child_by_field_name("type")?;
+            kind::CAST_EXPRESSION if lang == Language::Java => {
+                let ty = node.child_by_field_name(field::TYPE)?;
                 return overload_key(file.node_text(ty), lang);
             }
-            "object_creation_expression" | "new_expression" => {
+            kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION => {
                 let ty = node
-                    .child_by_field_name("type")
-                    .or_else(|| node.child_by_field_name("constructor"))?;
-                if node.child_by_field_name("dimensions").is_some() || t.contains('[') {
+                    .child_by_field_name(field::TYPE)
+                    .or_else(|| node.child_by_field_name(field::CONSTRUCTOR))?;
+                if node.child_by_field_name(field::DIMENSIONS).is_some() || t.contains('[') {
                     return None;
                 }
                 return type_name(file, ty).map(|x| type_category(&x));
@@ -2031,12 +2044,12 @@ impl<'a, 't> Resolver<'a, 't> {
             SiteKind::FieldInit => at_line(self.resolve_field_init(site.node, ctx)),
             SiteKind::Modifier => at_line(self.resolve_modifier(site.node, ctx)),
             SiteKind::BaseSpec => {
-                let Some(anc) = site.node.child_by_field_name("ancestor") else {
+                let Some(anc) = site.node.child_by_field_name(field::ANCESTOR) else {
                     return Vec::new();
                 };
                 let args: Vec<Node<'t>> = named_children(site.node)
                     .into_iter()
-                    .filter(|c| c.kind() == "call_argument")
+                    .filter(|c| c.kind() == kind::CALL_ARGUMENT)
                     .collect();
                 match self.resolve_class(file.node_text(anc), ctx, 0) {
                     Some(c) => at_line(self.ctor_targets(c, &args, ctx)),
@@ -2049,29 +2062,29 @@ impl<'a, 't> Resolver<'a, 't> {
     /// C++ `Foo x(args);`, `Foo x{args};`, `Foo x;` (default constructor only when defined).
     fn resolve_decl(&self, node: Node<'t>, ctx: Ctx) -> Vec<(Target, usize)> {
         let file = self.file(ctx.unit);
-        let Some(ty) = node.child_by_field_name("type") else {
+        let Some(ty) = node.child_by_field_name(field::TYPE) else {
             return Vec::new();
         };
         let class = self.resolve_class(file.node_text(ty), ctx, 0);
         let mut out = Vec::new();
         let mut cursor = node.walk();
         let decls: Vec<Node<'t>> = node
-            .children_by_field_name("declarator", &mut cursor)
+            .children_by_field_name(field::DECLARATOR, &mut cursor)
             .collect();
         for d in decls {
             let line = file.line_of(d.start_byte());
             let (args, explicit) = match d.kind() {
-                "identifier" => (Vec::new(), false),
-                "init_declarator" => {
-                    let Some(v) = d.child_by_field_name("value") else {
+                kind::IDENTIFIER => (Vec::new(), false),
+                kind::INIT_DECLARATOR => {
+                    let Some(v) = d.child_by_field_name(field::VALUE) else {
                         continue;
                     };
                     let is_obj = d
-                        .child_by_field_name("declarator")
-                        .is_some_and(|x| x.kind() == "identifier");
+                        .child_by_field_name(field::DECLARATOR)
+                        .is_some_and(|x| x.kind() == kind::IDENTIFIER);
                     match v.kind() {
-                        "argument_list" | "initializer_list" if is_obj => {
-                            (named_children(v), v.kind() == "argument_list")
+                        kind::ARGUMENT_LIST | kind::INITIALIZER_LIST if is_obj => {
+                            (named_children(v), v.kind() == kind::ARGUMENT_LIST)
                         }
                         _ => continue,
                     }
@@ -2095,7 +2108,7 @@ impl<'a, 't> Resolver<'a, 't> {
                     }
                 }
                 None if explicit
-                    && !matches!(ty.kind(), "primitive_type" | "sized_type_specifier") =>
+                    && !matches!(ty.kind(), kind::PRIMITIVE_TYPE | kind::SIZED_TYPE_SPECIFIER) =>
                 {
                     if let Some(n) = norm_type(file.node_text(ty), Language::Cpp) {
                         out.push((Target::External(n), line));
@@ -2116,7 +2129,7 @@ impl<'a, 't> Resolver<'a, 't> {
         };
         let args = kids
             .iter()
-            .find(|k| matches!(k.kind(), "argument_list" | "initializer_list"))
+            .find(|k| matches!(k.kind(), kind::ARGUMENT_LIST | kind::INITIALIZER_LIST))
             .map(|a| named_children(*a))
             .unwrap_or_default();
         let name = file.node_text(*name_node);
@@ -2175,7 +2188,7 @@ impl<'a, 't> Resolver<'a, 't> {
         let args: Vec<Node<'t>> = kids
             .iter()
             .copied()
-            .filter(|k| k.kind() == "call_argument")
+            .filter(|k| k.kind() == kind::CALL_ARGUMENT)
             .collect();
         if let Some(c) = ctx.class {
             let ms = self.lookup_method(c, &name, false);

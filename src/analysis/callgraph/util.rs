@@ -1,5 +1,6 @@
 //! Small syntax helpers shared by the call-graph indexer and resolver. All loops are bounded.
 
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Language, ParsedFile};
 use tree_sitter::Node;
 
@@ -7,7 +8,7 @@ use tree_sitter::Node;
 pub(super) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|c| !c.kind().contains("comment"))
+        .filter(|c| !c.kind().contains(kind::COMMENT))
         .collect()
 }
 
@@ -16,7 +17,7 @@ pub(super) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 pub(super) fn unwrap_expr(mut node: Node<'_>) -> Node<'_> {
     for _ in 0..64 {
         let next = match node.kind() {
-            "parenthesized_expression" | "expression" | "non_null_expression" => {
+            kind::PARENTHESIZED_EXPRESSION | kind::EXPRESSION | kind::NON_NULL_EXPRESSION => {
                 let kids = named_children(node);
                 if kids.len() == 1 {
                     kids.first().copied()
@@ -24,7 +25,7 @@ pub(super) fn unwrap_expr(mut node: Node<'_>) -> Node<'_> {
                     None
                 }
             }
-            "struct_expression" => node.child_by_field_name("type"),
+            kind::STRUCT_EXPRESSION => node.child_by_field_name(field::TYPE),
             _ => None,
         };
         match next {
@@ -50,12 +51,12 @@ pub(super) fn short_text(file: &ParsedFile, node: Node<'_>) -> String {
         }
         let kind = n.kind();
         let piece: Option<String> =
-            if matches!(kind, "argument_list" | "arguments") && n.id() != node.id() {
+            if matches!(kind, kind::ARGUMENT_LIST | kind::ARGUMENTS) && n.id() != node.id() {
                 Some("(…)".to_string())
             } else if n.child_count() == 0
-                || kind.contains("string")
+                || kind.contains(kind::STRING)
                 || kind.contains("literal")
-                || kind == "template_argument_list"
+                || kind == kind::TEMPLATE_ARGUMENT_LIST
             {
                 let mut t = String::new();
                 let mut space = false;

@@ -7,6 +7,7 @@
 
 use super::{Cfg, CfgNode, EdgeKind, NodeKind, Unreachable};
 use crate::syntax::functions::Function;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::parse::SourceError;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use petgraph::graph::{Graph, NodeIndex};
@@ -162,7 +163,9 @@ pub(super) fn build_with_unreachable(
     let start = vec![pend(ENTRY, EdgeKind::Fallthrough)];
     let out = match func.body {
         Some(body)
-            if is_block_kind(body.kind()) || body.kind() == "try_statement" || body.is_error() =>
+            if is_block_kind(body.kind())
+                || body.kind() == kind::TRY_STATEMENT
+                || body.is_error() =>
         {
             b.stmt(body, start)
         }
@@ -200,7 +203,10 @@ fn snippet(text: &str, range: &Range<usize>) -> String {
 }
 
 fn is_comment(kind: &str) -> bool {
-    matches!(kind, "comment" | "line_comment" | "block_comment")
+    matches!(
+        kind,
+        kind::COMMENT | kind::LINE_COMMENT | kind::BLOCK_COMMENT
+    )
 }
 
 fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
@@ -238,31 +244,31 @@ fn fields<'t>(n: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
 fn field_all<'t>(n: Node<'t>, name: &str) -> Vec<Node<'t>> {
     let mut c = n.walk();
     n.children_by_field_name(name, &mut c)
-        .filter(|x| x.is_named() && x.kind() != "empty_statement")
+        .filter(|x| x.is_named() && x.kind() != kind::EMPTY_STATEMENT)
         .collect()
 }
 
 fn is_block_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "block"
-            | "compound_statement"
-            | "statement_block"
-            | "block_statement"
-            | "function_body"
-            | "constructor_body"
+        kind::BLOCK
+            | kind::COMPOUND_STATEMENT
+            | kind::STATEMENT_BLOCK
+            | kind::BLOCK_STATEMENT
+            | kind::FUNCTION_BODY
+            | kind::CONSTRUCTOR_BODY
     )
 }
 
 fn is_call_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "call"
-            | "call_expression"
-            | "method_invocation"
-            | "object_creation_expression"
-            | "explicit_constructor_invocation"
-            | "new_expression"
+        kind::CALL
+            | kind::CALL_EXPRESSION
+            | kind::METHOD_INVOCATION
+            | kind::OBJECT_CREATION_EXPRESSION
+            | kind::EXPLICIT_CONSTRUCTOR_INVOCATION
+            | kind::NEW_EXPRESSION
     )
 }
 
@@ -279,18 +285,18 @@ fn simple_name(text: &str) -> Option<String> {
 fn params_range(file: &ParsedFile, node: Node<'_>) -> Range<usize> {
     let empty = node.start_byte()..node.start_byte();
     if let Some(p) = node
-        .child_by_field_name("parameters")
-        .or_else(|| node.child_by_field_name("parameter"))
+        .child_by_field_name(field::PARAMETERS)
+        .or_else(|| node.child_by_field_name(field::PARAMETER))
     {
         return p.byte_range();
     }
     // C/C++ functions and C++ lambdas: the parameters sit on the function declarator.
-    if let Some(mut d) = node.child_by_field_name("declarator") {
+    if let Some(mut d) = node.child_by_field_name(field::DECLARATOR) {
         for _ in 0..UNWRAP_LIMIT {
-            if let Some(p) = d.child_by_field_name("parameters") {
+            if let Some(p) = d.child_by_field_name(field::PARAMETERS) {
                 return p.byte_range();
             }
-            match d.child_by_field_name("declarator") {
+            match d.child_by_field_name(field::DECLARATOR) {
                 Some(next) => d = next,
                 None => break,
             }
@@ -306,7 +312,7 @@ fn params_range(file: &ParsedFile, node: Node<'_>) -> Range<usize> {
                 (")", Some(s)) => return s..child.end_byte(),
                 _ => {}
             }
-            if child.kind() == "function_body" {
+            if child.kind() == kind::FUNCTION_BODY {
                 break;
             }
         }
@@ -376,12 +382,12 @@ impl<'a, 't> Builder<'a, 't> {
     fn unwrap_stmt(&self, mut node: Node<'t>) -> Node<'t> {
         for _ in 0..UNWRAP_LIMIT {
             let next = match node.kind() {
-                "statement" if self.lang == Language::Solidity => first_named(node),
-                "attributed_statement" => named_children(node).into_iter().last(),
+                kind::STATEMENT if self.lang == Language::Solidity => first_named(node),
+                kind::ATTRIBUTED_STATEMENT => named_children(node).into_iter().last(),
                 _ => None,
             };
             match next {
-                Some(n) if n.kind() != "attribute_declaration" => node = n,
+                Some(n) if n.kind() != kind::ATTRIBUTE_DECLARATION => node = n,
                 _ => break,
             }
         }
@@ -394,17 +400,17 @@ impl<'a, 't> Builder<'a, 't> {
             return true;
         }
         match node.kind() {
-            "comment"
-            | "line_comment"
-            | "block_comment"
-            | "empty_statement"
-            | "preproc_include"
-            | "preproc_def"
-            | "preproc_function_def"
-            | "preproc_call"
-            | "unchecked"
-            | "attribute_declaration" => true,
-            "expression_statement" => node.named_child_count() == 0,
+            kind::COMMENT
+            | kind::LINE_COMMENT
+            | kind::BLOCK_COMMENT
+            | kind::EMPTY_STATEMENT
+            | kind::PREPROC_INCLUDE
+            | kind::PREPROC_DEF
+            | kind::PREPROC_FUNCTION_DEF
+            | kind::PREPROC_CALL
+            | kind::UNCHECKED
+            | kind::ATTRIBUTE_DECLARATION => true,
+            kind::EXPRESSION_STATEMENT => node.named_child_count() == 0,
             _ => false,
         }
     }
@@ -447,26 +453,31 @@ impl<'a, 't> Builder<'a, 't> {
             return Some((node, Self::unlabelled));
         }
         let build: StmtFn<'a, 't> = match kind {
-            "if_statement" => Self::if_chain,
-            "try_statement" | "try_with_resources_statement" | "seh_try_statement" => {
+            kind::IF_STATEMENT => Self::if_chain,
+            kind::TRY_STATEMENT | kind::TRY_WITH_RESOURCES_STATEMENT | kind::SEH_TRY_STATEMENT => {
                 Self::try_stmt
             }
-            "match_statement" => Self::py_match,
-            "labeled_statement" => Self::labeled,
-            "with_statement" if self.lang == Language::Python => Self::py_with,
-            "synchronized_statement" | "with_statement" => Self::body_field,
-            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            | "preproc_elifdef" => Self::preproc,
+            kind::MATCH_STATEMENT => Self::py_match,
+            kind::LABELED_STATEMENT => Self::labeled,
+            kind::WITH_STATEMENT if self.lang == Language::Python => Self::py_with,
+            kind::SYNCHRONIZED_STATEMENT | kind::WITH_STATEMENT => Self::body_field,
+            kind::PREPROC_IF
+            | kind::PREPROC_IFDEF
+            | kind::PREPROC_ELSE
+            | kind::PREPROC_ELIF
+            | kind::PREPROC_ELIFDEF => Self::preproc,
             // A C case label outside a switch body (e.g. Duff's device): statements inline.
-            "case_statement" => Self::stray_case,
-            "break_statement" => Self::break_stmt,
-            "continue_statement" => Self::continue_stmt,
-            "goto_statement" => Self::goto_stmt,
-            "throw_statement" | "raise_statement" | "revert_statement" => Self::throw_stmt,
-            "return_statement" | "co_return_statement" => Self::return_stmt,
-            "assert_statement" => Self::assert_stmt,
-            "expression_statement" if self.is_assert_call(node) => Self::assert_stmt,
-            "emit_statement" => Self::call_stmt,
+            kind::CASE_STATEMENT => Self::stray_case,
+            kind::BREAK_STATEMENT => Self::break_stmt,
+            kind::CONTINUE_STATEMENT => Self::continue_stmt,
+            kind::GOTO_STATEMENT => Self::goto_stmt,
+            kind::THROW_STATEMENT | kind::RAISE_STATEMENT | kind::REVERT_STATEMENT => {
+                Self::throw_stmt
+            }
+            kind::RETURN_STATEMENT | kind::CO_RETURN_STATEMENT => Self::return_stmt,
+            kind::ASSERT_STATEMENT => Self::assert_stmt,
+            kind::EXPRESSION_STATEMENT if self.is_assert_call(node) => Self::assert_stmt,
+            kind::EMIT_STATEMENT => Self::call_stmt,
             _ => Self::plain,
         };
         Some((node, build))
@@ -503,14 +514,15 @@ impl<'a, 't> Builder<'a, 't> {
     /// C/C++: a call statement whose `;` is missing, directly followed by a block.
     fn is_macro_loop(&self, stmt: Node<'t>, next: Node<'t>) -> bool {
         if !matches!(self.lang, Language::C | Language::Cpp)
-            || stmt.kind() != "expression_statement"
-            || next.kind() != "compound_statement"
+            || stmt.kind() != kind::EXPRESSION_STATEMENT
+            || next.kind() != kind::COMPOUND_STATEMENT
         {
             return false;
         }
         let mut c = stmt.walk();
         let kids: Vec<Node<'t>> = stmt.children(&mut c).collect();
-        kids.first().is_some_and(|k| k.kind() == "call_expression")
+        kids.first()
+            .is_some_and(|k| k.kind() == kind::CALL_EXPRESSION)
             && kids.last().is_some_and(|k| k.is_missing())
     }
 
@@ -534,7 +546,7 @@ impl<'a, 't> Builder<'a, 't> {
     }
 
     fn body_field(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_name(field::BODY);
         self.sub(body, preds)
     }
 
@@ -547,10 +559,10 @@ impl<'a, 't> Builder<'a, 't> {
         let mut out = Vec::new();
         let mut arm = Some(node);
         while let Some(a) = arm {
-            let body = children_except(a, &["condition", "name", "alternative"]);
+            let body = children_except(a, &[field::CONDITION, field::NAME, field::ALTERNATIVE]);
             out.extend(self.seq(body, preds.clone()));
-            arm = a.child_by_field_name("alternative");
-            if arm.is_none() && a.kind() != "preproc_else" {
+            arm = a.child_by_field_name(field::ALTERNATIVE);
+            if arm.is_none() && a.kind() != kind::PREPROC_ELSE {
                 out.extend(preds.iter().copied());
             }
         }
@@ -558,7 +570,7 @@ impl<'a, 't> Builder<'a, 't> {
     }
 
     fn stray_case(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
-        let children = children_except(node, &["value"]);
+        let children = children_except(node, &[field::VALUE]);
         self.seq(children, preds)
     }
 
@@ -574,10 +586,10 @@ impl<'a, 't> Builder<'a, 't> {
         label: Option<String>,
     ) -> Vec<Pending> {
         match node.kind() {
-            "while_statement" => self.while_loop(node, preds, label),
-            "for_statement" if self.lang != Language::Python => self.c_for(node, preds, label),
-            "do_statement" | "do_while_statement" => self.do_while(node, preds, label),
-            "switch_statement" | "switch_expression" => self.switch(node, preds, label),
+            kind::WHILE_STATEMENT => self.while_loop(node, preds, label),
+            kind::FOR_STATEMENT if self.lang != Language::Python => self.c_for(node, preds, label),
+            kind::DO_STATEMENT | kind::DO_WHILE_STATEMENT => self.do_while(node, preds, label),
+            kind::SWITCH_STATEMENT | kind::SWITCH_EXPRESSION => self.switch(node, preds, label),
             _ => self.foreach(node, preds, label),
         }
     }
@@ -613,12 +625,14 @@ impl<'a, 't> Builder<'a, 't> {
         let mut parens = 0;
         for _ in 0..UNWRAP_LIMIT {
             let next = match c.kind() {
-                "parenthesized_expression" if parens == 0 => {
+                kind::PARENTHESIZED_EXPRESSION if parens == 0 => {
                     parens += 1;
                     first_named(c)
                 }
-                "condition_clause" => c.child_by_field_name("value").or_else(|| first_named(c)),
-                "expression" | "expression_statement" => first_named(c),
+                kind::CONDITION_CLAUSE => c
+                    .child_by_field_name(field::VALUE)
+                    .or_else(|| first_named(c)),
+                kind::EXPRESSION | kind::EXPRESSION_STATEMENT => first_named(c),
                 _ => None,
             };
             match next {
@@ -656,7 +670,7 @@ impl<'a, 't> Builder<'a, 't> {
         }
         let false_p = vec![pend(b, EdgeKind::False)];
         match self.else_part(cur) {
-            Some(alt) if alt.kind() == "if_statement" => Some((alt, false_p)),
+            Some(alt) if alt.kind() == kind::IF_STATEMENT => Some((alt, false_p)),
             Some(alt) => {
                 let alt_out = self.stmt(alt, false_p);
                 out.extend(alt_out);
@@ -672,7 +686,10 @@ impl<'a, 't> Builder<'a, 't> {
     /// The `branch` node of an `if`/`elif` condition.
     #[inline(never)]
     fn branch_for(&mut self, node: Node<'t>, preds: Vec<Pending>) -> usize {
-        let range = self.cond_range(node.child_by_field_name("condition"), node.byte_range());
+        let range = self.cond_range(
+            node.child_by_field_name(field::CONDITION),
+            node.byte_range(),
+        );
         let b = self.add_node(NodeKind::Branch, range);
         self.connect(&preds, b);
         b
@@ -680,7 +697,7 @@ impl<'a, 't> Builder<'a, 't> {
 
     #[inline(never)]
     fn then_part(&self, node: Node<'t>) -> Option<Node<'t>> {
-        node.child_by_field_name("consequence")
+        node.child_by_field_name(field::CONSEQUENCE)
             .or_else(|| field_all(node, "body").first().copied())
     }
 
@@ -688,8 +705,8 @@ impl<'a, 't> Builder<'a, 't> {
     /// `body`), wrappers removed.
     #[inline(never)]
     fn else_part(&self, node: Node<'t>) -> Option<Node<'t>> {
-        let alt = match node.child_by_field_name("alternative") {
-            Some(a) if a.kind() == "else_clause" => first_named(a),
+        let alt = match node.child_by_field_name(field::ALTERNATIVE) {
+            Some(a) if a.kind() == kind::ELSE_CLAUSE => first_named(a),
             Some(a) => Some(a),
             None if self.lang == Language::Solidity => field_all(node, "body").get(1).copied(),
             None => None,
@@ -702,14 +719,14 @@ impl<'a, 't> Builder<'a, 't> {
         let alts = field_all(node, "alternative");
         let mut false_p = vec![pend(b, EdgeKind::False)];
         for alt in alts {
-            if alt.kind() == "elif_clause" {
+            if alt.kind() == kind::ELIF_CLAUSE {
                 let e = self.branch_for(alt, false_p);
-                let then = alt.child_by_field_name("consequence");
+                let then = alt.child_by_field_name(field::CONSEQUENCE);
                 let then_out = self.sub(then, vec![pend(e, EdgeKind::True)]);
                 out.extend(then_out);
                 false_p = vec![pend(e, EdgeKind::False)];
             } else {
-                let body = alt.child_by_field_name("body");
+                let body = alt.child_by_field_name(field::BODY);
                 false_p = self.sub(body, false_p);
             }
         }
@@ -735,22 +752,22 @@ impl<'a, 't> Builder<'a, 't> {
         let mut e = node;
         for _ in 0..UNWRAP_LIMIT {
             match e.kind() {
-                "expression_statement" | "expression" => match first_named(e) {
+                kind::EXPRESSION_STATEMENT | kind::EXPRESSION => match first_named(e) {
                     Some(n) => e = n,
                     None => return false,
                 },
-                "call_expression" => {
-                    let mut f = match e.child_by_field_name("function") {
+                kind::CALL_EXPRESSION => {
+                    let mut f = match e.child_by_field_name(field::FUNCTION) {
                         Some(f) => f,
                         None => return false,
                     };
-                    if f.kind() == "expression" {
+                    if f.kind() == kind::EXPRESSION {
                         match first_named(f) {
                             Some(n) => f = n,
                             None => return false,
                         }
                     }
-                    return f.kind() == "identifier" && self.text(f) == name;
+                    return f.kind() == kind::IDENTIFIER && self.text(f) == name;
                 }
                 _ => return false,
             }
@@ -765,22 +782,24 @@ impl<'a, 't> Builder<'a, 't> {
         let mut e = node;
         for _ in 0..UNWRAP_LIMIT {
             let next = match e.kind() {
-                "expression_statement"
-                | "expression"
-                | "parenthesized_expression"
-                | "await"
-                | "await_expression" => first_named(e),
-                "assignment"
-                | "augmented_assignment"
-                | "assignment_expression"
-                | "augmented_assignment_expression" => e.child_by_field_name("right"),
-                "local_variable_declaration" | "declaration" => e.child_by_field_name("declarator"),
-                "lexical_declaration" | "variable_declaration" => named_children(e)
-                    .into_iter()
-                    .find(|c| c.kind() == "variable_declarator"),
-                "variable_declarator" | "init_declarator" | "variable_declaration_statement" => {
-                    e.child_by_field_name("value")
+                kind::EXPRESSION_STATEMENT
+                | kind::EXPRESSION
+                | kind::PARENTHESIZED_EXPRESSION
+                | kind::AWAIT
+                | kind::AWAIT_EXPRESSION => first_named(e),
+                kind::ASSIGNMENT
+                | kind::AUGMENTED_ASSIGNMENT
+                | kind::ASSIGNMENT_EXPRESSION
+                | kind::AUGMENTED_ASSIGNMENT_EXPRESSION => e.child_by_field_name(field::RIGHT),
+                kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => {
+                    e.child_by_field_name(field::DECLARATOR)
                 }
+                kind::LEXICAL_DECLARATION | kind::VARIABLE_DECLARATION => named_children(e)
+                    .into_iter()
+                    .find(|c| c.kind() == kind::VARIABLE_DECLARATOR),
+                kind::VARIABLE_DECLARATOR
+                | kind::INIT_DECLARATOR
+                | kind::VARIABLE_DECLARATION_STATEMENT => e.child_by_field_name(field::VALUE),
                 k => return is_call_kind(k),
             };
             match next {
@@ -798,8 +817,8 @@ impl<'a, 't> Builder<'a, 't> {
         if self.lang != Language::Python {
             return None;
         }
-        node.child_by_field_name("alternative")
-            .and_then(|a| a.child_by_field_name("body"))
+        node.child_by_field_name(field::ALTERNATIVE)
+            .and_then(|a| a.child_by_field_name(field::BODY))
     }
 
     fn push_loop(&mut self, label: Option<String>, cont: usize) {
@@ -851,7 +870,7 @@ impl<'a, 't> Builder<'a, 't> {
         label: Option<String>,
     ) -> Vec<Pending> {
         let l = self.loop_node(node, preds, false);
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_name(field::BODY);
         let else_block = self.loop_else(node);
         self.finish_loop(l, body, else_block, label)
     }
@@ -863,7 +882,7 @@ impl<'a, 't> Builder<'a, 't> {
         label: Option<String>,
     ) -> Vec<Pending> {
         let l = self.loop_node(node, preds, true);
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_name(field::BODY);
         let else_block = self.loop_else(node);
         self.finish_loop(l, body, else_block, label)
     }
@@ -873,12 +892,15 @@ impl<'a, 't> Builder<'a, 't> {
     fn loop_node(&mut self, node: Node<'t>, preds: Vec<Pending>, header: bool) -> usize {
         let range = if header {
             let end = node
-                .child_by_field_name("body")
+                .child_by_field_name(field::BODY)
                 .map(|b| b.start_byte())
                 .unwrap_or(node.end_byte());
             self.header(node.start_byte(), end)
         } else {
-            self.cond_range(node.child_by_field_name("condition"), node.byte_range())
+            self.cond_range(
+                node.child_by_field_name(field::CONDITION),
+                node.byte_range(),
+            )
         };
         let l = self.add_node(NodeKind::Loop, range);
         self.connect(&preds, l);
@@ -904,7 +926,7 @@ impl<'a, 't> Builder<'a, 't> {
         label: Option<String>,
     ) -> Vec<Pending> {
         let (l, update) = self.c_for_head(node, preds, label);
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_name(field::BODY);
         let body_out = self.sub(body, vec![pend(l, EdgeKind::True)]);
         match update {
             Some(u) => {
@@ -925,13 +947,13 @@ impl<'a, 't> Builder<'a, 't> {
         label: Option<String>,
     ) -> (usize, Option<usize>) {
         let mut preds = preds;
-        if let Some(r) = self.span_of(node, &["init", "initializer", "initial"]) {
+        if let Some(r) = self.span_of(node, &[field::INIT, field::INITIALIZER, field::INITIAL]) {
             let i = self.add_node(NodeKind::Normal, r);
             self.connect(&preds, i);
             preds = vec![pend(i, EdgeKind::Fallthrough)];
         }
         let body_start = node
-            .child_by_field_name("body")
+            .child_by_field_name(field::BODY)
             .map(|b| b.start_byte())
             .unwrap_or(node.end_byte());
         let header = self.header(node.start_byte(), body_start);
@@ -942,7 +964,7 @@ impl<'a, 't> Builder<'a, 't> {
         let l = self.add_node(NodeKind::Loop, range);
         self.connect(&preds, l);
         let update = self
-            .span_of(node, &["update", "increment"])
+            .span_of(node, &[field::UPDATE, field::INCREMENT])
             .map(|r| self.add_node(NodeKind::Normal, r));
         if let Some(u) = update {
             self.implicit.insert(u);
@@ -962,7 +984,7 @@ impl<'a, 't> Builder<'a, 't> {
         // (or on the condition itself when the body is empty).
         let mut entry = preds;
         entry.push(pend(c, EdgeKind::Back));
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_name(field::BODY);
         let body_out = self.sub(body, entry);
         self.connect(&body_out, c);
         self.loop_exit(c)
@@ -970,7 +992,10 @@ impl<'a, 't> Builder<'a, 't> {
 
     #[inline(never)]
     fn do_head(&mut self, node: Node<'t>, label: Option<String>) -> usize {
-        let range = self.cond_range(node.child_by_field_name("condition"), node.byte_range());
+        let range = self.cond_range(
+            node.child_by_field_name(field::CONDITION),
+            node.byte_range(),
+        );
         let c = self.add_node(NodeKind::Loop, range);
         self.push_loop(label, c);
         c
@@ -1010,8 +1035,8 @@ impl<'a, 't> Builder<'a, 't> {
     #[inline(never)]
     fn switch_head(&mut self, node: Node<'t>, preds: Vec<Pending>, label: Option<String>) -> usize {
         let disc = node
-            .child_by_field_name("condition")
-            .or_else(|| node.child_by_field_name("value"));
+            .child_by_field_name(field::CONDITION)
+            .or_else(|| node.child_by_field_name(field::VALUE));
         let range = self.cond_range(disc, node.byte_range());
         let b = self.add_node(NodeKind::Branch, range);
         self.connect(&preds, b);
@@ -1026,7 +1051,7 @@ impl<'a, 't> Builder<'a, 't> {
     #[inline(never)]
     fn switch_items(&self, node: Node<'t>) -> Vec<SwitchItem<'t>> {
         let body = node
-            .child_by_field_name("body")
+            .child_by_field_name(field::BODY)
             .map(named_children)
             .unwrap_or_default();
         // C/C++: `case` labels inside `#if` arms (or after a `#if` inside another case) are
@@ -1042,16 +1067,16 @@ impl<'a, 't> Builder<'a, 't> {
             let next = match item.kind() {
                 // C/C++ `case X:` / `default:`, JS `case X:` / `default:`. C/C++ statements
                 // after an opened `#if` join the group before them.
-                "case_statement" | "switch_case" | "switch_default" => SwitchItem {
+                kind::CASE_STATEMENT | kind::SWITCH_CASE | kind::SWITCH_DEFAULT => SwitchItem {
                     labels: 1,
                     stmts: if matches!(self.lang, Language::C | Language::Cpp) {
                         Vec::new()
                     } else {
-                        children_except(item, &["value"])
+                        children_except(item, &[field::VALUE])
                     },
-                    is_default: item.kind() == "switch_default"
-                        || (item.kind() == "case_statement"
-                            && item.child_by_field_name("value").is_none()),
+                    is_default: item.kind() == kind::SWITCH_DEFAULT
+                        || (item.kind() == kind::CASE_STATEMENT
+                            && item.child_by_field_name(field::VALUE).is_none()),
                     arrow: false,
                 },
                 _ if matches!(self.lang, Language::C | Language::Cpp) && !out.is_empty() => {
@@ -1070,11 +1095,11 @@ impl<'a, 't> Builder<'a, 't> {
     fn switch_item(&self, item: Node<'t>) -> SwitchItem<'t> {
         match item.kind() {
             // Java: `case A: case B: stmts` groups and `case A, B -> body` rules.
-            "switch_block_statement_group" | "switch_rule" => {
+            kind::SWITCH_BLOCK_STATEMENT_GROUP | kind::SWITCH_RULE => {
                 let (labels, stmts): (Vec<Node<'t>>, Vec<Node<'t>>) = named_children(item)
                     .into_iter()
-                    .partition(|c| c.kind() == "switch_label");
-                let arrow = item.kind() == "switch_rule";
+                    .partition(|c| c.kind() == kind::SWITCH_LABEL);
+                let arrow = item.kind() == kind::SWITCH_RULE;
                 SwitchItem {
                     labels: if arrow { 1 } else { labels.len() },
                     stmts,
@@ -1130,24 +1155,29 @@ impl<'a, 't> Builder<'a, 't> {
     #[inline(never)]
     fn match_clauses(&self, node: Node<'t>) -> Vec<(Option<Node<'t>>, bool)> {
         let clauses = node
-            .child_by_field_name("body")
+            .child_by_field_name(field::BODY)
             .map(named_children)
             .unwrap_or_default();
         clauses
             .into_iter()
-            .filter(|c| c.kind() == "case_clause")
-            .map(|c| (c.child_by_field_name("consequence"), self.is_irrefutable(c)))
+            .filter(|c| c.kind() == kind::CASE_CLAUSE)
+            .map(|c| {
+                (
+                    c.child_by_field_name(field::CONSEQUENCE),
+                    self.is_irrefutable(c),
+                )
+            })
             .collect()
     }
 
     /// `case _:` or a bare capture `case name:`, without guard.
     fn is_irrefutable(&self, clause: Node<'_>) -> bool {
-        if clause.child_by_field_name("guard").is_some() {
+        if clause.child_by_field_name(field::GUARD).is_some() {
             return false;
         }
         let patterns: Vec<Node<'_>> = named_children(clause)
             .into_iter()
-            .filter(|c| c.kind() == "case_pattern")
+            .filter(|c| c.kind() == kind::CASE_PATTERN)
             .collect();
         let [pattern] = patterns.as_slice() else {
             return false;
@@ -1155,7 +1185,7 @@ impl<'a, 't> Builder<'a, 't> {
         let inner = named_children(*pattern);
         match inner.as_slice() {
             [] => self.text(*pattern).trim() == "_",
-            [one] => one.kind() == "dotted_name" && one.named_child_count() == 1,
+            [one] => one.kind() == kind::DOTTED_NAME && one.named_child_count() == 1,
             _ => false,
         }
     }
@@ -1188,7 +1218,7 @@ impl<'a, 't> Builder<'a, 't> {
         let parts = fields(node);
         let label_node = parts
             .iter()
-            .find(|(f, n)| *f == Some("label") || n.kind() == "identifier")
+            .find(|(f, n)| *f == Some("label") || n.kind() == kind::IDENTIFIER)
             .map(|(_, n)| *n);
         let name = label_node
             .map(|l| self.text(l).to_string())
@@ -1218,11 +1248,11 @@ impl<'a, 't> Builder<'a, 't> {
     }
 
     fn jump_label(&self, node: Node<'_>) -> Option<String> {
-        node.child_by_field_name("label")
+        node.child_by_field_name(field::LABEL)
             .or_else(|| {
                 named_children(node)
                     .into_iter()
-                    .find(|c| c.kind() == "identifier")
+                    .find(|c| c.kind() == kind::IDENTIFIER)
             })
             .map(|l| self.text(l).to_string())
     }
@@ -1270,7 +1300,7 @@ impl<'a, 't> Builder<'a, 't> {
         let j = self.add_node(NodeKind::Jump, node.byte_range());
         self.connect(&preds, j);
         let label = node
-            .child_by_field_name("label")
+            .child_by_field_name(field::LABEL)
             .map(|l| self.text(l).to_string())
             .unwrap_or_default();
         self.gotos.push((j, label));
@@ -1400,14 +1430,14 @@ impl<'a, 't> Builder<'a, 't> {
         let t = self.add_node(NodeKind::Try, node.byte_range());
         self.connect(&preds, t);
         let mut entry = vec![pend(t, EdgeKind::Fallthrough)];
-        if let Some(res) = node.child_by_field_name("resources") {
+        if let Some(res) = node.child_by_field_name(field::RESOURCES) {
             let r = self.add_node(NodeKind::Normal, res.byte_range());
             self.connect(&entry, r);
             entry = vec![pend(r, EdgeKind::Fallthrough)];
         }
         let mut parts = TryParts {
             entry,
-            body: node.child_by_field_name("body"),
+            body: node.child_by_field_name(field::BODY),
             else_block: None,
             finally_block: None,
             handlers: Vec::new(),
@@ -1415,11 +1445,13 @@ impl<'a, 't> Builder<'a, 't> {
         let mut clauses = Vec::new();
         for c in named_children(node) {
             match c.kind() {
-                "except_clause" | "except_group_clause" | "catch_clause" | "seh_except_clause" => {
+                kind::EXCEPT_CLAUSE | kind::CATCH_CLAUSE | kind::SEH_EXCEPT_CLAUSE => {
                     clauses.push(c)
                 }
-                "else_clause" => parts.else_block = clause_body(c),
-                "finally_clause" | "seh_finally_clause" => parts.finally_block = clause_body(c),
+                kind::ELSE_CLAUSE => parts.else_block = clause_body(c),
+                kind::FINALLY_CLAUSE | kind::SEH_FINALLY_CLAUSE => {
+                    parts.finally_block = clause_body(c)
+                }
                 _ => {}
             }
         }
@@ -1517,24 +1549,25 @@ impl<'a, 't> Builder<'a, 't> {
     /// Declared type names of a handler and whether it catches everything.
     fn handler_types(&self, h: Node<'_>) -> (Vec<String>, bool) {
         match h.kind() {
-            "except_clause" | "except_group_clause" => {
-                let value = h.child_by_field_name("value").or_else(|| {
+            kind::EXCEPT_CLAUSE => {
+                let value = h.child_by_field_name(field::VALUE).or_else(|| {
                     named_children(h)
                         .into_iter()
-                        .find(|c| !is_block_kind(c.kind()) && c.kind() != "as_pattern_target")
+                        .find(|c| !is_block_kind(c.kind()) && c.kind() != kind::AS_PATTERN_TARGET)
                 });
                 let Some(mut v) = value else {
                     return (Vec::new(), true);
                 };
-                if v.kind() == "as_pattern" {
+                if v.kind() == kind::AS_PATTERN {
                     if let Some(inner) = first_named(v) {
                         v = inner;
                     }
                 }
                 let parts = match v.kind() {
-                    "tuple" | "parenthesized_expression" | "expression_list" | "pattern_list" => {
-                        named_children(v)
-                    }
+                    kind::TUPLE
+                    | kind::PARENTHESIZED_EXPRESSION
+                    | kind::EXPRESSION_LIST
+                    | kind::PATTERN_LIST => named_children(v),
                     _ => vec![v],
                 };
                 let types: Vec<String> = parts
@@ -1546,15 +1579,15 @@ impl<'a, 't> Builder<'a, 't> {
                     .any(|t| t == "Exception" || t == "BaseException");
                 (types, all)
             }
-            "catch_clause" => match self.lang {
+            kind::CATCH_CLAUSE => match self.lang {
                 Language::Java => {
                     let ty = named_children(h)
                         .into_iter()
-                        .find(|c| c.kind() == "catch_formal_parameter")
+                        .find(|c| c.kind() == kind::CATCH_FORMAL_PARAMETER)
                         .and_then(|p| {
                             named_children(p)
                                 .into_iter()
-                                .find(|c| c.kind() == "catch_type")
+                                .find(|c| c.kind() == kind::CATCH_TYPE)
                         });
                     let Some(ty) = ty else {
                         return (Vec::new(), true);
@@ -1567,7 +1600,7 @@ impl<'a, 't> Builder<'a, 't> {
                     (types, all)
                 }
                 Language::C | Language::Cpp => {
-                    let Some(params) = h.child_by_field_name("parameters") else {
+                    let Some(params) = h.child_by_field_name(field::PARAMETERS) else {
                         return (Vec::new(), true);
                     };
                     if self.text(params).contains("...") {
@@ -1575,7 +1608,7 @@ impl<'a, 't> Builder<'a, 't> {
                     }
                     let types = named_children(params)
                         .into_iter()
-                        .filter_map(|p| p.child_by_field_name("type"))
+                        .filter_map(|p| p.child_by_field_name(field::TYPE))
                         .filter_map(|t| simple_name(self.text(t)))
                         .collect();
                     (types, false)
@@ -1583,7 +1616,7 @@ impl<'a, 't> Builder<'a, 't> {
                 Language::Solidity => {
                     match named_children(h)
                         .into_iter()
-                        .find(|c| c.kind() == "identifier")
+                        .find(|c| c.kind() == kind::IDENTIFIER)
                     {
                         Some(id) => (vec![self.text(id).to_string()], false),
                         None => (Vec::new(), true),
@@ -1598,16 +1631,16 @@ impl<'a, 't> Builder<'a, 't> {
     /// The simple type name of what a throw/raise/revert statement throws, when visible.
     fn thrown_type(&self, node: Node<'_>) -> Option<String> {
         let expr = match node.kind() {
-            "raise_statement" => fields(node)
+            kind::RAISE_STATEMENT => fields(node)
                 .into_iter()
                 .find(|(f, _)| *f != Some("cause"))
                 .map(|(_, n)| n),
-            "revert_statement" => {
-                let mut e = node.child_by_field_name("error")?;
-                if e.kind() == "expression" {
+            kind::REVERT_STATEMENT => {
+                let mut e = node.child_by_field_name(field::ERROR)?;
+                if e.kind() == kind::EXPRESSION {
                     e = first_named(e)?;
                 }
-                if e.kind() == "parenthesized_expression" {
+                if e.kind() == kind::PARENTHESIZED_EXPRESSION {
                     return None;
                 }
                 Some(e)
@@ -1617,26 +1650,26 @@ impl<'a, 't> Builder<'a, 't> {
         let mut e = expr;
         for _ in 0..UNWRAP_LIMIT {
             let next = match e.kind() {
-                "expression" => first_named(e),
-                "call" | "call_expression" => e.child_by_field_name("function"),
-                "object_creation_expression" | "compound_literal_expression" => {
-                    e.child_by_field_name("type")
+                kind::EXPRESSION => first_named(e),
+                kind::CALL | kind::CALL_EXPRESSION => e.child_by_field_name(field::FUNCTION),
+                kind::OBJECT_CREATION_EXPRESSION | kind::COMPOUND_LITERAL_EXPRESSION => {
+                    e.child_by_field_name(field::TYPE)
                 }
-                "new_expression" => e
-                    .child_by_field_name("constructor")
-                    .or_else(|| e.child_by_field_name("type")),
-                "identifier"
-                | "type_identifier"
-                | "attribute"
-                | "member_expression"
-                | "qualified_identifier"
-                | "scoped_identifier"
-                | "scoped_type_identifier"
-                | "field_expression"
-                | "generic_type"
-                | "template_type"
-                | "template_function"
-                | "dotted_name" => return simple_name(self.text(e)),
+                kind::NEW_EXPRESSION => e
+                    .child_by_field_name(field::CONSTRUCTOR)
+                    .or_else(|| e.child_by_field_name(field::TYPE)),
+                kind::IDENTIFIER
+                | kind::TYPE_IDENTIFIER
+                | kind::ATTRIBUTE
+                | kind::MEMBER_EXPRESSION
+                | kind::QUALIFIED_IDENTIFIER
+                | kind::SCOPED_IDENTIFIER
+                | kind::SCOPED_TYPE_IDENTIFIER
+                | kind::FIELD_EXPRESSION
+                | kind::GENERIC_TYPE
+                | kind::TEMPLATE_TYPE
+                | kind::TEMPLATE_FUNCTION
+                | kind::DOTTED_NAME => return simple_name(self.text(e)),
                 _ => None,
             };
             e = next?;
@@ -1648,7 +1681,7 @@ impl<'a, 't> Builder<'a, 't> {
 
     fn py_with(&mut self, node: Node<'t>, preds: Vec<Pending>) -> Vec<Pending> {
         let h = self.with_header(node, preds);
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_name(field::BODY);
         self.sub(body, vec![pend(h, EdgeKind::Fallthrough)])
     }
 
@@ -1656,21 +1689,21 @@ impl<'a, 't> Builder<'a, 't> {
     #[inline(never)]
     fn with_header(&mut self, node: Node<'t>, preds: Vec<Pending>) -> usize {
         let end = node
-            .child_by_field_name("body")
+            .child_by_field_name(field::BODY)
             .map(|b| b.start_byte())
             .unwrap_or(node.end_byte());
         let range = self.header(node.start_byte(), end);
         let value = named_children(node)
             .into_iter()
-            .find(|c| c.kind() == "with_clause")
+            .find(|c| c.kind() == kind::WITH_CLAUSE)
             .and_then(|c| {
                 named_children(c)
                     .into_iter()
-                    .find(|i| i.kind() == "with_item")
+                    .find(|i| i.kind() == kind::WITH_ITEM)
             })
-            .and_then(|i| i.child_by_field_name("value"))
+            .and_then(|i| i.child_by_field_name(field::VALUE))
             .map(|v| {
-                if v.kind() == "as_pattern" {
+                if v.kind() == kind::AS_PATTERN {
                     first_named(v).unwrap_or(v)
                 } else {
                     v
@@ -1808,7 +1841,7 @@ impl<'a, 't> Builder<'a, 't> {
 
 /// The body block of a catch/except/finally/else clause.
 fn clause_body(clause: Node<'_>) -> Option<Node<'_>> {
-    clause.child_by_field_name("body").or_else(|| {
+    clause.child_by_field_name(field::BODY).or_else(|| {
         named_children(clause)
             .into_iter()
             .rev()
@@ -1834,22 +1867,26 @@ fn pick_handler(handlers: &[Handler], ty: Option<&str>) -> Option<usize> {
 fn is_labelable(kind: &str) -> bool {
     matches!(
         kind,
-        "while_statement"
-            | "for_statement"
-            | "enhanced_for_statement"
-            | "for_range_loop"
-            | "for_in_statement"
-            | "do_statement"
-            | "do_while_statement"
-            | "switch_statement"
-            | "switch_expression"
+        kind::WHILE_STATEMENT
+            | kind::FOR_STATEMENT
+            | kind::ENHANCED_FOR_STATEMENT
+            | kind::FOR_RANGE_LOOP
+            | kind::FOR_IN_STATEMENT
+            | kind::DO_STATEMENT
+            | kind::DO_WHILE_STATEMENT
+            | kind::SWITCH_STATEMENT
+            | kind::SWITCH_EXPRESSION
     )
 }
 
 fn is_preproc_arm(kind: &str) -> bool {
     matches!(
         kind,
-        "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif" | "preproc_elifdef"
+        kind::PREPROC_IF
+            | kind::PREPROC_IFDEF
+            | kind::PREPROC_ELSE
+            | kind::PREPROC_ELIF
+            | kind::PREPROC_ELIFDEF
     )
 }
 
@@ -1858,7 +1895,8 @@ fn is_preproc_arm(kind: &str) -> bool {
 fn holds_case(node: Node<'_>, depth: usize) -> bool {
     depth < 32
         && named_children(node).into_iter().any(|c| {
-            c.kind() == "case_statement" || (is_preproc_arm(c.kind()) && holds_case(c, depth + 1))
+            c.kind() == kind::CASE_STATEMENT
+                || (is_preproc_arm(c.kind()) && holds_case(c, depth + 1))
         })
 }
 
@@ -1866,11 +1904,15 @@ fn holds_case(node: Node<'_>, depth: usize) -> bool {
 /// the contents of preprocessor arms that hold labels, in document order.
 fn flatten_cases<'t>(nodes: Vec<Node<'t>>, out: &mut Vec<Node<'t>>, depth: usize) {
     for n in nodes {
-        if n.kind() == "case_statement" && depth < 32 {
+        if n.kind() == kind::CASE_STATEMENT && depth < 32 {
             out.push(n);
-            flatten_cases(children_except(n, &["value"]), out, depth + 1);
+            flatten_cases(children_except(n, &[field::VALUE]), out, depth + 1);
         } else if is_preproc_arm(n.kind()) && depth < 32 && holds_case(n, 0) {
-            flatten_cases(children_except(n, &["condition", "name"]), out, depth + 1);
+            flatten_cases(
+                children_except(n, &[field::CONDITION, field::NAME]),
+                out,
+                depth + 1,
+            );
         } else {
             out.push(n);
         }

@@ -17,6 +17,8 @@
 //! Nested functions, lambdas and comprehensions are summarised by their free variables, found
 //! by a second walk that walks everything and does not summarise again (no recursion).
 
+use crate::syntax::lang::{self, CallShape, Class, LangSpec};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -213,139 +215,145 @@ const NOT_VARIABLES: &[&str] = &[
 ];
 
 /// Fields holding the body of a compound statement (skipped in shallow mode).
-const BODY_FIELDS: &[&str] = &["body", "consequence", "alternative", "handler", "finalizer"];
+const BODY_FIELDS: &[&str] = &[
+    field::BODY,
+    field::CONSEQUENCE,
+    field::ALTERNATIVE,
+    field::HANDLER,
+    field::FINALIZER,
+];
 
 /// Node kinds that never contain variable reads of the enclosing function.
 const SKIP_KINDS: &[&str] = &[
-    "comment",
-    "line_comment",
-    "block_comment",
+    kind::COMMENT,
+    kind::LINE_COMMENT,
+    kind::BLOCK_COMMENT,
     // types
-    "type",
-    "type_annotation",
-    "type_arguments",
-    "type_parameters",
-    "type_parameter",
-    "type_identifier",
-    "type_descriptor",
-    "primitive_type",
-    "sized_type_specifier",
-    "generic_type",
-    "scoped_type_identifier",
-    "integral_type",
-    "floating_point_type",
-    "boolean_type",
-    "void_type",
-    "array_type",
-    "catch_type",
-    "dimensions",
-    "type_name",
-    "user_defined_type",
-    "predefined_type",
-    "template_argument_list",
-    "template_function",
-    "template_method",
-    "struct_specifier",
-    "enum_specifier",
-    "union_specifier",
+    kind::TYPE,
+    kind::TYPE_ANNOTATION,
+    kind::TYPE_ARGUMENTS,
+    kind::TYPE_PARAMETERS,
+    kind::TYPE_PARAMETER,
+    kind::TYPE_IDENTIFIER,
+    kind::TYPE_DESCRIPTOR,
+    kind::PRIMITIVE_TYPE,
+    kind::SIZED_TYPE_SPECIFIER,
+    kind::GENERIC_TYPE,
+    kind::SCOPED_TYPE_IDENTIFIER,
+    kind::INTEGRAL_TYPE,
+    kind::FLOATING_POINT_TYPE,
+    kind::BOOLEAN_TYPE,
+    kind::VOID_TYPE,
+    kind::ARRAY_TYPE,
+    kind::CATCH_TYPE,
+    kind::DIMENSIONS,
+    kind::TYPE_NAME,
+    kind::USER_DEFINED_TYPE,
+    kind::PREDEFINED_TYPE,
+    kind::TEMPLATE_ARGUMENT_LIST,
+    kind::TEMPLATE_FUNCTION,
+    kind::TEMPLATE_METHOD,
+    kind::STRUCT_SPECIFIER,
+    kind::ENUM_SPECIFIER,
+    kind::UNION_SPECIFIER,
     // names that are not variables
-    "qualified_identifier",
-    "scoped_identifier",
-    "namespace_identifier",
-    "field_identifier",
-    "property_identifier",
-    "statement_identifier",
-    "dotted_name",
-    "decorator",
-    "marker_annotation",
-    "annotation",
-    "modifiers",
-    "visibility",
-    "state_mutability",
-    "modifier_invocation",
-    "method_reference",
-    "class_literal",
-    "super",
+    kind::QUALIFIED_IDENTIFIER,
+    kind::SCOPED_IDENTIFIER,
+    kind::NAMESPACE_IDENTIFIER,
+    kind::FIELD_IDENTIFIER,
+    kind::PROPERTY_IDENTIFIER,
+    kind::STATEMENT_IDENTIFIER,
+    kind::DOTTED_NAME,
+    kind::DECORATOR,
+    kind::MARKER_ANNOTATION,
+    kind::ANNOTATION,
+    kind::MODIFIERS,
+    kind::VISIBILITY,
+    kind::STATE_MUTABILITY,
+    kind::MODIFIER_INVOCATION,
+    kind::METHOD_REFERENCE,
+    kind::CLASS_LITERAL,
+    kind::SUPER,
     // statements without reads
-    "global_statement",
-    "nonlocal_statement",
-    "pass_statement",
-    "break_statement",
-    "continue_statement",
-    "goto_statement",
-    "switch_label",
-    "import_declaration",
-    "package_declaration",
-    "preproc_include",
-    "preproc_def",
-    "preproc_function_def",
-    "preproc_call",
-    "gnu_asm_expression",
+    kind::GLOBAL_STATEMENT,
+    kind::NONLOCAL_STATEMENT,
+    kind::PASS_STATEMENT,
+    kind::BREAK_STATEMENT,
+    kind::CONTINUE_STATEMENT,
+    kind::GOTO_STATEMENT,
+    kind::SWITCH_LABEL,
+    kind::IMPORT_DECLARATION,
+    kind::PACKAGE_DECLARATION,
+    kind::PREPROC_INCLUDE,
+    kind::PREPROC_DEF,
+    kind::PREPROC_FUNCTION_DEF,
+    kind::PREPROC_CALL,
+    kind::GNU_ASM_EXPRESSION,
     // C/C++ operands of `sizeof`/`alignof` are not evaluated
-    "sizeof_expression",
-    "alignof_expression",
-    "offsetof_expression",
-    "assembly_statement",
-    "jsx_closing_element",
+    kind::SIZEOF_EXPRESSION,
+    kind::ALIGNOF_EXPRESSION,
+    kind::OFFSETOF_EXPRESSION,
+    kind::ASSEMBLY_STATEMENT,
+    kind::JSX_CLOSING_ELEMENT,
 ];
 
 /// Compound statements: their bodies are separate CFG nodes.
 const COMPOUND_KINDS: &[&str] = &[
-    "if_statement",
-    "elif_clause",
-    "else_clause",
-    "for_statement",
-    "for_in_statement",
-    "enhanced_for_statement",
-    "for_range_loop",
-    "while_statement",
-    "do_statement",
-    "do_while_statement",
-    "try_statement",
-    "try_with_resources_statement",
-    "catch_clause",
-    "except_clause",
+    kind::IF_STATEMENT,
+    kind::ELIF_CLAUSE,
+    kind::ELSE_CLAUSE,
+    kind::FOR_STATEMENT,
+    kind::FOR_IN_STATEMENT,
+    kind::ENHANCED_FOR_STATEMENT,
+    kind::FOR_RANGE_LOOP,
+    kind::WHILE_STATEMENT,
+    kind::DO_STATEMENT,
+    kind::DO_WHILE_STATEMENT,
+    kind::TRY_STATEMENT,
+    kind::TRY_WITH_RESOURCES_STATEMENT,
+    kind::CATCH_CLAUSE,
+    kind::EXCEPT_CLAUSE,
     "except_group_clause",
-    "finally_clause",
-    "with_statement",
-    "switch_statement",
-    "switch_expression",
-    "case_statement",
-    "switch_case",
-    "switch_default",
-    "switch_rule",
-    "switch_block_statement_group",
-    "match_statement",
-    "case_clause",
-    "synchronized_statement",
+    kind::FINALLY_CLAUSE,
+    kind::WITH_STATEMENT,
+    kind::SWITCH_STATEMENT,
+    kind::SWITCH_EXPRESSION,
+    kind::CASE_STATEMENT,
+    kind::SWITCH_CASE,
+    kind::SWITCH_DEFAULT,
+    kind::SWITCH_RULE,
+    kind::SWITCH_BLOCK_STATEMENT_GROUP,
+    kind::MATCH_STATEMENT,
+    kind::CASE_CLAUSE,
+    kind::SYNCHRONIZED_STATEMENT,
     "unchecked_block",
 ];
 
 /// Functions, lambdas and comprehensions: summarised by their free variables.
 const CLOSURE_KINDS: &[&str] = &[
-    "lambda",
-    "lambda_expression",
-    "arrow_function",
-    "function_expression",
+    kind::LAMBDA,
+    kind::LAMBDA_EXPRESSION,
+    kind::ARROW_FUNCTION,
+    kind::FUNCTION_EXPRESSION,
     "function",
-    "generator_function",
-    "function_definition",
-    "function_declaration",
-    "generator_function_declaration",
-    "list_comprehension",
-    "set_comprehension",
-    "dictionary_comprehension",
-    "generator_expression",
+    kind::GENERATOR_FUNCTION,
+    kind::FUNCTION_DEFINITION,
+    kind::FUNCTION_DECLARATION,
+    kind::GENERATOR_FUNCTION_DECLARATION,
+    kind::LIST_COMPREHENSION,
+    kind::SET_COMPREHENSION,
+    kind::DICTIONARY_COMPREHENSION,
+    kind::GENERATOR_EXPRESSION,
 ];
 
 const CLASS_KINDS: &[&str] = &[
-    "class_definition",
-    "class_declaration",
-    "class",
-    "abstract_class_declaration",
-    "interface_declaration",
-    "enum_declaration",
-    "record_declaration",
+    kind::CLASS_DEFINITION,
+    kind::CLASS_DECLARATION,
+    kind::CLASS,
+    kind::ABSTRACT_CLASS_DECLARATION,
+    kind::INTERFACE_DECLARATION,
+    kind::ENUM_DECLARATION,
+    kind::RECORD_DECLARATION,
 ];
 
 fn is_statement_like(kind: &str) -> bool {
@@ -354,27 +362,26 @@ fn is_statement_like(kind: &str) -> bool {
         || kind.ends_with("_definition")
         || matches!(
             kind,
-            "block"
-                | "compound_statement"
-                | "statement_block"
-                | "block_statement"
-                | "declaration"
-                | "statement"
-                | "else_clause"
-                | "elif_clause"
-                | "except_clause"
-                | "except_group_clause"
-                | "finally_clause"
-                | "catch_clause"
-                | "switch_block"
-                | "switch_body"
-                | "switch_block_statement_group"
-                | "switch_rule"
-                | "case_clause"
-                | "case_statement"
-                | "switch_case"
-                | "switch_default"
-                | "field_declaration_list"
+            kind::BLOCK
+                | kind::COMPOUND_STATEMENT
+                | kind::STATEMENT_BLOCK
+                | kind::BLOCK_STATEMENT
+                | kind::DECLARATION
+                | kind::STATEMENT
+                | kind::ELSE_CLAUSE
+                | kind::ELIF_CLAUSE
+                | kind::EXCEPT_CLAUSE
+                | kind::FINALLY_CLAUSE
+                | kind::CATCH_CLAUSE
+                | kind::SWITCH_BLOCK
+                | kind::SWITCH_BODY
+                | kind::SWITCH_BLOCK_STATEMENT_GROUP
+                | kind::SWITCH_RULE
+                | kind::CASE_CLAUSE
+                | kind::CASE_STATEMENT
+                | kind::SWITCH_CASE
+                | kind::SWITCH_DEFAULT
+                | kind::FIELD_DECLARATION_LIST
         )
 }
 
@@ -447,6 +454,11 @@ struct Walker<'t, 'c> {
 }
 
 impl<'t, 'c> Walker<'t, 'c> {
+    /// What this file's language calls its constructs.
+    fn spec(&self) -> &'static LangSpec {
+        lang::spec(self.lang)
+    }
+
     fn new(
         file: &'t ParsedFile,
         ctx: &'c Context,
@@ -541,7 +553,7 @@ impl<'t, 'c> Walker<'t, 'c> {
     }
 
     fn record(&mut self, node: Node<'t>, role: Role, frame: u32) {
-        let name = if node.kind() == "this" {
+        let name = if node.kind() == kind::THIS {
             "this"
         } else {
             self.text(node)
@@ -582,12 +594,14 @@ impl<'t, 'c> Walker<'t, 'c> {
 
     fn is_variable_kind(&self, kind: &str) -> bool {
         match kind {
-            "identifier" => true,
-            "this" => matches!(
+            kind::IDENTIFIER => true,
+            kind::THIS => matches!(
                 self.lang,
                 Language::Java | Language::Cpp | Language::JavaScript | Language::TypeScript
             ),
-            "shorthand_property_identifier" | "shorthand_property_identifier_pattern" => true,
+            kind::SHORTHAND_PROPERTY_IDENTIFIER | kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => {
+                true
+            }
             _ => false,
         }
     }
@@ -632,17 +646,17 @@ impl<'t, 'c> Walker<'t, 'c> {
                 // Bodies walked inside one node run conditionally: their writes are weak.
                 self.conditional = self.summarise;
             }
-            if it.node.kind() == "except_clause" && field == Some("value") {
+            if it.node.kind() == kind::EXCEPT_CLAUSE && field == Some(field::VALUE) {
                 // `except E as e`: `E` names a type; only `e` is a variable.
-                if c.kind() == "as_pattern" {
-                    self.push_field(&Item { node: c, ..*it }, "alias", STRONG, frame);
+                if c.kind() == kind::AS_PATTERN {
+                    self.push_field(&Item { node: c, ..*it }, field::ALIAS, STRONG, frame);
                 }
                 continue;
             }
             let role = match (it.node.kind(), field) {
                 (_, Some("alias")) => STRONG,
-                ("catch_clause", Some("parameter")) => STRONG,
-                ("catch_clause", Some("parameters")) => Role::Param,
+                (kind::CATCH_CLAUSE, Some(kind::PARAMETER)) => STRONG,
+                (kind::CATCH_CLAUSE, Some(kind::PARAMETERS)) => Role::Param,
                 _ => Role::Use,
             };
             self.push(it, c, role, frame);
@@ -671,17 +685,17 @@ impl<'t, 'c> Walker<'t, 'c> {
         if matches!(role, Role::Use | Role::Qualifier)
             && matches!(
                 kind,
-                "parenthesized_expression"
-                    | "unary_expression"
-                    | "comparison_operator"
-                    | "boolean_operator"
-                    | "not_operator"
-                    | "conditional_expression"
-                    | "ternary_expression"
-                    | "expression"
+                kind::PARENTHESIZED_EXPRESSION
+                    | kind::UNARY_EXPRESSION
+                    | kind::COMPARISON_OPERATOR
+                    | kind::BOOLEAN_OPERATOR
+                    | kind::NOT_OPERATOR
+                    | kind::CONDITIONAL_EXPRESSION
+                    | kind::TERNARY_EXPRESSION
+                    | kind::EXPRESSION
             )
-            || (kind == "binary_operator" && role == Role::Use)
-            || (kind == "binary_expression" && role == Role::Use && self.lang != Language::Cpp)
+            || (kind == kind::BINARY_OPERATOR && role == Role::Use)
+            || (kind == kind::BINARY_EXPRESSION && role == Role::Use && self.lang != Language::Cpp)
         {
             self.all(&it, Role::Use, it.frame);
             return;
@@ -710,97 +724,99 @@ impl<'t, 'c> Walker<'t, 'c> {
         let f = it.frame;
         match kind {
             // ---- assignments and declarations ----
-            "assignment"
-            | "assignment_expression"
-            | "augmented_assignment"
-            | "augmented_assignment_expression" => self.assignment(&it),
-            "named_expression" => {
+            kind::ASSIGNMENT
+            | kind::ASSIGNMENT_EXPRESSION
+            | kind::AUGMENTED_ASSIGNMENT
+            | kind::AUGMENTED_ASSIGNMENT_EXPRESSION => self.assignment(&it),
+            kind::NAMED_EXPRESSION => {
                 let fr = self.new_frame(f);
-                self.push_field(&it, "name", STRONG, fr);
-                self.push_field(&it, "value", Role::Use, fr);
+                self.push_field(&it, field::NAME, STRONG, fr);
+                self.push_field(&it, field::VALUE, Role::Use, fr);
             }
-            "update_expression" => {
+            kind::UPDATE_EXPRESSION => {
                 let fr = self.new_frame(f);
                 self.all(&it, UPDATE, fr);
             }
-            "declaration" => {
+            kind::DECLARATION => {
                 // C/C++ declaration: type skipped; declarators with or without initialisers.
                 for (field, c) in self.children(node) {
-                    if field == Some("declarator") {
-                        if c.kind() == "init_declarator" {
+                    if field == Some(field::DECLARATOR) {
+                        if c.kind() == kind::INIT_DECLARATOR {
                             self.push(&it, c, Role::Use, f);
                         } else {
                             self.push(&it, c, Role::Declarator { init: false }, f);
                         }
-                    } else if field != Some("type") {
+                    } else if field != Some(field::TYPE) {
                         self.push(&it, c, Role::Use, f);
                     }
                 }
             }
-            "init_declarator" => {
+            kind::INIT_DECLARATOR => {
                 let fr = self.new_frame(f);
                 self.note_reader(
-                    node.child_by_field_name("declarator"),
-                    node.child_by_field_name("value"),
+                    node.child_by_field_name(field::DECLARATOR),
+                    node.child_by_field_name(field::VALUE),
                 );
-                self.push_field(&it, "declarator", Role::Declarator { init: true }, fr);
-                self.push_field(&it, "value", Role::Use, fr);
+                self.push_field(&it, field::DECLARATOR, Role::Declarator { init: true }, fr);
+                self.push_field(&it, field::VALUE, Role::Use, fr);
             }
-            "local_variable_declaration" | "lexical_declaration" | "variable_declaration"
+            kind::LOCAL_VARIABLE_DECLARATION
+            | kind::LEXICAL_DECLARATION
+            | kind::VARIABLE_DECLARATION
                 if self.lang != Language::Solidity =>
             {
                 for (field, c) in self.children(node) {
-                    if field != Some("type") && field != Some("kind") {
+                    if field != Some(field::TYPE) && field != Some(field::KIND) {
                         self.push(&it, c, Role::Use, f);
                     }
                 }
             }
-            "variable_declarator" => {
+            kind::VARIABLE_DECLARATOR => {
                 let fr = self.new_frame(f);
-                let has_value = node.child_by_field_name("value").is_some();
+                let has_value = node.child_by_field_name(field::VALUE).is_some();
                 self.note_reader(
-                    node.child_by_field_name("name"),
-                    node.child_by_field_name("value"),
+                    node.child_by_field_name(field::NAME),
+                    node.child_by_field_name(field::VALUE),
                 );
                 for (field, c) in self.children(node) {
                     match field {
-                        Some("name") if has_value => self.push(&it, c, STRONG, fr),
-                        Some("value") => self.push(&it, c, Role::Use, fr),
+                        Some(field::NAME) if has_value => self.push(&it, c, STRONG, fr),
+                        Some(field::VALUE) => self.push(&it, c, Role::Use, fr),
                         _ => {}
                     }
                 }
             }
-            "variable_declaration_statement" => {
+            kind::VARIABLE_DECLARATION_STATEMENT => {
                 let fr = self.new_frame(f);
-                let has_value = node.child_by_field_name("value").is_some();
+                let has_value = node.child_by_field_name(field::VALUE).is_some();
                 for (field, c) in self.children(node) {
-                    if field == Some("value") {
+                    if field == Some(field::VALUE) {
                         self.push(&it, c, Role::Use, fr);
                     } else if has_value {
                         self.push(&it, c, STRONG, fr);
                     }
                 }
             }
-            "resource" => {
+            kind::RESOURCE => {
                 let fr = self.new_frame(f);
-                if node.child_by_field_name("name").is_some() {
-                    self.push_field(&it, "name", STRONG, fr);
-                    self.push_field(&it, "value", Role::Use, fr);
+                if node.child_by_field_name(field::NAME).is_some() {
+                    self.push_field(&it, field::NAME, STRONG, fr);
+                    self.push_field(&it, field::VALUE, Role::Use, fr);
                 } else {
                     self.all(&it, Role::Use, fr);
                 }
             }
-            "catch_formal_parameter" => self.push_field(&it, "name", STRONG, f),
-            "instanceof_expression" => {
+            kind::CATCH_FORMAL_PARAMETER => self.push_field(&it, field::NAME, STRONG, f),
+            kind::INSTANCEOF_EXPRESSION => {
                 let fr = self.new_frame(f);
-                self.push_field(&it, "left", Role::Use, fr);
-                self.push_field(&it, "name", STRONG, fr);
-                self.push_field(&it, "pattern", STRONG, fr);
+                self.push_field(&it, field::LEFT, Role::Use, fr);
+                self.push_field(&it, field::NAME, STRONG, fr);
+                self.push_field(&it, field::PATTERN, STRONG, fr);
             }
-            "as_pattern" => {
+            kind::AS_PATTERN => {
                 let fr = self.new_frame(f);
                 for (field, c) in self.children(node) {
-                    let r = if field == Some("alias") {
+                    let r = if field == Some(field::ALIAS) {
                         STRONG
                     } else {
                         Role::Use
@@ -808,88 +824,106 @@ impl<'t, 'c> Walker<'t, 'c> {
                     self.push(&it, c, r, fr);
                 }
             }
-            "import_statement" | "import_from_statement" if self.lang == Language::Python => {
+            kind::IMPORT_STATEMENT | kind::IMPORT_FROM_STATEMENT
+                if self.lang == Language::Python =>
+            {
                 self.python_import(&it)
             }
-            "import_statement" | "export_statement" => {}
+            kind::IMPORT_STATEMENT | kind::EXPORT_STATEMENT => {}
             // ---- loops with a definition in the header ----
-            "for_statement" if node.child_by_field_name("left").is_some() => {
-                self.for_each(&it, &["left"], &["right"])
+            kind::FOR_STATEMENT if node.child_by_field_name(field::LEFT).is_some() => {
+                self.for_each(&it, &[field::LEFT], &[field::RIGHT])
             }
-            "for_in_statement" => self.for_each(&it, &["left"], &["right"]),
-            "for_in_clause" => {
+            kind::FOR_IN_STATEMENT => self.for_each(&it, &[field::LEFT], &[field::RIGHT]),
+            kind::FOR_IN_CLAUSE => {
                 let fr = self.new_frame(f);
-                self.push_field(&it, "left", STRONG, fr);
-                self.push_field(&it, "right", Role::Use, fr);
+                self.push_field(&it, field::LEFT, STRONG, fr);
+                self.push_field(&it, field::RIGHT, Role::Use, fr);
             }
-            "enhanced_for_statement" => self.for_each(&it, &["name"], &["value"]),
-            "for_range_loop" => {
+            kind::ENHANCED_FOR_STATEMENT => self.for_each(&it, &[field::NAME], &[field::VALUE]),
+            kind::FOR_RANGE_LOOP => {
                 let fr = self.new_frame(f);
-                self.push_field(&it, "declarator", Role::Declarator { init: true }, fr);
-                self.push_field(&it, "right", Role::Use, fr);
-                self.push_field(&it, "initializer", Role::Use, fr);
-                self.compound_rest(&it, &["declarator", "right", "initializer", "type"], fr);
+                self.push_field(&it, field::DECLARATOR, Role::Declarator { init: true }, fr);
+                self.push_field(&it, field::RIGHT, Role::Use, fr);
+                self.push_field(&it, field::INITIALIZER, Role::Use, fr);
+                self.compound_rest(
+                    &it,
+                    &[
+                        field::DECLARATOR,
+                        field::RIGHT,
+                        field::INITIALIZER,
+                        field::TYPE,
+                    ],
+                    fr,
+                );
             }
-            "labeled_statement" => {
+            kind::LABELED_STATEMENT => {
                 for (field, c) in self.children(node) {
-                    if field != Some("label") && c.kind() != "identifier" {
+                    if field != Some(field::LABEL) && c.kind() != kind::IDENTIFIER {
                         self.push(&it, c, Role::Use, f);
                     }
                 }
             }
             k if COMPOUND_KINDS.contains(&k) => self.compound_rest(&it, &[], f),
             // ---- calls ----
-            "call" | "call_expression" | "method_invocation" => self.call(&it),
-            "new_expression" if self.lang != Language::Cpp => {
+            _ if self.spec().is(node, Class::Call) => self.call(&it),
+            kind::NEW_EXPRESSION if self.lang != Language::Cpp => {
                 let fr = self.new_frame(f);
                 for (field, c) in self.children(node) {
-                    if field != Some("constructor") && field != Some("name") {
+                    if field != Some(field::CONSTRUCTOR) && field != Some(field::NAME) {
                         self.push(&it, c, Role::Use, fr);
                     }
                 }
             }
-            "object_creation_expression" => {
+            kind::OBJECT_CREATION_EXPRESSION => {
                 let fr = self.new_frame(f);
-                self.push_field(&it, "arguments", Role::Use, fr);
+                self.push_field(&it, field::ARGUMENTS, Role::Use, fr);
             }
-            "explicit_constructor_invocation" => self.push_field(&it, "arguments", Role::Use, f),
-            "keyword_argument" => self.push_field(&it, "value", Role::Use, f),
-            "emit_statement" | "revert_statement" => {
+            kind::EXPLICIT_CONSTRUCTOR_INVOCATION => {
+                self.push_field(&it, field::ARGUMENTS, Role::Use, f)
+            }
+            kind::KEYWORD_ARGUMENT => self.push_field(&it, field::VALUE, Role::Use, f),
+            kind::EMIT_STATEMENT | kind::REVERT_STATEMENT => {
                 for (field, c) in self.children(node) {
-                    if field != Some("name") && field != Some("error") {
+                    if field != Some(field::NAME) && field != Some(field::ERROR) {
                         self.push(&it, c, Role::Use, f);
                     }
                 }
             }
-            "call_struct_argument" | "struct_field_assignment" => {
-                self.push_field(&it, "value", Role::Use, f)
+            kind::CALL_STRUCT_ARGUMENT | kind::STRUCT_FIELD_ASSIGNMENT => {
+                self.push_field(&it, field::VALUE, Role::Use, f)
             }
             // ---- accesses ----
-            "attribute" | "field_access" | "field_expression" | "member_expression" => {
+            kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::FIELD_EXPRESSION
+            | kind::MEMBER_EXPRESSION => {
                 if let Some(obj) = access_object(node) {
                     self.push(&it, obj, Role::Qualifier, f);
                 }
             }
-            "binary_expression" if self.lang == Language::Cpp => {
+            kind::BINARY_EXPRESSION if self.lang == Language::Cpp => {
                 if !self.cin_chain(&it) {
                     self.all(&it, Role::Use, f);
                 }
             }
-            "as_expression" | "satisfies_expression" => {
+            kind::AS_EXPRESSION | kind::SATISFIES_EXPRESSION => {
                 if let Some(c) = node.named_child(0) {
                     self.push(&it, c, Role::Use, f);
                 }
             }
-            "jsx_opening_element" | "jsx_self_closing_element" => {
+            kind::JSX_OPENING_ELEMENT | kind::JSX_SELF_CLOSING_ELEMENT => {
                 for (field, c) in self.children(node) {
-                    if field != Some("name") {
+                    if field != Some(field::NAME) {
                         self.push(&it, c, Role::Use, f);
                     }
                 }
             }
-            "pair" if self.lang == Language::JavaScript || self.lang == Language::TypeScript => {
+            kind::PAIR
+                if self.lang == Language::JavaScript || self.lang == Language::TypeScript =>
+            {
                 for (field, c) in self.children(node) {
-                    if field != Some("key") || c.kind() == "computed_property_name" {
+                    if field != Some(field::KEY) || c.kind() == kind::COMPUTED_PROPERTY_NAME {
                         self.push(&it, c, Role::Use, f);
                     }
                 }
@@ -912,15 +946,27 @@ impl<'t, 'c> Walker<'t, 'c> {
         };
         match node.kind() {
             // `a.f = y` is a new version of `a` made from the old one (field-insensitive).
-            "attribute" | "field_access" | "field_expression" | "member_expression" => {
+            kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::FIELD_EXPRESSION
+            | kind::MEMBER_EXPRESSION => {
                 if let Some(obj) = access_object(node) {
                     self.push(it, obj, Role::Def { strong, read: true }, f);
                 }
             }
-            "subscript" | "array_access" | "subscript_expression" | "slice_access" => {
-                let base = ["value", "array", "argument", "object", "base"]
-                    .iter()
-                    .find_map(|b| node.child_by_field_name(b));
+            kind::SUBSCRIPT
+            | kind::ARRAY_ACCESS
+            | kind::SUBSCRIPT_EXPRESSION
+            | kind::SLICE_ACCESS => {
+                let base = [
+                    field::VALUE,
+                    field::ARRAY,
+                    field::ARGUMENT,
+                    field::OBJECT,
+                    field::BASE,
+                ]
+                .iter()
+                .find_map(|b| node.child_by_field_name(b));
                 for (_, c) in self.children(node) {
                     if Some(c) == base {
                         self.push(it, c, weak, f);
@@ -929,60 +975,60 @@ impl<'t, 'c> Walker<'t, 'c> {
                     }
                 }
             }
-            "pointer_expression" | "pointer_dereference" => {
+            kind::POINTER_EXPRESSION => {
                 let op = node
-                    .child_by_field_name("operator")
+                    .child_by_field_name(field::OPERATOR)
                     .map(|o| self.text(o))
                     .unwrap_or("*");
                 let r = if op == "*" { weak } else { Role::Use };
-                self.push_field(it, "argument", r, f);
+                self.push_field(it, field::ARGUMENT, r, f);
             }
-            "parenthesized_expression"
-            | "expression"
-            | "tuple_expression"
-            | "tuple"
-            | "tuple_pattern"
-            | "pattern_list"
-            | "list_pattern"
-            | "list"
-            | "expression_list"
-            | "list_splat_pattern"
-            | "list_splat"
-            | "as_pattern_target"
-            | "array_pattern"
-            | "object_pattern"
-            | "rest_pattern"
-            | "variable_declaration_tuple"
-            | "structured_binding_declarator"
-            | "array"
-            | "parenthesized_pattern"
-            | "non_null_expression" => {
+            kind::PARENTHESIZED_EXPRESSION
+            | kind::EXPRESSION
+            | kind::TUPLE_EXPRESSION
+            | kind::TUPLE
+            | kind::TUPLE_PATTERN
+            | kind::PATTERN_LIST
+            | kind::LIST_PATTERN
+            | kind::LIST
+            | kind::EXPRESSION_LIST
+            | kind::LIST_SPLAT_PATTERN
+            | kind::LIST_SPLAT
+            | kind::AS_PATTERN_TARGET
+            | kind::ARRAY_PATTERN
+            | kind::OBJECT_PATTERN
+            | kind::REST_PATTERN
+            | kind::VARIABLE_DECLARATION_TUPLE
+            | kind::STRUCTURED_BINDING_DECLARATOR
+            | kind::ARRAY
+            | kind::NON_NULL_EXPRESSION => {
                 self.all(it, it.role, f);
             }
-            "pair_pattern" => {
-                self.push_field(it, "value", it.role, f);
+            kind::PAIR_PATTERN => {
+                self.push_field(it, field::VALUE, it.role, f);
             }
-            "assignment_pattern" | "object_assignment_pattern" => {
-                self.push_field(it, "left", it.role, f);
-                self.push_field(it, "right", Role::Use, f);
+            kind::ASSIGNMENT_PATTERN | kind::OBJECT_ASSIGNMENT_PATTERN => {
+                self.push_field(it, field::LEFT, it.role, f);
+                self.push_field(it, field::RIGHT, Role::Use, f);
             }
-            "variable_declaration" => {
+            kind::VARIABLE_DECLARATION => {
                 // Solidity `uint x` in a declaration statement.
-                self.push_field(it, "name", it.role, f);
+                self.push_field(it, field::NAME, it.role, f);
             }
-            "cast_expression" => {
-                self.push_field(it, "value", it.role, f);
+            kind::CAST_EXPRESSION => {
+                self.push_field(it, field::VALUE, it.role, f);
             }
             // Pointer arithmetic `p + i` as a written location (`scanf("%d", a + i)`).
-            "binary_expression"
+            kind::BINARY_EXPRESSION
                 if matches!(self.lang, Language::C | Language::Cpp)
                     && matches!(
-                        node.child_by_field_name("operator").map(|o| self.text(o)),
+                        node.child_by_field_name(field::OPERATOR)
+                            .map(|o| self.text(o)),
                         Some("+" | "-")
                     ) =>
             {
-                self.push_field(it, "left", weak, f);
-                self.push_field(it, "right", Role::Use, f);
+                self.push_field(it, field::LEFT, weak, f);
+                self.push_field(it, field::RIGHT, Role::Use, f);
             }
             _ => return false,
         }
@@ -996,58 +1042,60 @@ impl<'t, 'c> Walker<'t, 'c> {
         let role = it.role;
         match node.kind() {
             // Default values are evaluated by the caller's scope: not reads of this function.
-            "default_parameter" | "typed_default_parameter" | "optional_parameter_declaration" => {
-                self.push_field(it, "name", role, f);
-                self.push_field(it, "declarator", role, f);
+            kind::DEFAULT_PARAMETER
+            | kind::TYPED_DEFAULT_PARAMETER
+            | kind::OPTIONAL_PARAMETER_DECLARATION => {
+                self.push_field(it, field::NAME, role, f);
+                self.push_field(it, field::DECLARATOR, role, f);
             }
-            "required_parameter" | "optional_parameter" => {
-                self.push_field(it, "pattern", role, f);
+            kind::REQUIRED_PARAMETER | kind::OPTIONAL_PARAMETER => {
+                self.push_field(it, field::PATTERN, role, f);
             }
-            "assignment_pattern" | "object_assignment_pattern" => {
-                self.push_field(it, "left", role, f)
+            kind::ASSIGNMENT_PATTERN | kind::OBJECT_ASSIGNMENT_PATTERN => {
+                self.push_field(it, field::LEFT, role, f)
             }
-            "formal_parameter" | "parameter" | "variable_declaration" => {
-                self.push_field(it, "name", role, f)
+            kind::FORMAL_PARAMETER | kind::PARAMETER | kind::VARIABLE_DECLARATION => {
+                self.push_field(it, field::NAME, role, f)
             }
-            "spread_parameter" => {
+            kind::SPREAD_PARAMETER => {
                 for (_, c) in self.children(node) {
-                    if c.kind() == "variable_declarator" {
-                        if let Some(n) = c.child_by_field_name("name") {
+                    if c.kind() == kind::VARIABLE_DECLARATOR {
+                        if let Some(n) = c.child_by_field_name(field::NAME) {
                             self.push(it, n, role, f);
                         }
                     }
                 }
             }
-            "receiver_parameter" => {}
-            "parameter_declaration" | "variadic_parameter_declaration" => {
-                self.push_field(it, "declarator", role, f)
+            kind::RECEIVER_PARAMETER => {}
+            kind::PARAMETER_DECLARATION | kind::VARIADIC_PARAMETER_DECLARATION => {
+                self.push_field(it, field::DECLARATOR, role, f)
             }
             // A prototype in a declaration declares no variable; a lambda's declarator holds
             // its parameters.
-            "function_declarator" | "abstract_function_declarator" => {
+            kind::FUNCTION_DECLARATOR | kind::ABSTRACT_FUNCTION_DECLARATOR => {
                 if role == Role::Param {
-                    self.push_field(it, "parameters", role, f);
+                    self.push_field(it, field::PARAMETERS, role, f);
                 }
             }
-            "array_declarator" => {
-                self.push_field(it, "declarator", role, f);
-                self.push_field(it, "size", Role::Use, f);
+            kind::ARRAY_DECLARATOR => {
+                self.push_field(it, field::DECLARATOR, role, f);
+                self.push_field(it, field::SIZE, Role::Use, f);
             }
-            "pair_pattern" => self.push_field(it, "value", role, f),
-            "init_declarator" => {
+            kind::PAIR_PATTERN => self.push_field(it, field::VALUE, role, f),
+            kind::INIT_DECLARATOR => {
                 let fr = self.new_frame(f);
                 self.note_reader(
-                    node.child_by_field_name("declarator"),
-                    node.child_by_field_name("value"),
+                    node.child_by_field_name(field::DECLARATOR),
+                    node.child_by_field_name(field::VALUE),
                 );
-                self.push_field(it, "declarator", Role::Declarator { init: true }, fr);
-                self.push_field(it, "value", Role::Use, fr);
+                self.push_field(it, field::DECLARATOR, Role::Declarator { init: true }, fr);
+                self.push_field(it, field::VALUE, Role::Use, fr);
             }
             _ => {
                 for (field, c) in self.children(node) {
-                    if field == Some("type")
-                        || field == Some("value")
-                        || field == Some("default_value")
+                    if field == Some(field::TYPE)
+                        || field == Some(field::VALUE)
+                        || field == Some(field::DEFAULT_VALUE)
                     {
                         continue;
                     }
@@ -1062,17 +1110,17 @@ impl<'t, 'c> Walker<'t, 'c> {
         let (Some(name), Some(value)) = (name, value) else {
             return;
         };
-        if name.kind() != "identifier"
+        if name.kind() != kind::IDENTIFIER
             || !matches!(
                 value.kind(),
-                "object_creation_expression" | "new_expression"
+                kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION
             )
         {
             return;
         }
         let ty = value
-            .child_by_field_name("type")
-            .or_else(|| value.child_by_field_name("constructor"))
+            .child_by_field_name(field::TYPE)
+            .or_else(|| value.child_by_field_name(field::CONSTRUCTOR))
             .map(|t| self.text(t))
             .unwrap_or("");
         if is_reader_type(ty) {
@@ -1085,23 +1133,25 @@ impl<'t, 'c> Walker<'t, 'c> {
         let node = it.node;
         let fr = self.new_frame(it.frame);
         self.note_reader(
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
+            node.child_by_field_name(field::LEFT),
+            node.child_by_field_name(field::RIGHT),
         );
         let op = node
-            .child_by_field_name("operator")
+            .child_by_field_name(field::OPERATOR)
             .map(|o| self.text(o))
             .unwrap_or("=");
         let augmented = node.kind().starts_with("augmented") || op != "=";
-        let left = node.child_by_field_name("left").map(unwrap_expression);
-        let right = node.child_by_field_name("right").map(unwrap_expression);
+        let left = node.child_by_field_name(field::LEFT).map(unwrap_expression);
+        let right = node
+            .child_by_field_name(field::RIGHT)
+            .map(unwrap_expression);
         let Some(left) = left else {
             self.all(it, Role::Use, fr);
             return;
         };
         let Some(right) = right else {
             // `x: int` declares without assigning.
-            self.push_field(it, "type", Role::Skip, fr);
+            self.push_field(it, field::TYPE, Role::Skip, fr);
             return;
         };
         let left_role = if augmented { UPDATE } else { STRONG };
@@ -1111,11 +1161,14 @@ impl<'t, 'c> Walker<'t, 'c> {
             let rk = right.kind();
             let tuple_l = matches!(
                 lk,
-                "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple_expression"
+                kind::PATTERN_LIST
+                    | kind::TUPLE_PATTERN
+                    | kind::LIST_PATTERN
+                    | kind::TUPLE_EXPRESSION
             );
             let tuple_r = matches!(
                 rk,
-                "expression_list" | "tuple" | "list" | "tuple_expression"
+                kind::EXPRESSION_LIST | kind::TUPLE | kind::LIST | kind::TUPLE_EXPRESSION
             );
             if tuple_l && tuple_r {
                 let ls: Vec<Node<'t>> = self.children(left).into_iter().map(|x| x.1).collect();
@@ -1147,18 +1200,18 @@ impl<'t, 'c> Walker<'t, 'c> {
             self.push_field(it, s, Role::Use, fr);
         }
         let mut handled: Vec<&str> = targets.iter().chain(sources).copied().collect();
-        handled.extend(["type", "dimensions", "kind", "operator"]);
+        handled.extend([field::TYPE, field::DIMENSIONS, field::KIND, field::OPERATOR]);
         self.compound_rest(it, &handled, fr);
     }
 
     fn python_import(&mut self, it: &Item<'t>) {
         for (field, c) in self.children(it.node) {
-            if field != Some("name") {
+            if field != Some(field::NAME) {
                 continue;
             }
             let target = match c.kind() {
-                "aliased_import" => c.child_by_field_name("alias"),
-                "dotted_name" => c.named_child(if it.node.kind() == "import_statement" {
+                kind::ALIASED_IMPORT => c.child_by_field_name(field::ALIAS),
+                kind::DOTTED_NAME => c.named_child(if it.node.kind() == kind::IMPORT_STATEMENT {
                     0
                 } else {
                     c.named_child_count().saturating_sub(1)
@@ -1177,16 +1230,16 @@ impl<'t, 'c> Walker<'t, 'c> {
         let mut cur = it.node;
         loop {
             let op = cur
-                .child_by_field_name("operator")
+                .child_by_field_name(field::OPERATOR)
                 .map(|o| self.text(o))
                 .unwrap_or("");
-            if cur.kind() != "binary_expression" || op != ">>" {
+            if cur.kind() != kind::BINARY_EXPRESSION || op != ">>" {
                 break;
             }
-            if let Some(r) = cur.child_by_field_name("right") {
+            if let Some(r) = cur.child_by_field_name(field::RIGHT) {
                 rights.push(r);
             }
-            match cur.child_by_field_name("left") {
+            match cur.child_by_field_name(field::LEFT) {
                 Some(l) => cur = l,
                 None => return false,
             }
@@ -1206,40 +1259,32 @@ impl<'t, 'c> Walker<'t, 'c> {
         let node = it.node;
         let fr = self.new_frame(it.frame);
         // Callee: (receiver, method or function name).
+        let spec = self.spec();
         let (receiver, name, other_callee): (Option<Node<'t>>, &'t str, Option<Node<'t>>) =
-            if node.kind() == "method_invocation" {
-                let name = node
-                    .child_by_field_name("name")
-                    .map(|n| self.text(n))
-                    .unwrap_or("");
-                (node.child_by_field_name("object"), name, None)
-            } else {
-                match node.child_by_field_name("function").map(unwrap_expression) {
-                    Some(callee) => match callee.kind() {
-                        "identifier" => (None, self.text(callee), None),
-                        "qualified_identifier" | "scoped_identifier" => {
+            match spec.call(node) {
+                Some(c) if c.shape == CallShape::Method => {
+                    (c.receiver, c.name.map(|n| self.text(n)).unwrap_or(""), None)
+                }
+                Some(c) => {
+                    let callee = unwrap_expression(c.function);
+                    match (spec.member(callee), callee.kind()) {
+                        (Some(m), _) => (Some(m.object), self.text(m.name), None),
+                        (None, kind::IDENTIFIER) => (None, self.text(callee), None),
+                        (None, kind::QUALIFIED_IDENTIFIER | kind::SCOPED_IDENTIFIER) => {
                             let t = self.text(callee);
                             (None, t.rsplit("::").next().unwrap_or(t), None)
                         }
-                        "template_function" => {
+                        (None, kind::TEMPLATE_FUNCTION) => {
                             let t = callee
-                                .child_by_field_name("name")
+                                .child_by_field_name(field::NAME)
                                 .map(|n| self.text(n))
                                 .unwrap_or("");
                             (None, t.rsplit("::").next().unwrap_or(t), None)
                         }
-                        "attribute" | "field_expression" | "member_expression" => {
-                            let name = ["attribute", "field", "property"]
-                                .iter()
-                                .find_map(|f| callee.child_by_field_name(f))
-                                .map(|n| self.text(n))
-                                .unwrap_or("");
-                            (access_object(callee), name, None)
-                        }
                         _ => (None, "", Some(callee)),
-                    },
-                    None => (None, "", None),
+                    }
                 }
+                None => (None, "", None),
             };
         if let Some(c) = other_callee {
             self.push(it, c, Role::Use, fr);
@@ -1247,7 +1292,7 @@ impl<'t, 'c> Walker<'t, 'c> {
         // `Arrays.fill(a, 0)`, `heapq.heappush(h, x)`: a class or module receiver (one the
         // function does not define).
         let receiver_name = receiver
-            .filter(|r| r.kind() == "identifier")
+            .filter(|r| r.kind() == kind::IDENTIFIER)
             .map(|r| self.text(r));
         let static_receiver = receiver_name.is_some_and(|t| {
             let looks_static = t.starts_with(|c: char| c.is_ascii_uppercase())
@@ -1282,8 +1327,8 @@ impl<'t, 'c> Walker<'t, 'c> {
         }
         // Arguments.
         let mut args: Vec<Node<'t>> = Vec::new();
-        if let Some(a) = node.child_by_field_name("arguments") {
-            if matches!(a.kind(), "argument_list" | "arguments") {
+        if let Some(a) = node.child_by_field_name(field::ARGUMENTS) {
+            if matches!(a.kind(), kind::ARGUMENT_LIST | kind::ARGUMENTS) {
                 args.extend(self.children(a).into_iter().map(|x| x.1));
             } else {
                 args.push(a);
@@ -1293,7 +1338,7 @@ impl<'t, 'c> Walker<'t, 'c> {
             args.extend(
                 self.children(node)
                     .into_iter()
-                    .filter(|(_, c)| c.kind() == "call_argument")
+                    .filter(|(_, c)| c.kind() == kind::CALL_ARGUMENT)
                     .map(|x| x.1),
             );
         }
@@ -1356,17 +1401,17 @@ impl<'t, 'c> Walker<'t, 'c> {
     fn closure(&mut self, it: &Item<'t>) {
         let node = it.node;
         let name = match node.kind() {
-            "function_definition" | "function_declaration" | "generator_function_declaration" => {
-                node.child_by_field_name("name")
-            }
+            kind::FUNCTION_DEFINITION
+            | kind::FUNCTION_DECLARATION
+            | kind::GENERATOR_FUNCTION_DECLARATION => node.child_by_field_name(field::NAME),
             _ => None,
         };
         if !self.summarise {
             for (field, c) in self.children(node) {
                 let role = match field {
-                    Some("name") => STRONG,
-                    Some("parameters" | "parameter" | "declarator") => Role::Param,
-                    Some("return_type" | "type_parameters" | "type") => Role::Skip,
+                    Some(field::NAME) => STRONG,
+                    Some(field::PARAMETERS | field::PARAMETER | field::DECLARATOR) => Role::Param,
+                    Some(field::RETURN_TYPE | field::TYPE_PARAMETERS | field::TYPE) => Role::Skip,
                     _ => Role::Use,
                 };
                 self.push(it, c, role, it.frame);
@@ -1405,10 +1450,10 @@ impl<'t, 'c> Walker<'t, 'c> {
 
     fn class(&mut self, it: &Item<'t>) {
         let fr = self.new_frame(it.frame);
-        if let Some(n) = it.node.child_by_field_name("name") {
+        if let Some(n) = it.node.child_by_field_name(field::NAME) {
             self.record(n, STRONG, fr);
         }
-        self.push_field(it, "superclasses", Role::Use, fr);
+        self.push_field(it, field::SUPERCLASSES, Role::Use, fr);
     }
 
     /// Converts the collected occurrences into facts.
@@ -1518,7 +1563,7 @@ fn child_item<'t>(
 /// Solidity wraps expressions in `expression` nodes: see through them.
 fn unwrap_expression(mut node: Node<'_>) -> Node<'_> {
     for _ in 0..64 {
-        if node.kind() == "expression" && node.named_child_count() == 1 {
+        if node.kind() == kind::EXPRESSION && node.named_child_count() == 1 {
             match node.named_child(0) {
                 Some(c) => node = c,
                 None => break,
@@ -1532,19 +1577,21 @@ fn unwrap_expression(mut node: Node<'_>) -> Node<'_> {
 
 /// The object of an attribute/field/member access.
 fn access_object(node: Node<'_>) -> Option<Node<'_>> {
-    ["object", "argument"]
+    [field::OBJECT, field::ARGUMENT]
         .iter()
         .find_map(|f| node.child_by_field_name(f))
 }
 
 /// For `&x` (C/C++), the operand.
 fn address_of<'t>(w: &Walker<'t, '_>, node: Node<'t>) -> Option<Node<'t>> {
-    if node.kind() != "pointer_expression" {
+    if node.kind() != kind::POINTER_EXPRESSION {
         return None;
     }
-    let op = node.child_by_field_name("operator").map(|o| w.text(o))?;
+    let op = node
+        .child_by_field_name(field::OPERATOR)
+        .map(|o| w.text(o))?;
     if op == "&" {
-        node.child_by_field_name("argument")
+        node.child_by_field_name(field::ARGUMENT)
     } else {
         None
     }
@@ -1599,11 +1646,11 @@ pub fn extract(
 pub fn extract_parameters(file: &ParsedFile, list: Node<'_>, cancel: &Cancel) -> NodeFacts {
     let ctx = Context::default();
     let mut w = Walker::new(file, &ctx, false, list.byte_range(), cancel);
-    if file.language == Language::Solidity && list.kind() != "parameter" {
+    if file.language == Language::Solidity && list.kind() != kind::PARAMETER {
         let kids: Vec<Node<'_>> = w
             .children(list)
             .into_iter()
-            .filter(|(_, c)| c.kind() == "parameter")
+            .filter(|(_, c)| c.kind() == kind::PARAMETER)
             .map(|x| x.1)
             .collect();
         for k in kids.into_iter().rev() {

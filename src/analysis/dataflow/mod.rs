@@ -77,6 +77,7 @@ mod tests;
 
 use crate::analysis::cfg::{build_cfg, Cfg, NodeKind};
 use crate::syntax::functions::Function;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::parse::SourceError;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use extract::{DefFact, NodeFacts, UseFact};
@@ -460,23 +461,23 @@ fn parameter_list<'t>(file: &ParsedFile, func: &Function<'t>) -> Option<Node<'t>
     match file.language {
         Language::Solidity => Some(node),
         Language::C | Language::Cpp => {
-            if node.kind() == "lambda_expression" {
+            if node.kind() == kind::LAMBDA_EXPRESSION {
                 return node
-                    .child_by_field_name("declarator")
-                    .and_then(|d| d.child_by_field_name("parameters"));
+                    .child_by_field_name(field::DECLARATOR)
+                    .and_then(|d| d.child_by_field_name(field::PARAMETERS));
             }
-            let mut d = node.child_by_field_name("declarator")?;
+            let mut d = node.child_by_field_name(field::DECLARATOR)?;
             for _ in 0..64 {
-                if d.kind() == "function_declarator" {
-                    return d.child_by_field_name("parameters");
+                if d.kind() == kind::FUNCTION_DECLARATOR {
+                    return d.child_by_field_name(field::PARAMETERS);
                 }
-                d = d.child_by_field_name("declarator")?;
+                d = d.child_by_field_name(field::DECLARATOR)?;
             }
             None
         }
         _ => node
-            .child_by_field_name("parameters")
-            .or_else(|| node.child_by_field_name("parameter")),
+            .child_by_field_name(field::PARAMETERS)
+            .or_else(|| node.child_by_field_name(field::PARAMETER)),
     }
 }
 

@@ -4,6 +4,7 @@
 //! equivalent and non-equivalent mutants and the decision gap, research notes section 2).
 //! No I/O: the front ends read the files and run the code.
 
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Language, ParsedFile};
 use std::collections::BTreeMap;
 
@@ -208,14 +209,14 @@ pub fn mutmut_pair(module: &str, key: &str) -> Result<MutmutPair, String> {
     let mut_name = format!("{stem}__mutmut_{n}");
     for child in root.named_children(&mut cursor) {
         let text = file.node_text(child).to_string();
-        let def = if child.kind() == "decorated_definition" {
-            child.child_by_field_name("definition")
+        let def = if child.kind() == kind::DECORATED_DEFINITION {
+            child.child_by_field_name(field::DEFINITION)
         } else {
             Some(child)
         };
         let fname = def
-            .filter(|d| d.kind() == "function_definition")
-            .and_then(|d| d.child_by_field_name("name"))
+            .filter(|d| d.kind() == kind::FUNCTION_DEFINITION)
+            .and_then(|d| d.child_by_field_name(field::NAME))
             .map(|n| file.node_text(n).to_string());
         match fname {
             Some(f) if f == orig_name => target_orig = Some(text),

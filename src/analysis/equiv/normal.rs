@@ -25,6 +25,7 @@
 
 use super::types::{clean_type, parse_type, Ty};
 use crate::syntax::functions::Function;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -159,23 +160,23 @@ pub fn prove_equivalent(
 fn function_name_node(lang: Language, node: Node<'_>) -> Option<(usize, usize)> {
     match lang {
         Language::Python | Language::Java => node
-            .child_by_field_name("name")
+            .child_by_field_name(field::NAME)
             .map(|n| (n.start_byte(), n.end_byte())),
         _ => {
-            let mut d = node.child_by_field_name("declarator");
+            let mut d = node.child_by_field_name(field::DECLARATOR);
             for _ in 0..64 {
                 let n = d?;
                 if matches!(
                     n.kind(),
-                    "identifier"
-                        | "field_identifier"
-                        | "qualified_identifier"
-                        | "destructor_name"
-                        | "operator_name"
+                    kind::IDENTIFIER
+                        | kind::FIELD_IDENTIFIER
+                        | kind::QUALIFIED_IDENTIFIER
+                        | kind::DESTRUCTOR_NAME
+                        | kind::OPERATOR_NAME
                 ) {
                     return Some((n.start_byte(), n.end_byte()));
                 }
-                d = n.child_by_field_name("declarator");
+                d = n.child_by_field_name(field::DECLARATOR);
             }
             None
         }
@@ -183,7 +184,7 @@ fn function_name_node(lang: Language, node: Node<'_>) -> Option<(usize, usize)> 
 }
 
 fn is_leaf_kind(kind: &str) -> bool {
-    kind.contains("string") || kind == "char_literal" || kind == "character_literal"
+    kind.contains(kind::STRING) || kind == kind::CHAR_LITERAL || kind == kind::CHARACTER_LITERAL
 }
 
 /// A string with interpolated expressions (Python f-strings, also inside a concatenation): its
@@ -191,7 +192,7 @@ fn is_leaf_kind(kind: &str) -> bool {
 fn interpolates(node: Node<'_>) -> bool {
     let mut stack = vec![(node, 0usize)];
     while let Some((n, d)) = stack.pop() {
-        if n.kind() == "interpolation" {
+        if n.kind() == kind::INTERPOLATION {
             return true;
         }
         if d < 3 {
@@ -233,7 +234,7 @@ fn build(
         if arena.len().is_multiple_of(4096) && cancel.is_cancelled() {
             return Err("cancelled".into());
         }
-        if node.kind().contains("comment") || node.kind() == "package_declaration" {
+        if node.kind().contains(kind::COMMENT) || node.kind() == kind::PACKAGE_DECLARATION {
             continue;
         }
         let range = (node.start_byte(), node.end_byte());
@@ -329,7 +330,7 @@ fn drop_parens(t: &mut T) {
         drop_parens(k);
     }
     for k in &mut t.kids {
-        if k.kind == "parenthesized_expression" {
+        if k.kind == kind::PARENTHESIZED_EXPRESSION {
             let named: Vec<&T> = k.named_kids().collect();
             if named.len() == 1 {
                 let mut inner = named[0].clone();
@@ -392,39 +393,41 @@ impl Scopes {
                 Language::Python => {
                     let nested_scope = matches!(
                         kind,
-                        "lambda"
-                            | "list_comprehension"
-                            | "set_comprehension"
-                            | "dictionary_comprehension"
-                            | "generator_expression"
-                            | "class_definition"
-                    ) || (kind == "function_definition"
+                        kind::LAMBDA
+                            | kind::LIST_COMPREHENSION
+                            | kind::SET_COMPREHENSION
+                            | kind::DICTIONARY_COMPREHENSION
+                            | kind::GENERATOR_EXPRESSION
+                            | kind::CLASS_DEFINITION
+                    ) || (kind == kind::FUNCTION_DEFINITION
                         && node.id() != func.node.id());
-                    if kind == "function_definition" && node.id() != func.node.id() && !nested {
-                        if let Some(n) = node.child_by_field_name("name") {
+                    if kind == kind::FUNCTION_DEFINITION && node.id() != func.node.id() && !nested {
+                        if let Some(n) = node.child_by_field_name(field::NAME) {
                             declare(&mut s, n, fn_end, None);
                         }
                     }
                     if !nested {
                         match kind {
-                            "parameters"
+                            kind::PARAMETERS
                                 if node.parent().map(|p| p.id()) == Some(func.node.id()) =>
                             {
                                 let mut c = node.walk();
                                 for p in node.named_children(&mut c) {
                                     let (id, ty) = match p.kind() {
-                                        "identifier" => (Some(p), None),
-                                        "typed_parameter" => {
+                                        kind::IDENTIFIER => (Some(p), None),
+                                        kind::TYPED_PARAMETER => {
                                             let mut c2 = p.walk();
                                             let id = p
                                                 .named_children(&mut c2)
-                                                .find(|n| n.kind() == "identifier");
-                                            (id, p.child_by_field_name("type").map(text))
+                                                .find(|n| n.kind() == kind::IDENTIFIER);
+                                            (id, p.child_by_field_name(field::TYPE).map(text))
                                         }
-                                        "default_parameter" | "typed_default_parameter" => (
-                                            p.child_by_field_name("name"),
-                                            p.child_by_field_name("type").map(text),
-                                        ),
+                                        kind::DEFAULT_PARAMETER | kind::TYPED_DEFAULT_PARAMETER => {
+                                            (
+                                                p.child_by_field_name(field::NAME),
+                                                p.child_by_field_name(field::TYPE).map(text),
+                                            )
+                                        }
                                         _ => (None, None),
                                     };
                                     if let Some(id) = id {
@@ -432,19 +435,19 @@ impl Scopes {
                                     }
                                 }
                             }
-                            "assignment"
-                            | "augmented_assignment"
-                            | "for_statement"
-                            | "for_in_clause" => {
-                                if let Some(left) = node.child_by_field_name("left") {
+                            kind::ASSIGNMENT
+                            | kind::AUGMENTED_ASSIGNMENT
+                            | kind::FOR_STATEMENT
+                            | kind::FOR_IN_CLAUSE => {
+                                if let Some(left) = node.child_by_field_name(field::LEFT) {
                                     for id in target_identifiers(left) {
                                         declare(&mut s, id, fn_end, None);
                                     }
                                 }
                             }
-                            "as_pattern_target" | "named_expression" => {
-                                let id = if kind == "named_expression" {
-                                    node.child_by_field_name("name")
+                            kind::AS_PATTERN_TARGET | kind::NAMED_EXPRESSION => {
+                                let id = if kind == kind::NAMED_EXPRESSION {
+                                    node.child_by_field_name(field::NAME)
                                 } else {
                                     Some(node)
                                 };
@@ -454,17 +457,19 @@ impl Scopes {
                                     }
                                 }
                             }
-                            "except_clause" => {
+                            kind::EXCEPT_CLAUSE => {
                                 // `except E as name`
                                 let mut c = node.walk();
                                 let kids: Vec<Node<'_>> = node.children(&mut c).collect();
                                 for w in kids.windows(2) {
-                                    if w[0].kind() == "as" && w[1].kind() == "identifier" {
+                                    if w[0].kind() == "as" && w[1].kind() == kind::IDENTIFIER {
                                         declare(&mut s, w[1], fn_end, None);
                                     }
                                 }
                             }
-                            "import_statement" | "import_from_statement" | "aliased_import" => {
+                            kind::IMPORT_STATEMENT
+                            | kind::IMPORT_FROM_STATEMENT
+                            | kind::ALIASED_IMPORT => {
                                 s.globals.insert(text(node));
                                 // Imports bind names; they are left unrenamed (recorded as globals).
                                 let mut c = node.walk();
@@ -477,13 +482,13 @@ impl Scopes {
                             _ => {}
                         }
                     }
-                    if matches!(kind, "global_statement" | "nonlocal_statement") {
+                    if matches!(kind, kind::GLOBAL_STATEMENT | kind::NONLOCAL_STATEMENT) {
                         let mut c = node.walk();
                         for k in node.named_children(&mut c) {
                             s.globals.insert(text(k));
                         }
                     }
-                    if kind == "identifier" && !is_member_position(lang, node) {
+                    if kind == kind::IDENTIFIER && !is_member_position(lang, node) {
                         s.uses
                             .entry(text(node))
                             .or_default()
@@ -497,30 +502,32 @@ impl Scopes {
                 }
                 _ => {
                     match kind {
-                        "formal_parameter"
-                        | "parameter_declaration"
-                        | "optional_parameter_declaration" => {
+                        kind::FORMAL_PARAMETER
+                        | kind::PARAMETER_DECLARATION
+                        | kind::OPTIONAL_PARAMETER_DECLARATION => {
                             let in_sig = node
                                 .parent()
                                 .and_then(|p| p.parent())
                                 .map(|g| {
                                     g.id() == func.node.id()
                                         || g.parent().map(|x| x.id()) == Some(func.node.id())
-                                        || g.kind() == "function_declarator"
+                                        || g.kind() == kind::FUNCTION_DECLARATOR
                                 })
                                 .unwrap_or(false);
-                            let id = node.child_by_field_name("name").or_else(|| {
-                                node.child_by_field_name("declarator")
+                            let id = node.child_by_field_name(field::NAME).or_else(|| {
+                                node.child_by_field_name(field::DECLARATOR)
                                     .and_then(innermost_id)
                             });
                             if let Some(id) = id {
-                                let plain = node.child_by_field_name("dimensions").is_none()
+                                let plain = node.child_by_field_name(field::DIMENSIONS).is_none()
                                     && node
-                                        .child_by_field_name("declarator")
-                                        .map(|d| d.kind() == "identifier")
+                                        .child_by_field_name(field::DECLARATOR)
+                                        .map(|d| d.kind() == kind::IDENTIFIER)
                                         .unwrap_or(true);
-                                let ty =
-                                    node.child_by_field_name("type").map(text).filter(|_| plain);
+                                let ty = node
+                                    .child_by_field_name(field::TYPE)
+                                    .map(text)
+                                    .filter(|_| plain);
                                 let scope_end = if in_sig {
                                     fn_end
                                 } else {
@@ -529,25 +536,26 @@ impl Scopes {
                                 declare(&mut s, id, scope_end, ty);
                             }
                         }
-                        "local_variable_declaration" | "declaration" => {
+                        kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => {
                             let scope_end = node.parent().map(|p| p.end_byte()).unwrap_or(fn_end);
-                            let ty = node.child_by_field_name("type").map(text);
+                            let ty = node.child_by_field_name(field::TYPE).map(text);
                             let mut c = node.walk();
-                            let decls: Vec<Node<'_>> =
-                                node.children_by_field_name("declarator", &mut c).collect();
+                            let decls: Vec<Node<'_>> = node
+                                .children_by_field_name(field::DECLARATOR, &mut c)
+                                .collect();
                             for d in decls {
                                 let (id, plain) = match d.kind() {
-                                    "variable_declarator" => (
-                                        d.child_by_field_name("name"),
-                                        d.child_by_field_name("dimensions").is_none(),
+                                    kind::VARIABLE_DECLARATOR => (
+                                        d.child_by_field_name(field::NAME),
+                                        d.child_by_field_name(field::DIMENSIONS).is_none(),
                                     ),
-                                    "identifier" => (Some(d), true),
-                                    "init_declarator" => {
-                                        let inner = d.child_by_field_name("declarator");
+                                    kind::IDENTIFIER => (Some(d), true),
+                                    kind::INIT_DECLARATOR => {
+                                        let inner = d.child_by_field_name(field::DECLARATOR);
                                         (
                                             inner.and_then(innermost_id),
                                             inner
-                                                .map(|i| i.kind() == "identifier")
+                                                .map(|i| i.kind() == kind::IDENTIFIER)
                                                 .unwrap_or(false),
                                         )
                                     }
@@ -558,16 +566,16 @@ impl Scopes {
                                 }
                             }
                         }
-                        "enhanced_for_statement"
-                        | "for_range_loop"
-                        | "catch_formal_parameter"
-                        | "resource" => {
-                            let id = node.child_by_field_name("name").or_else(|| {
-                                node.child_by_field_name("declarator")
+                        kind::ENHANCED_FOR_STATEMENT
+                        | kind::FOR_RANGE_LOOP
+                        | kind::CATCH_FORMAL_PARAMETER
+                        | kind::RESOURCE => {
+                            let id = node.child_by_field_name(field::NAME).or_else(|| {
+                                node.child_by_field_name(field::DECLARATOR)
                                     .and_then(innermost_id)
                             });
                             if let Some(id) = id {
-                                let scope_end = if kind == "catch_formal_parameter" {
+                                let scope_end = if kind == kind::CATCH_FORMAL_PARAMETER {
                                     node.parent().map(|p| p.end_byte()).unwrap_or(fn_end)
                                 } else {
                                     node.end_byte()
@@ -577,7 +585,7 @@ impl Scopes {
                         }
                         _ => {}
                     }
-                    if kind == "identifier" && !is_member_position(lang, node) {
+                    if kind == kind::IDENTIFIER && !is_member_position(lang, node) {
                         s.uses
                             .entry(text(node))
                             .or_default()
@@ -620,14 +628,14 @@ impl Scopes {
 fn innermost_id(node: Node<'_>) -> Option<Node<'_>> {
     let mut cur = node;
     for _ in 0..64 {
-        if cur.kind() == "identifier" {
+        if cur.kind() == kind::IDENTIFIER {
             return Some(cur);
         }
-        cur = cur.child_by_field_name("declarator").or_else(|| {
+        cur = cur.child_by_field_name(field::DECLARATOR).or_else(|| {
             let mut c = cur.walk();
             let r = cur
                 .named_children(&mut c)
-                .find(|n| n.kind() == "identifier" || n.kind().ends_with("declarator"));
+                .find(|n| n.kind() == kind::IDENTIFIER || n.kind().ends_with("declarator"));
             r
         })?;
     }
@@ -644,16 +652,16 @@ fn target_identifiers(node: Node<'_>) -> Vec<Node<'_>> {
             continue;
         }
         match n.kind() {
-            "identifier" => out.push(n),
-            "pattern_list"
-            | "tuple_pattern"
-            | "list_pattern"
-            | "expression_list"
-            | "tuple"
-            | "list"
-            | "list_splat_pattern"
-            | "as_pattern_target"
-            | "parenthesized_expression" => {
+            kind::IDENTIFIER => out.push(n),
+            kind::PATTERN_LIST
+            | kind::TUPLE_PATTERN
+            | kind::LIST_PATTERN
+            | kind::EXPRESSION_LIST
+            | kind::TUPLE
+            | kind::LIST
+            | kind::LIST_SPLAT_PATTERN
+            | kind::AS_PATTERN_TARGET
+            | kind::PARENTHESIZED_EXPRESSION => {
                 let mut c = n.walk();
                 for k in n.named_children(&mut c) {
                     stack.push((k, d + 1));
@@ -672,14 +680,18 @@ fn is_member_position(lang: Language, node: Node<'_>) -> bool {
     };
     let is_field = |f: &str| parent.child_by_field_name(f).map(|n| n.id()) == Some(node.id());
     match (lang, parent.kind()) {
-        (Language::Python, "attribute") => is_field("attribute"),
-        (Language::Python, "keyword_argument") => is_field("name"),
-        (Language::Java, "field_access") => is_field("field"),
-        (Language::Java, "method_invocation") => is_field("name"),
-        (Language::Java, "method_reference") => true,
-        (_, "labeled_statement" | "break_statement" | "continue_statement" | "goto_statement") => {
-            true
-        }
+        (Language::Python, kind::ATTRIBUTE) => is_field(field::ATTRIBUTE),
+        (Language::Python, kind::KEYWORD_ARGUMENT) => is_field(field::NAME),
+        (Language::Java, kind::FIELD_ACCESS) => is_field(field::FIELD),
+        (Language::Java, kind::METHOD_INVOCATION) => is_field(field::NAME),
+        (Language::Java, kind::METHOD_REFERENCE) => true,
+        (
+            _,
+            kind::LABELED_STATEMENT
+            | kind::BREAK_STATEMENT
+            | kind::CONTINUE_STATEMENT
+            | kind::GOTO_STATEMENT,
+        ) => true,
         _ => false,
     }
 }
@@ -691,17 +703,23 @@ struct Ctx {
     ints: BTreeSet<String>,
 }
 
+/// The label of an integer literal the normal form writes itself (not a grammar kind).
+const INT_LABEL: &str = "$int";
+
 fn member_field(parent: &T, kid: &T, lang: Language) -> bool {
     matches!(
         (lang, parent.kind.as_str(), kid.field),
-        (Language::Python, "attribute", Some("attribute"))
-            | (Language::Python, "keyword_argument", Some("name"))
-            | (Language::Java, "field_access", Some("field"))
-            | (Language::Java, "method_invocation", Some("name"))
-            | (Language::Java, "method_reference", _)
+        (Language::Python, kind::ATTRIBUTE, Some(field::ATTRIBUTE))
+            | (Language::Python, kind::KEYWORD_ARGUMENT, Some(field::NAME))
+            | (Language::Java, kind::FIELD_ACCESS, Some(field::FIELD))
+            | (Language::Java, kind::METHOD_INVOCATION, Some(field::NAME))
+            | (Language::Java, kind::METHOD_REFERENCE, _)
             | (
                 _,
-                "labeled_statement" | "break_statement" | "continue_statement" | "goto_statement",
+                kind::LABELED_STATEMENT
+                    | kind::BREAK_STATEMENT
+                    | kind::CONTINUE_STATEMENT
+                    | kind::GOTO_STATEMENT,
                 _
             )
     )
@@ -710,14 +728,14 @@ fn member_field(parent: &T, kid: &T, lang: Language) -> bool {
 /// A direct self-call position (`f(...)`, Java `f(...)` without receiver).
 fn self_call_field(parent: &T, kid: &T) -> bool {
     match (parent.kind.as_str(), kid.field) {
-        ("call" | "call_expression", Some("function")) => true,
-        ("method_invocation", Some("name")) => parent.field("object").is_none(),
+        (kind::CALL | kind::CALL_EXPRESSION, Some("function")) => true,
+        (kind::METHOD_INVOCATION, Some("name")) => parent.field(field::OBJECT).is_none(),
         _ => false,
     }
 }
 
 fn ident(t: &T) -> Option<&str> {
-    if t.kind == "identifier" {
+    if t.kind == kind::IDENTIFIER {
         t.text.as_deref()
     } else {
         None
@@ -752,7 +770,7 @@ fn rename(
         Some((_, m, s)) => (m, s),
         None => (false, false),
     };
-    if t.kind == "identifier" {
+    if t.kind == kind::IDENTIFIER {
         if let Some(name) = t.text.clone() {
             if !member {
                 if let Some(new) = map.get(&name) {
@@ -780,10 +798,10 @@ fn rename(
 fn int_literal(t: &T, lang: Language) -> Option<i128> {
     let text = t.text.as_deref()?;
     let ok_kind = match lang {
-        Language::Python => t.kind == "integer",
-        Language::Java => t.kind == "decimal_integer_literal",
-        _ => t.kind == "number_literal",
-    } || t.kind == "$int";
+        Language::Python => t.kind == kind::INTEGER,
+        Language::Java => t.kind == kind::DECIMAL_INTEGER_LITERAL,
+        _ => t.kind == kind::NUMBER_LITERAL,
+    } || t.kind == INT_LABEL;
     if !ok_kind {
         return None;
     }
@@ -798,16 +816,19 @@ fn int_literal(t: &T, lang: Language) -> Option<i128> {
 }
 
 fn int_leaf(v: i128) -> T {
-    T::leaf("$int", v.to_string())
+    T::leaf(INT_LABEL, v.to_string())
 }
 
 fn binary_parts(t: &T) -> Option<(&T, &str, &T)> {
-    if !matches!(t.kind.as_str(), "binary_expression" | "binary_operator") {
+    if !matches!(
+        t.kind.as_str(),
+        kind::BINARY_EXPRESSION | kind::BINARY_OPERATOR
+    ) {
         return None;
     }
-    let l = t.field("left")?;
-    let r = t.field("right")?;
-    let op = t.field("operator")?.text.as_deref()?;
+    let l = t.field(field::LEFT)?;
+    let r = t.field(field::RIGHT)?;
+    let op = t.field(field::OPERATOR)?.text.as_deref()?;
     Some((l, op, r))
 }
 
@@ -833,9 +854,12 @@ fn int_pure(t: &T, ctx: &Ctx) -> bool {
         };
         return ok_op && int_pure(l, ctx) && int_pure(r, ctx);
     }
-    if matches!(t.kind.as_str(), "unary_expression" | "unary_operator") {
-        let op = t.field("operator").and_then(|o| o.text.as_deref());
-        let arg = t.field("argument").or_else(|| t.field("operand"));
+    if matches!(
+        t.kind.as_str(),
+        kind::UNARY_EXPRESSION | kind::UNARY_OPERATOR
+    ) {
+        let op = t.field(field::OPERATOR).and_then(|o| o.text.as_deref());
+        let arg = t.field(field::ARGUMENT).or_else(|| t.field(field::OPERAND));
         return op == Some("-") && arg.map(|a| int_pure(a, ctx)).unwrap_or(false);
     }
     false
@@ -860,9 +884,9 @@ fn may_trap(t: &T, lang: Language) -> bool {
 /// Bottom-up algebraic simplification; `stmt` marks a discarded-value position.
 fn simplify(t: &mut T, ctx: &Ctx, stmt: bool) {
     let kind = t.kind.clone();
-    let stmt_kids = kind == "expression_statement";
+    let stmt_kids = kind == kind::EXPRESSION_STATEMENT;
     for k in &mut t.kids {
-        let s = stmt_kids || (kind == "for_statement" && k.field == Some("update"));
+        let s = stmt_kids || (kind == kind::FOR_STATEMENT && k.field == Some("update"));
         simplify(k, ctx, s);
     }
     // Integer literals in one canonical kind.
@@ -874,11 +898,11 @@ fn simplify(t: &mut T, ctx: &Ctx, stmt: bool) {
         return;
     }
     // Unary minus on a literal.
-    if matches!(kind.as_str(), "unary_expression" | "unary_operator") {
-        let op = t.field("operator").and_then(|o| o.text.clone());
+    if matches!(kind.as_str(), kind::UNARY_EXPRESSION | kind::UNARY_OPERATOR) {
+        let op = t.field(field::OPERATOR).and_then(|o| o.text.clone());
         let arg = t
-            .field("argument")
-            .or_else(|| t.field("operand"))
+            .field(field::ARGUMENT)
+            .or_else(|| t.field(field::OPERAND))
             .and_then(|a| int_literal(a, ctx.lang));
         if let (Some(op), Some(v)) = (op, arg) {
             if op == "-" && fits(-v, ctx.lang) {
@@ -958,8 +982,8 @@ fn increment(t: &T, ctx: &Ctx) -> Option<T> {
         n
     };
     match t.kind.as_str() {
-        "update_expression" => {
-            let arg = t.named_kids().find(|k| k.kind == "identifier")?;
+        kind::UPDATE_EXPRESSION => {
+            let arg = t.named_kids().find(|k| k.kind == kind::IDENTIFIER)?;
             let name = ident(arg)?;
             if !ctx.ints.contains(name) {
                 return None;
@@ -968,15 +992,15 @@ fn increment(t: &T, ctx: &Ctx) -> Option<T> {
             let down = t.kids.iter().any(|k| k.text.as_deref() == Some("--"));
             (up != down).then(|| make(name, up))
         }
-        "assignment_expression" | "augmented_assignment" | "assignment" => {
-            let left = t.field("left")?;
+        kind::ASSIGNMENT_EXPRESSION | kind::AUGMENTED_ASSIGNMENT | kind::ASSIGNMENT => {
+            let left = t.field(field::LEFT)?;
             let name = ident(left)?;
             if !ctx.ints.contains(name) {
                 return None;
             }
-            let right = t.field("right")?;
+            let right = t.field(field::RIGHT)?;
             let op = t
-                .field("operator")
+                .field(field::OPERATOR)
                 .and_then(|o| o.text.as_deref())
                 .or_else(|| {
                     t.kids
@@ -1011,27 +1035,27 @@ fn pure_value(t: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
     let literal = t.kind.contains("literal")
         || matches!(
             t.kind.as_str(),
-            "integer"
-                | "float"
-                | "true"
-                | "false"
-                | "none"
-                | "null_literal"
-                | "string"
-                | "concatenated_string"
+            kind::INTEGER
+                | kind::FLOAT
+                | kind::TRUE
+                | kind::FALSE
+                | kind::NONE
+                | kind::NULL_LITERAL
+                | kind::STRING
+                | kind::CONCATENATED_STRING
         );
     if ctx.lang == Language::Python {
         return literal
             && !t.kind.contains("f_string")
-            && !t.kids.iter().any(|k| k.kind == "interpolation");
+            && !t.kids.iter().any(|k| k.kind == kind::INTERPOLATION);
     }
     if literal || ident(t).is_some() || (int_pure(t, ctx) && !may_trap(t, ctx.lang)) {
         return true;
     }
     // A chained assignment to another dead variable: `x2 = x1 = 10`.
-    if t.kind == "assignment_expression" {
-        let op = t.field("operator").and_then(|o| o.text.as_deref());
-        if let (Some(l), Some(r)) = (t.field("left"), t.field("right")) {
+    if t.kind == kind::ASSIGNMENT_EXPRESSION {
+        let op = t.field(field::OPERATOR).and_then(|o| o.text.as_deref());
+        if let (Some(l), Some(r)) = (t.field(field::LEFT), t.field(field::RIGHT)) {
             return op == Some("=")
                 && ident(l).is_some_and(|n| dead.contains(n))
                 && pure_value(r, ctx, dead);
@@ -1058,21 +1082,22 @@ fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
         }
         for k in &n.kids {
             let w = match (n.kind.as_str(), k.field) {
-                ("variable_declarator", Some("name")) => true,
-                ("init_declarator" | "declaration", Some("declarator")) => true,
-                ("assignment_expression" | "assignment" | "augmented_assignment", Some("left")) => {
-                    true
-                }
-                ("update_expression", _) => true,
+                (kind::VARIABLE_DECLARATOR, Some("name")) => true,
+                (kind::INIT_DECLARATOR | kind::DECLARATION, Some("declarator")) => true,
+                (
+                    kind::ASSIGNMENT_EXPRESSION | kind::ASSIGNMENT | kind::AUGMENTED_ASSIGNMENT,
+                    Some("left"),
+                ) => true,
+                (kind::UPDATE_EXPRESSION, _) => true,
                 // C/C++ parameters and Java formal parameters declare, they do not read.
-                ("formal_parameter", Some("name"))
-                | ("parameter_declaration", Some("declarator")) => true,
-                ("parameters", _) | ("typed_parameter", _) => true,
-                ("default_parameter" | "typed_default_parameter", Some("name")) => true,
+                (kind::FORMAL_PARAMETER, Some("name"))
+                | (kind::PARAMETER_DECLARATION, Some("declarator")) => true,
+                (kind::PARAMETERS, _) | (kind::TYPED_PARAMETER, _) => true,
+                (kind::DEFAULT_PARAMETER | kind::TYPED_DEFAULT_PARAMETER, Some("name")) => true,
                 _ => false,
             };
             // Python augmented assignment may mutate a shared object: count it as a read.
-            let w = w && !(ctx.lang == Language::Python && n.kind == "augmented_assignment");
+            let w = w && !(ctx.lang == Language::Python && n.kind == kind::AUGMENTED_ASSIGNMENT);
             stack.push((k, w, member_field(n, k, ctx.lang)));
         }
     }
@@ -1081,24 +1106,25 @@ fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
 
 fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
     match s.kind.as_str() {
-        "expression_statement" => {
+        kind::EXPRESSION_STATEMENT => {
             let Some(e) = s.named_kids().next() else {
                 return false;
             };
-            if ctx.lang == Language::Python && e.kind == "string" && s.named_kids().count() == 1 {
+            if ctx.lang == Language::Python && e.kind == kind::STRING && s.named_kids().count() == 1
+            {
                 return true; // docstring or bare string
             }
             match e.kind.as_str() {
-                "assignment_expression" | "assignment" => {
+                kind::ASSIGNMENT_EXPRESSION | kind::ASSIGNMENT => {
                     let op = e
-                        .field("operator")
+                        .field(field::OPERATOR)
                         .and_then(|o| o.text.as_deref())
                         .unwrap_or("=");
-                    let (Some(l), Some(r)) = (e.field("left"), e.field("right")) else {
+                    let (Some(l), Some(r)) = (e.field(field::LEFT), e.field(field::RIGHT)) else {
                         return false;
                     };
                     let Some(name) = ident(l) else { return false };
-                    if !dead.contains(name) || e.field("type").is_some() {
+                    if !dead.contains(name) || e.field(field::TYPE).is_some() {
                         return false;
                     }
                     let op_ok = op == "="
@@ -1107,7 +1133,7 @@ fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
                             && ctx.ints.contains(name));
                     op_ok && pure_value(r, ctx, dead)
                 }
-                "update_expression" => e
+                kind::UPDATE_EXPRESSION => e
                     .named_kids()
                     .next()
                     .and_then(ident)
@@ -1115,7 +1141,7 @@ fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
                 _ => false,
             }
         }
-        "local_variable_declaration" | "declaration" => {
+        kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => {
             let decls: Vec<&T> = s
                 .kids
                 .iter()
@@ -1123,17 +1149,17 @@ fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
                 .collect();
             !decls.is_empty()
                 && decls.iter().all(|d| match d.kind.as_str() {
-                    "identifier" => ident(d).is_some_and(|n| dead.contains(n)),
-                    "variable_declarator" | "init_declarator" => {
+                    kind::IDENTIFIER => ident(d).is_some_and(|n| dead.contains(n)),
+                    kind::VARIABLE_DECLARATOR | kind::INIT_DECLARATOR => {
                         let name = d
-                            .field("name")
-                            .or_else(|| d.field("declarator"))
+                            .field(field::NAME)
+                            .or_else(|| d.field(field::DECLARATOR))
                             .and_then(ident);
                         name.is_some_and(|n| dead.contains(n))
-                            && d.field("value")
+                            && d.field(field::VALUE)
                                 .map(|v| pure_value(v, ctx, dead))
                                 .unwrap_or(true)
-                            && d.field("dimensions").is_none()
+                            && d.field(field::DIMENSIONS).is_none()
                     }
                     _ => false,
                 })
@@ -1151,11 +1177,11 @@ fn remove_dead_stores(t: &mut T, ctx: &Ctx) {
 }
 
 fn remove_in(t: &mut T, ctx: &Ctx, dead: &BTreeSet<String>) {
-    if matches!(t.kind.as_str(), "block" | "compound_statement") {
+    if matches!(t.kind.as_str(), kind::BLOCK | kind::COMPOUND_STATEMENT) {
         let before = t.kids.len();
         t.kids.retain(|s| !removable_statement(s, ctx, dead));
         if ctx.lang == Language::Python && t.kids.is_empty() && before > 0 {
-            t.kids.push(T::leaf("pass_statement", "pass".into()));
+            t.kids.push(T::leaf(kind::PASS_STATEMENT, "pass".into()));
         }
     }
     for k in &mut t.kids {
@@ -1229,13 +1255,13 @@ fn python_layout_ok(file: &ParsedFile) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
-        let is_block = node.kind() == "block" || node.id() == root.id();
+        let is_block = node.kind() == kind::BLOCK || node.id() == root.id();
         if is_block {
             let mut col: Option<usize> = None;
             let mut last_row: Option<usize> = None;
             let mut c = node.walk();
             for k in node.named_children(&mut c) {
-                if k.kind().contains("comment") {
+                if k.kind().contains(kind::COMMENT) {
                     continue;
                 }
                 let p = k.start_position();
@@ -1267,7 +1293,7 @@ fn python_layout_ok(file: &ParsedFile) -> bool {
         // The column of the statement that owns a nested block.
         let own_col = node.start_position().column;
         for k in node.children(&mut c) {
-            let pc = if k.kind() == "block" {
+            let pc = if k.kind() == kind::BLOCK {
                 Some(own_col)
             } else {
                 parent_col
@@ -1403,7 +1429,7 @@ fn mark_names(t: &mut T, marks: &BTreeMap<String, String>, lang: Language, membe
         if !member
             && matches!(
                 t.kind.as_str(),
-                "identifier" | "type_identifier" | "namespace_identifier"
+                kind::IDENTIFIER | kind::TYPE_IDENTIFIER | kind::NAMESPACE_IDENTIFIER
             )
         {
             if let Some(new) = t.text.as_ref().and_then(|x| marks.get(x)) {

@@ -21,6 +21,7 @@
 //!
 //! Generation is deterministic: the same samples, count and seed give the same inputs.
 
+use crate::syntax::lang::kind;
 use crate::syntax::{Language, ParsedFile};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -439,20 +440,20 @@ pub fn program_entry(file: &ParsedFile) -> Option<ProgramEntry> {
             let root = file.tree.root_node();
             let mut c = root.walk();
             let code = root.named_children(&mut c).any(|n| match n.kind() {
-                "import_statement"
-                | "import_from_statement"
-                | "future_import_statement"
-                | "function_definition"
-                | "class_definition"
-                | "decorated_definition"
-                | "comment"
-                | "pass_statement" => false,
-                "expression_statement" => {
+                kind::IMPORT_STATEMENT
+                | kind::IMPORT_FROM_STATEMENT
+                | kind::FUTURE_IMPORT_STATEMENT
+                | kind::FUNCTION_DEFINITION
+                | kind::CLASS_DEFINITION
+                | kind::DECORATED_DEFINITION
+                | kind::COMMENT
+                | kind::PASS_STATEMENT => false,
+                kind::EXPRESSION_STATEMENT => {
                     let mut c2 = n.walk();
                     let kids: Vec<_> = n.named_children(&mut c2).collect();
-                    let docstring = kids.len() == 1 && kids[0].kind() == "string";
-                    let definition = kids.iter().all(|k| k.kind() == "assignment")
-                        && !contains_kind(*kids.first().unwrap_or(&n), "call", 64);
+                    let docstring = kids.len() == 1 && kids[0].kind() == kind::STRING;
+                    let definition = kids.iter().all(|k| k.kind() == kind::ASSIGNMENT)
+                        && !contains_kind(*kids.first().unwrap_or(&n), kind::CALL, 64);
                     !(docstring || definition)
                 }
                 _ => true,

@@ -7,6 +7,7 @@
 //! lines up with Python `f(a)` or Java `f(int[] a)`.
 
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Language, ParsedFile};
 use tree_sitter::Node;
 
@@ -169,10 +170,10 @@ pub fn select_function<'t>(
 fn kr_declaration(file: &ParsedFile, def: Node<'_>, name: &str) -> Option<String> {
     let mut c = def.walk();
     for d in def.children(&mut c) {
-        if d.kind() != "declaration" {
+        if d.kind() != kind::DECLARATION {
             continue;
         }
-        let Some(first) = d.child_by_field_name("declarator") else {
+        let Some(first) = d.child_by_field_name(field::DECLARATOR) else {
             continue;
         };
         let ty = file
@@ -182,7 +183,7 @@ fn kr_declaration(file: &ParsedFile, def: Node<'_>, name: &str) -> Option<String
             .trim()
             .to_string();
         let mut dc = d.walk();
-        for decl in d.children_by_field_name("declarator", &mut dc) {
+        for decl in d.children_by_field_name(field::DECLARATOR, &mut dc) {
             let Some(id) = innermost_identifier(decl) else {
                 continue;
             };
@@ -214,38 +215,38 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         Language::Python => {
             let params = func
                 .node
-                .child_by_field_name("parameters")
+                .child_by_field_name(field::PARAMETERS)
                 .ok_or("no parameter list")?;
             let mut cursor = params.walk();
             for p in params.named_children(&mut cursor) {
                 let (name, ty) = match p.kind() {
-                    "identifier" => (file.node_text(p).to_string(), String::new()),
-                    "typed_parameter" => {
+                    kind::IDENTIFIER => (file.node_text(p).to_string(), String::new()),
+                    kind::TYPED_PARAMETER => {
                         let mut c = p.walk();
                         let name = p
                             .named_children(&mut c)
-                            .find(|n| n.kind() == "identifier")
+                            .find(|n| n.kind() == kind::IDENTIFIER)
                             .map(|n| file.node_text(n).to_string())
                             .ok_or("unsupported parameter (*args/**kwargs)")?;
                         let ty = p
-                            .child_by_field_name("type")
+                            .child_by_field_name(field::TYPE)
                             .map(|t| file.node_text(t).to_string())
                             .unwrap_or_default();
                         (name, ty)
                     }
-                    "default_parameter" | "typed_default_parameter" => {
+                    kind::DEFAULT_PARAMETER | kind::TYPED_DEFAULT_PARAMETER => {
                         let name = p
-                            .child_by_field_name("name")
+                            .child_by_field_name(field::NAME)
                             .map(|n| file.node_text(n).to_string())
                             .unwrap_or_default();
                         let ty = p
-                            .child_by_field_name("type")
+                            .child_by_field_name(field::TYPE)
                             .map(|t| file.node_text(t).to_string())
                             .unwrap_or_default();
                         (name, ty)
                     }
-                    "comment" => continue,
-                    "keyword_separator" | "positional_separator" => continue,
+                    kind::COMMENT => continue,
+                    kind::KEYWORD_SEPARATOR | kind::POSITIONAL_SEPARATOR => continue,
                     other => return Err(format!("unsupported parameter kind `{other}`")),
                 };
                 raw_decls.push((name, ty));
@@ -254,7 +255,7 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                 let decorated = func
                     .node
                     .parent()
-                    .filter(|p| p.kind() == "decorated_definition")
+                    .filter(|p| p.kind() == kind::DECORATED_DEFINITION)
                     .map(|p| file.node_text(p).contains("@staticmethod"))
                     .unwrap_or(false);
                 if decorated {
@@ -264,14 +265,14 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                     has_receiver = true;
                 }
             }
-            if let Some(r) = func.node.child_by_field_name("return_type") {
+            if let Some(r) = func.node.child_by_field_name(field::RETURN_TYPE) {
                 ret_decl = file.node_text(r).to_string();
             }
         }
         Language::Java => {
-            if let Some(t) = func.node.child_by_field_name("type") {
+            if let Some(t) = func.node.child_by_field_name(field::TYPE) {
                 ret_decl = file.node_text(t).to_string();
-                if let Some(d) = func.node.child_by_field_name("dimensions") {
+                if let Some(d) = func.node.child_by_field_name(field::DIMENSIONS) {
                     ret_decl.push_str(file.node_text(d));
                 }
             }
@@ -279,29 +280,29 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
             is_static = func
                 .node
                 .children(&mut c)
-                .any(|n| n.kind() == "modifiers" && file.node_text(n).contains("static"));
+                .any(|n| n.kind() == kind::MODIFIERS && file.node_text(n).contains("static"));
             let params = func
                 .node
-                .child_by_field_name("parameters")
+                .child_by_field_name(field::PARAMETERS)
                 .ok_or("no parameter list")?;
             let mut cursor = params.walk();
             for p in params.named_children(&mut cursor) {
                 match p.kind() {
-                    "formal_parameter" => {
+                    kind::FORMAL_PARAMETER => {
                         let name = p
-                            .child_by_field_name("name")
+                            .child_by_field_name(field::NAME)
                             .map(|n| file.node_text(n).to_string())
                             .unwrap_or_default();
                         let mut ty = p
-                            .child_by_field_name("type")
+                            .child_by_field_name(field::TYPE)
                             .map(|t| file.node_text(t).to_string())
                             .unwrap_or_default();
-                        if let Some(d) = p.child_by_field_name("dimensions") {
+                        if let Some(d) = p.child_by_field_name(field::DIMENSIONS) {
                             ty.push_str(file.node_text(d));
                         }
                         raw_decls.push((name, ty));
                     }
-                    "line_comment" | "block_comment" => {}
+                    kind::LINE_COMMENT | kind::BLOCK_COMMENT => {}
                     other => return Err(format!("unsupported parameter kind `{other}`")),
                 }
             }
@@ -309,10 +310,10 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         Language::C | Language::Cpp => {
             let ty = func
                 .node
-                .child_by_field_name("type")
+                .child_by_field_name(field::TYPE)
                 .map(|t| file.node_text(t).to_string())
                 .unwrap_or_default();
-            let mut d = func.node.child_by_field_name("declarator");
+            let mut d = func.node.child_by_field_name(field::DECLARATOR);
             let mut stars = String::new();
             let mut params_node = None;
             let mut guard = 0;
@@ -322,36 +323,35 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                     break;
                 }
                 match n.kind() {
-                    "function_declarator" => {
-                        params_node = n.child_by_field_name("parameters");
+                    kind::FUNCTION_DECLARATOR => {
+                        params_node = n.child_by_field_name(field::PARAMETERS);
                         break;
                     }
-                    "pointer_declarator" => stars.push('*'),
-                    "reference_declarator" => stars.push('&'),
+                    kind::POINTER_DECLARATOR => stars.push('*'),
+                    kind::REFERENCE_DECLARATOR => stars.push('&'),
                     _ => {}
                 }
-                d = n.child_by_field_name("declarator").or_else(|| {
+                d = n.child_by_field_name(field::DECLARATOR).or_else(|| {
                     n.named_child(0)
                         .filter(|c| c.kind().ends_with("declarator"))
                 });
             }
             ret_decl = format!("{ty}{stars}");
             let mut c = func.node.walk();
-            is_static = func
-                .node
-                .children(&mut c)
-                .any(|n| n.kind() == "storage_class_specifier" && file.node_text(n) == "static");
+            is_static = func.node.children(&mut c).any(|n| {
+                n.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(n) == "static"
+            });
             let params = params_node.ok_or("no parameter list")?;
             let mut cursor = params.walk();
             for p in params.named_children(&mut cursor) {
                 match p.kind() {
-                    "parameter_declaration" | "optional_parameter_declaration" => {
+                    kind::PARAMETER_DECLARATION | kind::OPTIONAL_PARAMETER_DECLARATION => {
                         let text = file.node_text(p);
                         if text.trim() == "void" {
                             continue;
                         }
                         let (name, decl) = match p
-                            .child_by_field_name("declarator")
+                            .child_by_field_name(field::DECLARATOR)
                             .and_then(innermost_identifier)
                         {
                             Some(id) => {
@@ -369,15 +369,15 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                         };
                         raw_decls.push((name, decl));
                     }
-                    "comment" => {}
+                    kind::COMMENT => {}
                     // K&R definition: `int f(a, b) int a; char *b; { ... }`.
-                    "identifier" => {
+                    kind::IDENTIFIER => {
                         let name = file.node_text(p).to_string();
                         let decl = kr_declaration(file, func.node, &name)
                             .unwrap_or_else(|| "int".to_string());
                         raw_decls.push((name, decl));
                     }
-                    "variadic_parameter" => {
+                    kind::VARIADIC_PARAMETER => {
                         return Err("variadic functions are not supported".into())
                     }
                     other => return Err(format!("unsupported parameter kind `{other}`")),
@@ -472,14 +472,14 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
 fn innermost_identifier(node: Node<'_>) -> Option<Node<'_>> {
     let mut cur = node;
     for _ in 0..64 {
-        if cur.kind() == "identifier" {
+        if cur.kind() == kind::IDENTIFIER {
             return Some(cur);
         }
-        cur = cur.child_by_field_name("declarator").or_else(|| {
+        cur = cur.child_by_field_name(field::DECLARATOR).or_else(|| {
             let mut c = cur.walk();
             let found = cur
                 .named_children(&mut c)
-                .find(|n| n.kind() == "identifier" || n.kind().ends_with("declarator"));
+                .find(|n| n.kind() == kind::IDENTIFIER || n.kind().ends_with("declarator"));
             found
         })?;
     }

@@ -25,6 +25,7 @@ use super::facts::{collect, simple_type, Facts};
 use super::rules::TestFacts;
 use super::FlakyOptions;
 use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -104,12 +105,14 @@ const JS_RUN_MODIFIERS: [&str; 4] = ["only", "concurrent", "each", "serial"];
 
 /// The role of a JavaScript function node: the framework call it is an argument of.
 fn js_role(file: &ParsedFile, func: Node<'_>) -> Option<JsRole> {
-    let args = func.parent().filter(|p| p.kind() == "arguments")?;
-    let call = args.parent().filter(|c| c.kind() == "call_expression")?;
-    let mut callee = call.child_by_field_name("function")?;
+    let args = func.parent().filter(|p| p.kind() == kind::ARGUMENTS)?;
+    let call = args
+        .parent()
+        .filter(|c| c.kind() == kind::CALL_EXPRESSION)?;
+    let mut callee = call.child_by_field_name(field::FUNCTION)?;
     // `it.each(table)("title", fn)`: the callee is itself a call.
-    if callee.kind() == "call_expression" {
-        callee = callee.child_by_field_name("function")?;
+    if callee.kind() == kind::CALL_EXPRESSION {
+        callee = callee.child_by_field_name(field::FUNCTION)?;
     }
     let text: String = file.node_text(callee).split_whitespace().collect();
     if text.len() > 64 {
@@ -124,11 +127,11 @@ fn js_role(file: &ParsedFile, func: Node<'_>) -> Option<JsRole> {
     let mut cursor = args.walk();
     let list: Vec<Node<'_>> = args
         .named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| c.kind() != kind::COMMENT)
         .collect();
     let title = list
         .first()
-        .filter(|t| matches!(t.kind(), "string" | "template_string"))
+        .filter(|t| matches!(t.kind(), kind::STRING | kind::TEMPLATE_STRING))
         .map(|t| {
             file.node_text(*t)
                 .trim_matches(|c| c == '"' || c == '\'' || c == '`')
@@ -146,7 +149,7 @@ fn js_role(file: &ParsedFile, func: Node<'_>) -> Option<JsRole> {
             .iter()
             .skip_while(|c| **c != func)
             .nth(1)
-            .filter(|c| c.kind() == "number")
+            .filter(|c| c.kind() == kind::NUMBER)
             .map(|c| file.node_text(*c).to_string());
         return Some(JsRole::Test(title, timeout));
     }
@@ -170,7 +173,7 @@ fn js_suite<'t>(file: &ParsedFile, node: Node<'t>) -> Option<Node<'t>> {
         let n = cur?;
         if matches!(
             n.kind(),
-            "arrow_function" | "function_expression" | "function"
+            kind::ARROW_FUNCTION | kind::FUNCTION_EXPRESSION | "function"
         ) {
             if let Some(JsRole::Suite(_)) = js_role(file, n) {
                 return Some(n);
@@ -186,11 +189,14 @@ fn ancestor_class<'t>(node: Node<'t>, lang: Language) -> Option<Node<'t>> {
     for _ in 0..MAX_UP {
         let n = cur?;
         match (lang, n.kind()) {
-            (Language::Java, "class_declaration" | "enum_declaration" | "record_declaration")
-            | (Language::Python, "class_definition") => return Some(n),
+            (
+                Language::Java,
+                kind::CLASS_DECLARATION | kind::ENUM_DECLARATION | kind::RECORD_DECLARATION,
+            )
+            | (Language::Python, kind::CLASS_DEFINITION) => return Some(n),
             // A function between the method and the class: not a method of that class.
-            (Language::Python, "function_definition")
-            | (Language::Java, "method_declaration" | "lambda_expression") => return None,
+            (Language::Python, kind::FUNCTION_DEFINITION)
+            | (Language::Java, kind::METHOD_DECLARATION | kind::LAMBDA_EXPRESSION) => return None,
             _ => cur = n.parent(),
         }
     }
@@ -201,10 +207,10 @@ fn java_annotations(file: &ParsedFile, node: Node<'_>) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
-        if child.kind() == "modifiers" {
+        if child.kind() == kind::MODIFIERS {
             let mut c2 = child.walk();
             for m in child.children(&mut c2) {
-                if matches!(m.kind(), "marker_annotation" | "annotation") {
+                if matches!(m.kind(), kind::MARKER_ANNOTATION | kind::ANNOTATION) {
                     out.push((
                         file.node_text(m).chars().take(300).collect(),
                         file.line_of(m.start_byte()),
@@ -219,10 +225,10 @@ fn java_annotations(file: &ParsedFile, node: Node<'_>) -> Vec<(String, usize)> {
 fn python_decorators(file: &ParsedFile, node: Node<'_>) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     if let Some(p) = node.parent() {
-        if p.kind() == "decorated_definition" {
+        if p.kind() == kind::DECORATED_DEFINITION {
             let mut cursor = p.walk();
             for d in p.children(&mut cursor) {
-                if d.kind() == "decorator" {
+                if d.kind() == kind::DECORATOR {
                     out.push((
                         file.node_text(d).chars().take(300).collect(),
                         file.line_of(d.start_byte()),
@@ -348,16 +354,16 @@ impl<'f> FileIndex<'f> {
             };
         }
         let name = class
-            .child_by_field_name("name")
+            .child_by_field_name(field::NAME)
             .map(|n| self.file.node_text(n).to_string())
             .unwrap_or_default();
         let bases = match self.file.language {
             Language::Java => class
-                .child_by_field_name("superclass")
+                .child_by_field_name(field::SUPERCLASS)
                 .map(|n| self.file.node_text(n).to_string())
                 .unwrap_or_default(),
             _ => class
-                .child_by_field_name("superclasses")
+                .child_by_field_name(field::SUPERCLASSES)
                 .map(|n| self.file.node_text(n).to_string())
                 .unwrap_or_default(),
         };
@@ -449,19 +455,22 @@ impl<'f> FileIndex<'f> {
     /// Field declarations / class-level assignments of a class (not its methods).
     fn class_field_facts(&self, class: Node<'f>, cancel: &Cancel) -> Facts {
         let mut facts = Facts::default();
-        let Some(body) = class.child_by_field_name("body") else {
+        let Some(body) = class.child_by_field_name(field::BODY) else {
             return facts;
         };
         let mut cursor = body.walk();
         let members: Vec<Node<'f>> = body.named_children(&mut cursor).collect();
         for m in members {
             let keep = match self.file.language {
-                Language::Java => m.kind() == "field_declaration",
+                Language::Java => m.kind() == kind::FIELD_DECLARATION,
                 // A `describe` block's own declarations (`let server;`).
                 Language::JavaScript | Language::TypeScript => {
-                    matches!(m.kind(), "lexical_declaration" | "variable_declaration")
+                    matches!(
+                        m.kind(),
+                        kind::LEXICAL_DECLARATION | kind::VARIABLE_DECLARATION
+                    )
                 }
-                _ => m.kind() == "expression_statement",
+                _ => m.kind() == kind::EXPRESSION_STATEMENT,
             };
             if keep {
                 facts.extend(collect(self.file, m, cancel));
@@ -594,23 +603,23 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
             break;
         }
         match (file.language, node.kind()) {
-            (Language::Java, "field_declaration") => {
+            (Language::Java, kind::FIELD_DECLARATION) => {
                 let mut cursor = node.walk();
                 let mods = node
                     .children(&mut cursor)
-                    .find(|c| c.kind() == "modifiers")
+                    .find(|c| c.kind() == kind::MODIFIERS)
                     .map(|m| file.node_text(m).to_string())
                     .unwrap_or_default();
                 let is_static = mods.split_whitespace().any(|w| w == "static");
                 let is_final = mods.split_whitespace().any(|w| w == "final");
                 let ty = node
-                    .child_by_field_name("type")
+                    .child_by_field_name(field::TYPE)
                     .map(|t| simple_type(file.node_text(t)))
                     .unwrap_or_default();
                 let shared = is_static && (!is_final || MUTABLE_TYPES.contains(&ty.as_str()));
                 let mut c2 = node.walk();
-                for d in node.children_by_field_name("declarator", &mut c2) {
-                    if let Some(n) = d.child_by_field_name("name") {
+                for d in node.children_by_field_name(field::DECLARATOR, &mut c2) {
+                    if let Some(n) = d.child_by_field_name(field::NAME) {
                         let name = file.node_text(n).to_string();
                         if shared {
                             out.insert(name);
@@ -621,18 +630,19 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
                 }
                 continue;
             }
-            (Language::Python, "assignment") => {
+            (Language::Python, kind::ASSIGNMENT) => {
                 let at_top = node.parent().and_then(|p| p.parent()).is_some_and(|g| {
-                    matches!(g.kind(), "module" | "block") && {
+                    matches!(g.kind(), kind::MODULE | kind::BLOCK) && {
                         // module level, or a class body (block whose parent is a class).
-                        g.kind() == "module"
-                            || g.parent().is_some_and(|c| c.kind() == "class_definition")
+                        g.kind() == kind::MODULE
+                            || g.parent()
+                                .is_some_and(|c| c.kind() == kind::CLASS_DEFINITION)
                     }
-                }) || node.parent().is_some_and(|p| p.kind() == "module");
-                let mutable = node.child_by_field_name("right").is_some_and(|r| {
-                    matches!(r.kind(), "list" | "dictionary" | "set")
-                        || (r.kind() == "call"
-                            && r.child_by_field_name("function").is_some_and(|f| {
+                }) || node.parent().is_some_and(|p| p.kind() == kind::MODULE);
+                let mutable = node.child_by_field_name(field::RIGHT).is_some_and(|r| {
+                    matches!(r.kind(), kind::LIST | kind::DICTIONARY | kind::SET)
+                        || (r.kind() == kind::CALL
+                            && r.child_by_field_name(field::FUNCTION).is_some_and(|f| {
                                 matches!(
                                     file.node_text(f),
                                     "list" | "dict" | "set" | "defaultdict" | "OrderedDict"
@@ -640,8 +650,8 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
                             }))
                 });
                 if at_top && mutable {
-                    if let Some(l) = node.child_by_field_name("left") {
-                        if l.kind() == "identifier" {
+                    if let Some(l) = node.child_by_field_name(field::LEFT) {
+                        if l.kind() == kind::IDENTIFIER {
                             out.insert(file.node_text(l).to_string());
                         }
                     }
@@ -650,21 +660,21 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
             }
             (
                 Language::JavaScript | Language::TypeScript,
-                "lexical_declaration" | "variable_declaration",
+                kind::LEXICAL_DECLARATION | kind::VARIABLE_DECLARATION,
             ) => {
                 // Module and `describe` level: `let`/`var` bindings, and `const` ones bound to
                 // a mutable object, array, Map or Set, outlive one test.
                 let is_const = node.child(0).is_some_and(|k| k.kind() == "const");
                 let mut cursor = node.walk();
                 for d in node.named_children(&mut cursor) {
-                    if d.kind() != "variable_declarator" {
+                    if d.kind() != kind::VARIABLE_DECLARATOR {
                         continue;
                     }
-                    let value = d.child_by_field_name("value");
+                    let value = d.child_by_field_name(field::VALUE);
                     let mutable = value.is_some_and(|v| {
-                        matches!(v.kind(), "object" | "array")
-                            || (v.kind() == "new_expression"
-                                && v.child_by_field_name("constructor").is_some_and(|c| {
+                        matches!(v.kind(), kind::OBJECT | kind::ARRAY)
+                            || (v.kind() == kind::NEW_EXPRESSION
+                                && v.child_by_field_name(field::CONSTRUCTOR).is_some_and(|c| {
                                     matches!(file.node_text(c), "Map" | "Set" | "Array" | "Object")
                                 }))
                     });
@@ -672,13 +682,16 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
                     let module_or_function = value.is_some_and(|v| {
                         matches!(
                             v.kind(),
-                            "arrow_function" | "function_expression" | "function" | "class"
+                            kind::ARROW_FUNCTION
+                                | kind::FUNCTION_EXPRESSION
+                                | "function"
+                                | kind::CLASS
                         ) || file.node_text(v).trim_start().starts_with("require(")
                             || file.node_text(v).trim_start().starts_with("await import(")
                     });
                     if let Some(n) = d
-                        .child_by_field_name("name")
-                        .filter(|n| n.kind() == "identifier")
+                        .child_by_field_name(field::NAME)
+                        .filter(|n| n.kind() == kind::IDENTIFIER)
                     {
                         if (!is_const || mutable) && !module_or_function {
                             out.insert(file.node_text(n).to_string());
@@ -689,16 +702,16 @@ fn field_names(file: &ParsedFile) -> (Vec<String>, Vec<String>) {
             }
             (
                 Language::JavaScript | Language::TypeScript,
-                "arrow_function"
-                | "function_expression"
+                kind::ARROW_FUNCTION
+                | kind::FUNCTION_EXPRESSION
                 | "function"
-                | "function_declaration"
-                | "method_definition"
-                | "generator_function_declaration",
+                | kind::FUNCTION_DECLARATION
+                | kind::METHOD_DEFINITION
+                | kind::GENERATOR_FUNCTION_DECLARATION,
             ) if !matches!(js_role(file, node), Some(JsRole::Suite(_))) => continue,
             // Do not look inside function bodies.
-            (Language::Java, "method_declaration" | "constructor_declaration")
-            | (Language::Python, "function_definition") => continue,
+            (Language::Java, kind::METHOD_DECLARATION | kind::CONSTRUCTOR_DECLARATION)
+            | (Language::Python, kind::FUNCTION_DEFINITION) => continue,
             _ => {}
         }
         let mut cursor = node.walk();

@@ -3,6 +3,7 @@
 //! the rules of [`super::rules`] look at. Pure; never panics; bounded (at most
 //! [`MAX_FACTS`] facts of each kind, strings truncated); polls [`Cancel`].
 
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use tree_sitter::Node;
 
@@ -191,14 +192,14 @@ const TOLERANCE_NAMES: [&str; 10] = [
 fn is_float_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "decimal_floating_point_literal" | "hex_floating_point_literal" | "float"
+        kind::DECIMAL_FLOATING_POINT_LITERAL | kind::HEX_FLOATING_POINT_LITERAL | kind::FLOAT
     )
 }
 
 /// A float literal: a float kind, or a JavaScript `number` written with a fraction.
 fn is_float_literal(file: &ParsedFile, node: Node<'_>) -> bool {
     is_float_kind(node.kind())
-        || (node.kind() == "number" && {
+        || (node.kind() == kind::NUMBER && {
             let t = file.node_text(node);
             !t.starts_with("0x") && !t.starts_with("0X") && t.contains('.')
         })
@@ -207,11 +208,11 @@ fn is_float_literal(file: &ParsedFile, node: Node<'_>) -> bool {
 fn is_loop_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "for_statement"
-            | "enhanced_for_statement"
-            | "while_statement"
-            | "do_statement"
-            | "for_in_statement"
+        kind::FOR_STATEMENT
+            | kind::ENHANCED_FOR_STATEMENT
+            | kind::WHILE_STATEMENT
+            | kind::DO_STATEMENT
+            | kind::FOR_IN_STATEMENT
     )
 }
 
@@ -248,7 +249,7 @@ fn summarise_assertion(file: &ParsedFile, node: Node<'_>, name: &str, nargs: usi
         match kind {
             "<" | "<=" | ">" | ">=" => relational = true,
             "==" | "!=" => equality = true,
-            "identifier" | "property_identifier" => {
+            kind::IDENTIFIER | kind::PROPERTY_IDENTIFIER => {
                 let t = file.node_text(n);
                 if RELATIONAL_NAMES.contains(&t) {
                     relational = true;
@@ -317,7 +318,7 @@ fn arg_info(file: &ParsedFile, args: Option<Node<'_>>) -> (usize, String, Vec<&'
             let mut cursor = a.walk();
             let kinds: Vec<&'static str> = a
                 .named_children(&mut cursor)
-                .filter(|c| c.kind() != "comment" && c.kind() != "line_comment")
+                .filter(|c| c.kind() != kind::COMMENT && c.kind() != kind::LINE_COMMENT)
                 .map(|c| c.kind())
                 .collect();
             (kinds.len(), truncate(file.node_text(a), MAX_TEXT), kinds)
@@ -385,17 +386,17 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
         let mut child_managed = managed
             || matches!(
                 kind,
-                "resource_specification" | "resource" | "with_item" | "with_clause"
+                kind::RESOURCE_SPECIFICATION | kind::RESOURCE | kind::WITH_ITEM | kind::WITH_CLAUSE
             );
         let mut child_assert = in_assert;
         match (lang, kind) {
-            (Language::Java, "method_invocation") => {
+            (Language::Java, kind::METHOD_INVOCATION) => {
                 let name = node
-                    .child_by_field_name("name")
+                    .child_by_field_name(field::NAME)
                     .map(|n| file.node_text(n).to_string())
                     .unwrap_or_default();
                 let receiver = node
-                    .child_by_field_name("object")
+                    .child_by_field_name(field::OBJECT)
                     .map(|o| receiver_tokens(file.node_text(o)))
                     .unwrap_or_default();
                 // The whole statement: `assertThat(x).isEqualTo(y)` is one assertion.
@@ -406,19 +407,19 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     &mut facts,
                     receiver,
                     name,
-                    node.child_by_field_name("arguments"),
+                    node.child_by_field_name(field::ARGUMENTS),
                     assertion,
                     line,
                     in_loop,
                     managed,
                 );
             }
-            (Language::Java, "object_creation_expression") => {
+            (Language::Java, kind::OBJECT_CREATION_EXPRESSION) => {
                 let ty = node
-                    .child_by_field_name("type")
+                    .child_by_field_name(field::TYPE)
                     .map(|t| simple_type(file.node_text(t)))
                     .unwrap_or_default();
-                let (nargs, _, _) = arg_info(file, node.child_by_field_name("arguments"));
+                let (nargs, _, _) = arg_info(file, node.child_by_field_name(field::ARGUMENTS));
                 facts.news.push(New {
                     ty,
                     nargs,
@@ -426,7 +427,8 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     managed,
                 });
             }
-            (Language::Java, "assert_statement") | (Language::Python, "assert_statement")
+            (Language::Java, kind::ASSERT_STATEMENT)
+            | (Language::Python, kind::ASSERT_STATEMENT)
                 if !in_assert =>
             {
                 facts
@@ -434,8 +436,8 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     .push(summarise_assertion(file, node, "assert", 1));
                 child_assert = true;
             }
-            (Language::Java, "assignment_expression") => {
-                if let Some(left) = node.child_by_field_name("left") {
+            (Language::Java, kind::ASSIGNMENT_EXPRESSION) => {
+                if let Some(left) = node.child_by_field_name(field::LEFT) {
                     let t = file.node_text(left);
                     facts.writes.push(Write {
                         target: truncate(t, MAX_TEXT),
@@ -444,56 +446,56 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     });
                 }
             }
-            (Language::Java, "synchronized_statement") => facts.synchronized.push(line),
+            (Language::Java, kind::SYNCHRONIZED_STATEMENT) => facts.synchronized.push(line),
             (
                 Language::Java,
-                "local_variable_declaration"
-                | "formal_parameter"
-                | "catch_formal_parameter"
-                | "enhanced_for_statement"
-                | "resource"
-                | "inferred_parameters",
+                kind::LOCAL_VARIABLE_DECLARATION
+                | kind::FORMAL_PARAMETER
+                | kind::CATCH_FORMAL_PARAMETER
+                | kind::ENHANCED_FOR_STATEMENT
+                | kind::RESOURCE
+                | kind::INFERRED_PARAMETERS,
             ) => {
                 let mut cursor = node.walk();
                 for c in node.named_children(&mut cursor) {
                     let name = match c.kind() {
-                        "variable_declarator" => c.child_by_field_name("name"),
-                        "identifier" => Some(c),
+                        kind::VARIABLE_DECLARATOR => c.child_by_field_name(field::NAME),
+                        kind::IDENTIFIER => Some(c),
                         _ => None,
                     };
                     if let Some(n) = name {
                         facts.locals.push(file.node_text(n).to_string());
                     }
                 }
-                if let Some(n) = node.child_by_field_name("name") {
+                if let Some(n) = node.child_by_field_name(field::NAME) {
                     facts.locals.push(file.node_text(n).to_string());
                 }
             }
-            (Language::Java, "lambda_expression") => {
-                if let Some(p) = node.child_by_field_name("parameters") {
-                    if p.kind() == "identifier" {
+            (Language::Java, kind::LAMBDA_EXPRESSION) => {
+                if let Some(p) = node.child_by_field_name(field::PARAMETERS) {
+                    if p.kind() == kind::IDENTIFIER {
                         facts.locals.push(file.node_text(p).to_string());
                     }
                 }
             }
-            (Language::Python, "call") => {
-                let func = node.child_by_field_name("function");
+            (Language::Python, kind::CALL) => {
+                let func = node.child_by_field_name(field::FUNCTION);
                 let (receiver, name) = match func {
-                    Some(f) if f.kind() == "attribute" => (
-                        f.child_by_field_name("object")
+                    Some(f) if f.kind() == kind::ATTRIBUTE => (
+                        f.child_by_field_name(field::OBJECT)
                             .map(|o| receiver_tokens(file.node_text(o)))
                             .unwrap_or_default(),
-                        f.child_by_field_name("attribute")
+                        f.child_by_field_name(field::ATTRIBUTE)
                             .map(|a| file.node_text(a).to_string())
                             .unwrap_or_default(),
                     ),
-                    Some(f) if f.kind() == "identifier" => {
+                    Some(f) if f.kind() == kind::IDENTIFIER => {
                         (Vec::new(), file.node_text(f).to_string())
                     }
                     _ => (Vec::new(), String::new()),
                 };
                 let (nargs, args, arg_kinds) =
-                    arg_info(file, node.child_by_field_name("arguments"));
+                    arg_info(file, node.child_by_field_name(field::ARGUMENTS));
                 if !in_assert && is_assert_name(&name) {
                     facts
                         .assertions
@@ -519,10 +521,10 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     arg_kinds,
                 });
             }
-            (Language::Python, "assignment" | "augmented_assignment") => {
-                if let Some(left) = node.child_by_field_name("left") {
+            (Language::Python, kind::ASSIGNMENT | kind::AUGMENTED_ASSIGNMENT) => {
+                if let Some(left) = node.child_by_field_name(field::LEFT) {
                     let t = file.node_text(left);
-                    if left.kind() == "identifier" {
+                    if left.kind() == kind::IDENTIFIER {
                         facts.locals.push(t.to_string());
                     } else {
                         facts.writes.push(Write {
@@ -533,29 +535,29 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     }
                 }
             }
-            (Language::Python, "global_statement") => {
+            (Language::Python, kind::GLOBAL_STATEMENT) => {
                 let mut cursor = node.walk();
                 for c in node.named_children(&mut cursor) {
                     facts.globals.push((file.node_text(c).to_string(), line));
                 }
             }
-            (Language::JavaScript | Language::TypeScript, "call_expression") => {
-                let func = node.child_by_field_name("function");
+            (Language::JavaScript | Language::TypeScript, kind::CALL_EXPRESSION) => {
+                let func = node.child_by_field_name(field::FUNCTION);
                 let (receiver, name) = match func {
-                    Some(f) if f.kind() == "member_expression" => (
+                    Some(f) if f.kind() == kind::MEMBER_EXPRESSION => (
                         // The object a chain starts from: `request(app).get("/").set(..)`
                         // is called on what `request(..)` returns, named `request`.
-                        f.child_by_field_name("object")
+                        f.child_by_field_name(field::OBJECT)
                             .map(|o| {
                                 let t = file.node_text(o);
                                 receiver_tokens(t.split('(').next().unwrap_or(t))
                             })
                             .unwrap_or_default(),
-                        f.child_by_field_name("property")
+                        f.child_by_field_name(field::PROPERTY)
                             .map(|a| file.node_text(a).to_string())
                             .unwrap_or_default(),
                     ),
-                    Some(f) if f.kind() == "identifier" => {
+                    Some(f) if f.kind() == kind::IDENTIFIER => {
                         (Vec::new(), file.node_text(f).to_string())
                     }
                     _ => (Vec::new(), String::new()),
@@ -567,19 +569,19 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
                     &mut facts,
                     receiver,
                     name,
-                    node.child_by_field_name("arguments"),
+                    node.child_by_field_name(field::ARGUMENTS),
                     assertion,
                     line,
                     in_loop,
                     managed,
                 );
             }
-            (Language::JavaScript | Language::TypeScript, "new_expression") => {
+            (Language::JavaScript | Language::TypeScript, kind::NEW_EXPRESSION) => {
                 let ty = node
-                    .child_by_field_name("constructor")
+                    .child_by_field_name(field::CONSTRUCTOR)
                     .map(|t| simple_type(file.node_text(t)))
                     .unwrap_or_default();
-                let (nargs, _, _) = arg_info(file, node.child_by_field_name("arguments"));
+                let (nargs, _, _) = arg_info(file, node.child_by_field_name(field::ARGUMENTS));
                 facts.news.push(New {
                     ty,
                     nargs,
@@ -589,11 +591,13 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
             }
             (
                 Language::JavaScript | Language::TypeScript,
-                "assignment_expression" | "augmented_assignment_expression" | "update_expression",
+                kind::ASSIGNMENT_EXPRESSION
+                | kind::AUGMENTED_ASSIGNMENT_EXPRESSION
+                | kind::UPDATE_EXPRESSION,
             ) => {
                 let target = node
-                    .child_by_field_name("left")
-                    .or_else(|| node.child_by_field_name("argument"));
+                    .child_by_field_name(field::LEFT)
+                    .or_else(|| node.child_by_field_name(field::ARGUMENT));
                 if let Some(left) = target {
                     let t = file.node_text(left);
                     facts.writes.push(Write {
@@ -605,30 +609,30 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
             }
             (
                 Language::JavaScript | Language::TypeScript,
-                "variable_declarator" | "function_declaration" | "class_declaration",
+                kind::VARIABLE_DECLARATOR | kind::FUNCTION_DECLARATION | kind::CLASS_DECLARATION,
             ) => {
-                if let Some(n) = node.child_by_field_name("name") {
+                if let Some(n) = node.child_by_field_name(field::NAME) {
                     facts.locals.push(truncate(file.node_text(n), MAX_TEXT));
                 }
             }
-            (Language::JavaScript | Language::TypeScript, "string" | "template_string") => {
+            (Language::JavaScript | Language::TypeScript, kind::STRING | kind::TEMPLATE_STRING) => {
                 let t = file.node_text(node);
                 facts.strings.push((truncate(t, MAX_TEXT), line));
             }
             (
                 Language::JavaScript | Language::TypeScript,
-                "property_identifier" | "shorthand_property_identifier",
+                kind::PROPERTY_IDENTIFIER | kind::SHORTHAND_PROPERTY_IDENTIFIER,
             ) => {
                 facts
                     .idents
                     .push((truncate(file.node_text(node), MAX_TEXT), line));
             }
-            (_, "identifier" | "type_identifier" | "field_identifier") => {
+            (_, kind::IDENTIFIER | kind::TYPE_IDENTIFIER | kind::FIELD_IDENTIFIER) => {
                 facts
                     .idents
                     .push((truncate(file.node_text(node), MAX_TEXT), line));
             }
-            (Language::Java, "string_literal") | (Language::Python, "string") => {
+            (Language::Java, kind::STRING_LITERAL) | (Language::Python, kind::STRING) => {
                 let t = file.node_text(node);
                 facts.strings.push((truncate(t, MAX_TEXT), line));
             }
@@ -638,19 +642,19 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
         // nested functions too. Loops end at a nested function boundary.
         if matches!(
             kind,
-            "lambda_expression"
-                | "function_definition"
-                | "lambda"
-                | "class_body"
-                | "arrow_function"
-                | "function_expression"
-                | "function_declaration"
+            kind::LAMBDA_EXPRESSION
+                | kind::FUNCTION_DEFINITION
+                | kind::LAMBDA
+                | kind::CLASS_BODY
+                | kind::ARROW_FUNCTION
+                | kind::FUNCTION_EXPRESSION
+                | kind::FUNCTION_DECLARATION
         ) && node != root
         {
             child_loop = false;
             child_managed = false;
         }
-        if (kind == "argument_list" || kind == "arguments") && in_assert {
+        if (kind == kind::ARGUMENT_LIST || kind == kind::ARGUMENTS) && in_assert {
             child_assert = true;
         }
         let mut cursor = node.walk();
@@ -666,14 +670,14 @@ pub fn collect(file: &ParsedFile, root: Node<'_>, cancel: &Cancel) -> Facts {
 fn enclosing_statement(node: Node<'_>) -> Node<'_> {
     let mut cur = node;
     for _ in 0..64 {
-        if cur.kind().ends_with("statement") || cur.kind() == "local_variable_declaration" {
+        if cur.kind().ends_with(kind::STATEMENT) || cur.kind() == kind::LOCAL_VARIABLE_DECLARATION {
             return cur;
         }
         match cur.parent() {
             Some(p)
-                if p.kind() != "block"
-                    && p.kind() != "class_body"
-                    && p.kind() != "statement_block" =>
+                if p.kind() != kind::BLOCK
+                    && p.kind() != kind::CLASS_BODY
+                    && p.kind() != kind::STATEMENT_BLOCK =>
             {
                 cur = p
             }

@@ -11,6 +11,7 @@
 
 use super::model::{simple_class_name, FieldInfo, Model, VarFlags};
 use super::types::NO_FILTER;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::position::ColumnEncoding;
 use crate::syntax::{Language, ParsedFile};
 use std::collections::{HashMap, HashSet};
@@ -248,27 +249,27 @@ enum Resolved {
 pub(crate) fn is_expression_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "assignment_expression"
-            | "binary_expression"
-            | "call_expression"
-            | "cast_expression"
-            | "compound_literal_expression"
-            | "conditional_expression"
-            | "field_expression"
-            | "parenthesized_expression"
-            | "pointer_expression"
-            | "subscript_expression"
-            | "unary_expression"
-            | "update_expression"
-            | "comma_expression"
-            | "new_expression"
-            | "delete_expression"
-            | "extension_expression"
-            | "lambda_expression"
-            | "identifier"
-            | "qualified_identifier"
-            | "this"
-            | "sizeof_expression"
+        kind::ASSIGNMENT_EXPRESSION
+            | kind::BINARY_EXPRESSION
+            | kind::CALL_EXPRESSION
+            | kind::CAST_EXPRESSION
+            | kind::COMPOUND_LITERAL_EXPRESSION
+            | kind::CONDITIONAL_EXPRESSION
+            | kind::FIELD_EXPRESSION
+            | kind::PARENTHESIZED_EXPRESSION
+            | kind::POINTER_EXPRESSION
+            | kind::SUBSCRIPT_EXPRESSION
+            | kind::UNARY_EXPRESSION
+            | kind::UPDATE_EXPRESSION
+            | kind::COMMA_EXPRESSION
+            | kind::NEW_EXPRESSION
+            | kind::DELETE_EXPRESSION
+            | kind::EXTENSION_EXPRESSION
+            | kind::LAMBDA_EXPRESSION
+            | kind::IDENTIFIER
+            | kind::QUALIFIED_IDENTIFIER
+            | kind::THIS
+            | kind::SIZEOF_EXPRESSION
     )
 }
 
@@ -314,7 +315,7 @@ impl<'a> Lowerer<'a> {
     fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
         let mut cursor = node.walk();
         node.named_children(&mut cursor)
-            .filter(|c| c.kind() != "comment")
+            .filter(|c| c.kind() != kind::COMMENT)
             .collect()
     }
 
@@ -495,14 +496,14 @@ impl<'a> Lowerer<'a> {
             return Val::Nothing;
         }
         match node.kind() {
-            "initializer_list" | "argument_list" => {
+            kind::INITIALIZER_LIST | kind::ARGUMENT_LIST => {
                 let items = Self::children(node)
                     .into_iter()
                     .map(|c| self.init_value(c, depth + 1))
                     .collect();
                 union(items)
             }
-            "initializer_pair" => match node.child_by_field_name("value") {
+            kind::INITIALIZER_PAIR => match node.child_by_field_name(field::VALUE) {
                 Some(v) => self.init_value(v, depth + 1),
                 None => Val::Nothing,
             },
@@ -528,7 +529,7 @@ impl<'a> Lowerer<'a> {
             return Vec::new();
         }
         let d = depth + 1;
-        if node.kind() != "initializer_list" {
+        if node.kind() != kind::INITIALIZER_LIST {
             let value = self.init_value(node, d);
             return vec![Val::Assign(Box::new(loc), Box::new(value))];
         }
@@ -543,7 +544,7 @@ impl<'a> Lowerer<'a> {
             // An array (or a struct of unknown layout): every element flows into the object.
             for c in Self::children(node) {
                 let value = match c.kind() {
-                    "initializer_pair" => match c.child_by_field_name("value") {
+                    kind::INITIALIZER_PAIR => match c.child_by_field_name(field::VALUE) {
                         Some(v) => v,
                         None => continue,
                     },
@@ -567,23 +568,23 @@ impl<'a> Lowerer<'a> {
         let mut nested: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
         let mut next = 0usize;
         for c in Self::children(node) {
-            if c.kind() == "initializer_pair" {
-                let Some(value) = c.child_by_field_name("value") else {
+            if c.kind() == kind::INITIALIZER_PAIR {
+                let Some(value) = c.child_by_field_name(field::VALUE) else {
                     continue;
                 };
                 let mut cursor = c.walk();
                 let designators: Vec<Node<'_>> = c
-                    .children_by_field_name("designator", &mut cursor)
+                    .children_by_field_name(field::DESIGNATOR, &mut cursor)
                     .collect();
                 let mut cur = loc.clone();
                 let mut cur_fields = Some(fields);
                 let (mut cur_layout, mut cur_array) = (None, false);
                 for (i, des) in designators.iter().enumerate() {
                     let name = match des.kind() {
-                        "field_designator" => Self::children(*des)
+                        kind::FIELD_DESIGNATOR => Self::children(*des)
                             .first()
                             .map(|f| self.text(*f).to_string()),
-                        "field_identifier" => Some(self.text(*des).to_string()),
+                        kind::FIELD_IDENTIFIER => Some(self.text(*des).to_string()),
                         // `[i] = v`, `[a ... b] = v`: the same array object.
                         _ => {
                             cur_array = false;
@@ -639,39 +640,39 @@ impl<'a> Lowerer<'a> {
         }
         let d = depth + 1;
         match node.kind() {
-            "identifier" => self.name_val(self.text(node)),
-            "qualified_identifier" | "template_function" => self.val_qualified(node),
-            "this" => self.val_this(),
-            "parenthesized_expression" | "extension_expression" => self.val_paren(node, d),
-            "cast_expression" => self.val_cast(node, d),
-            "update_expression" => self.val_field_of(node, "argument", d),
-            "pointer_expression" => self.val_pointer(node, d),
-            "field_expression" => self.val_member(node, depth),
-            "subscript_expression" => self.val_load(node, depth),
-            "call_expression" => self.call(node, d),
-            "assignment_expression" => self.assignment(node, d),
-            "binary_expression" => self.binary(node, depth),
-            "conditional_expression" => self.val_conditional(node, d),
-            "comma_expression" => self.val_comma(node, d),
-            "compound_literal_expression" => self.val_compound_literal(node, d),
-            "initializer_list" => self.init_value(node, depth),
-            "new_expression" => self.new_expr(node, d),
-            "lambda_expression" => self.val_lambda(node),
+            kind::IDENTIFIER => self.name_val(self.text(node)),
+            kind::QUALIFIED_IDENTIFIER | kind::TEMPLATE_FUNCTION => self.val_qualified(node),
+            kind::THIS => self.val_this(),
+            kind::PARENTHESIZED_EXPRESSION | kind::EXTENSION_EXPRESSION => self.val_paren(node, d),
+            kind::CAST_EXPRESSION => self.val_cast(node, d),
+            kind::UPDATE_EXPRESSION => self.val_field_of(node, field::ARGUMENT, d),
+            kind::POINTER_EXPRESSION => self.val_pointer(node, d),
+            kind::FIELD_EXPRESSION => self.val_member(node, depth),
+            kind::SUBSCRIPT_EXPRESSION => self.val_load(node, depth),
+            kind::CALL_EXPRESSION => self.call(node, d),
+            kind::ASSIGNMENT_EXPRESSION => self.assignment(node, d),
+            kind::BINARY_EXPRESSION => self.binary(node, depth),
+            kind::CONDITIONAL_EXPRESSION => self.val_conditional(node, d),
+            kind::COMMA_EXPRESSION => self.val_comma(node, d),
+            kind::COMPOUND_LITERAL_EXPRESSION => self.val_compound_literal(node, d),
+            kind::INITIALIZER_LIST => self.init_value(node, depth),
+            kind::NEW_EXPRESSION => self.new_expr(node, d),
+            kind::LAMBDA_EXPRESSION => self.val_lambda(node),
             // Literals, sizeof/alignof/offsetof (unevaluated), strings.
-            "number_literal"
-            | "char_literal"
-            | "string_literal"
-            | "concatenated_string"
-            | "raw_string_literal"
-            | "true"
-            | "false"
-            | "null"
+            kind::NUMBER_LITERAL
+            | kind::CHAR_LITERAL
+            | kind::STRING_LITERAL
+            | kind::CONCATENATED_STRING
+            | kind::RAW_STRING_LITERAL
+            | kind::TRUE
+            | kind::FALSE
+            | kind::NULL
             | "nullptr"
-            | "sizeof_expression"
-            | "alignof_expression"
-            | "offsetof_expression"
-            | "user_defined_literal" => Val::Nothing,
-            "delete_expression" | "unary_expression" => self.val_effects(node, d, false),
+            | kind::SIZEOF_EXPRESSION
+            | kind::ALIGNOF_EXPRESSION
+            | kind::OFFSETOF_EXPRESSION
+            | kind::USER_DEFINED_LITERAL => Val::Nothing,
+            kind::DELETE_EXPRESSION | kind::UNARY_EXPRESSION => self.val_effects(node, d, false),
             // Unknown or broken (ERROR) nodes: keep the side effects of expression children.
             _ => self.val_effects(node, d, true),
         }
@@ -689,8 +690,8 @@ impl<'a> Lowerer<'a> {
             );
         }
         let base = match node.kind() {
-            "template_function" => node
-                .child_by_field_name("name")
+            kind::TEMPLATE_FUNCTION => node
+                .child_by_field_name(field::NAME)
                 .map(|n| self.text(n).to_string())
                 .unwrap_or(name),
             _ => simple_class_name(&name),
@@ -712,7 +713,7 @@ impl<'a> Lowerer<'a> {
     #[inline(never)]
     fn val_paren(&mut self, node: Node<'_>, d: usize) -> Val {
         match Self::children(node).pop() {
-            Some(inner) if inner.kind() != "compound_statement" => self.val(inner, d),
+            Some(inner) if inner.kind() != kind::COMPOUND_STATEMENT => self.val(inner, d),
             _ => Val::Nothing,
         }
     }
@@ -720,12 +721,12 @@ impl<'a> Lowerer<'a> {
     /// `(T *)v`: `v`'s targets, filtered by `T` where the value is not a static address.
     #[inline(never)]
     fn val_cast(&mut self, node: Node<'_>, d: usize) -> Val {
-        let inner = self.val_field_of(node, "value", d);
+        let inner = self.val_field_of(node, field::VALUE, d);
         if matches!(inner, Val::Nothing | Val::Addr(_)) {
             return inner;
         }
         let filter = node
-            .child_by_field_name("type")
+            .child_by_field_name(field::TYPE)
             .map(|t| self.model.descriptor_filter(self.unit, self.file, t))
             .unwrap_or(NO_FILTER);
         if filter == NO_FILTER {
@@ -744,7 +745,7 @@ impl<'a> Lowerer<'a> {
 
     #[inline(never)]
     fn val_pointer(&mut self, node: Node<'_>, d: usize) -> Val {
-        let Some(arg) = node.child_by_field_name("argument") else {
+        let Some(arg) = node.child_by_field_name(field::ARGUMENT) else {
             return Val::Nothing;
         };
         if self.operator_is(node, "&") {
@@ -775,9 +776,9 @@ impl<'a> Lowerer<'a> {
 
     #[inline(never)]
     fn val_conditional(&mut self, node: Node<'_>, d: usize) -> Val {
-        let cond = self.val_field_of(node, "condition", d);
-        let a = self.val_field_of(node, "consequence", d);
-        let b = self.val_field_of(node, "alternative", d);
+        let cond = self.val_field_of(node, field::CONDITION, d);
+        let a = self.val_field_of(node, field::CONSEQUENCE, d);
+        let b = self.val_field_of(node, field::ALTERNATIVE, d);
         seq(vec![cond], union(vec![a, b]))
     }
 
@@ -786,14 +787,14 @@ impl<'a> Lowerer<'a> {
     fn val_comma(&mut self, node: Node<'_>, d: usize) -> Val {
         let mut effects = Vec::new();
         let mut cur = node;
-        while cur.kind() == "comma_expression" {
-            if let Some(l) = cur.child_by_field_name("left") {
+        while cur.kind() == kind::COMMA_EXPRESSION {
+            if let Some(l) = cur.child_by_field_name(field::LEFT) {
                 let v = self.val(l, d);
                 if !is_pure(&v) {
                     effects.push(v);
                 }
             }
-            match cur.child_by_field_name("right") {
+            match cur.child_by_field_name(field::RIGHT) {
                 Some(r) => cur = r,
                 None => return seq(effects, Val::Nothing),
             }
@@ -804,7 +805,7 @@ impl<'a> Lowerer<'a> {
 
     #[inline(never)]
     fn val_compound_literal(&mut self, node: Node<'_>, d: usize) -> Val {
-        match node.child_by_field_name("value") {
+        match node.child_by_field_name(field::VALUE) {
             Some(v) => self.init_value(v, d),
             None => Val::Nothing,
         }
@@ -839,7 +840,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn operator_is(&self, node: Node<'_>, op: &str) -> bool {
-        node.child_by_field_name("operator")
+        node.child_by_field_name(field::OPERATOR)
             .map(|o| self.text(o) == op)
             .unwrap_or(false)
     }
@@ -847,7 +848,7 @@ impl<'a> Lowerer<'a> {
     /// Whether `e.f` names an array member: `Some(true)` array only, `Some(false)` never an
     /// array (or unknown field), `None` declared both ways in different structs.
     fn field_is_array(&self, node: Node<'_>) -> Option<bool> {
-        let field = node.child_by_field_name("field")?;
+        let field = node.child_by_field_name(field::FIELD)?;
         match self.model.field_kinds.get(self.text(field)) {
             Some((true, false)) => Some(true),
             Some((true, true)) => None,
@@ -862,15 +863,15 @@ impl<'a> Lowerer<'a> {
         }
         let d = depth + 1;
         match node.kind() {
-            "identifier" => self.name_loc(self.text(node)),
-            "qualified_identifier" => self.loc_qualified(node),
-            "parenthesized_expression" | "extension_expression" => self.loc_paren(node, d),
-            "cast_expression" => self.loc_cast(node, d),
-            "pointer_expression" if !self.operator_is(node, "&") => self.loc_deref(node, d),
-            "field_expression" => self.loc_member(node, d),
-            "subscript_expression" => self.loc_subscript(node, d),
-            "conditional_expression" => self.loc_conditional(node, d),
-            "assignment_expression" | "comma_expression" => self.loc_assigned(node, d),
+            kind::IDENTIFIER => self.name_loc(self.text(node)),
+            kind::QUALIFIED_IDENTIFIER => self.loc_qualified(node),
+            kind::PARENTHESIZED_EXPRESSION | kind::EXTENSION_EXPRESSION => self.loc_paren(node, d),
+            kind::CAST_EXPRESSION => self.loc_cast(node, d),
+            kind::POINTER_EXPRESSION if !self.operator_is(node, "&") => self.loc_deref(node, d),
+            kind::FIELD_EXPRESSION => self.loc_member(node, d),
+            kind::SUBSCRIPT_EXPRESSION => self.loc_subscript(node, d),
+            kind::CONDITIONAL_EXPRESSION => self.loc_conditional(node, d),
+            kind::ASSIGNMENT_EXPRESSION | kind::COMMA_EXPRESSION => self.loc_assigned(node, d),
             _ => self.loc_none(node, d),
         }
     }
@@ -892,14 +893,14 @@ impl<'a> Lowerer<'a> {
     #[inline(never)]
     fn loc_paren(&mut self, node: Node<'_>, d: usize) -> Loc {
         match Self::children(node).pop() {
-            Some(inner) if inner.kind() != "compound_statement" => self.loc(inner, d),
+            Some(inner) if inner.kind() != kind::COMPOUND_STATEMENT => self.loc(inner, d),
             _ => Loc::Deref(Box::new(Val::Nothing)),
         }
     }
 
     #[inline(never)]
     fn loc_cast(&mut self, node: Node<'_>, d: usize) -> Loc {
-        match node.child_by_field_name("value") {
+        match node.child_by_field_name(field::VALUE) {
             Some(v) => self.loc(v, d),
             None => Loc::Deref(Box::new(Val::Nothing)),
         }
@@ -907,7 +908,7 @@ impl<'a> Lowerer<'a> {
 
     #[inline(never)]
     fn loc_deref(&mut self, node: Node<'_>, d: usize) -> Loc {
-        match node.child_by_field_name("argument") {
+        match node.child_by_field_name(field::ARGUMENT) {
             Some(a) => deref(self.val(a, d)),
             None => Loc::Deref(Box::new(Val::Nothing)),
         }
@@ -917,19 +918,19 @@ impl<'a> Lowerer<'a> {
     /// (`e.*m`, `e->*m`) designate the whole object (the member is not known statically).
     #[inline(never)]
     fn loc_member(&mut self, node: Node<'_>, d: usize) -> Loc {
-        let Some(arg) = node.child_by_field_name("argument") else {
+        let Some(arg) = node.child_by_field_name(field::ARGUMENT) else {
             return Loc::Deref(Box::new(Val::Nothing));
         };
         let arrow = self.operator_is(node, "->");
         let field = node
-            .child_by_field_name("field")
+            .child_by_field_name(field::FIELD)
             .filter(|f| {
                 matches!(
                     f.kind(),
-                    "field_identifier"
-                        | "qualified_identifier"
-                        | "template_method"
-                        | "destructor_name"
+                    kind::FIELD_IDENTIFIER
+                        | kind::QUALIFIED_IDENTIFIER
+                        | kind::TEMPLATE_METHOD
+                        | kind::DESTRUCTOR_NAME
                 )
             })
             .map(|f| simple_class_name(&self.qualified_text(f)));
@@ -949,10 +950,10 @@ impl<'a> Lowerer<'a> {
     /// `e[i]` is `*(e + i)`.
     #[inline(never)]
     fn loc_subscript(&mut self, node: Node<'_>, d: usize) -> Loc {
-        let base = self.val_field_of(node, "argument", d);
-        let index = match node.child_by_field_name("index") {
+        let base = self.val_field_of(node, field::ARGUMENT, d);
+        let index = match node.child_by_field_name(field::INDEX) {
             Some(i) => self.val(i, d),
-            None => match node.child_by_field_name("indices") {
+            None => match node.child_by_field_name(field::INDICES) {
                 Some(list) => {
                     let items = Self::children(list)
                         .into_iter()
@@ -969,7 +970,7 @@ impl<'a> Lowerer<'a> {
     /// C++ `(c ? a : b) = v`: either branch's object.
     #[inline(never)]
     fn loc_conditional(&mut self, node: Node<'_>, d: usize) -> Loc {
-        let cond = self.val_field_of(node, "condition", d);
+        let cond = self.val_field_of(node, field::CONDITION, d);
         let branch = |this: &mut Self, field: &str| match node.child_by_field_name(field) {
             Some(c) => addr(this.loc(c, d)),
             None => Val::Nothing,
@@ -997,8 +998,8 @@ impl<'a> Lowerer<'a> {
 
     fn assignment(&mut self, node: Node<'_>, d: usize) -> Val {
         let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
+            node.child_by_field_name(field::LEFT),
+            node.child_by_field_name(field::RIGHT),
         ) else {
             return Val::Nothing;
         };
@@ -1028,22 +1029,22 @@ impl<'a> Lowerer<'a> {
         let mut cur = node;
         let mut leaf = None;
         loop {
-            if cur.kind() != "binary_expression" {
+            if cur.kind() != kind::BINARY_EXPRESSION {
                 leaf = Some(cur);
                 break;
             }
             let op = cur
-                .child_by_field_name("operator")
+                .child_by_field_name(field::OPERATOR)
                 .map(|o| self.text(o))
                 .unwrap_or("");
             if !matches!(op, "+" | "-" | "&" | "|" | "^" | "bitand" | "bitor" | "xor") {
                 keeping = false;
             }
-            if let Some(r) = cur.child_by_field_name("right") {
+            if let Some(r) = cur.child_by_field_name(field::RIGHT) {
                 let v = self.val(r, d);
                 push_operand(&mut kept, &mut effects, keeping, v);
             }
-            match cur.child_by_field_name("left") {
+            match cur.child_by_field_name(field::LEFT) {
                 Some(l) => cur = l,
                 None => break,
             }
@@ -1057,8 +1058,8 @@ impl<'a> Lowerer<'a> {
 
     #[inline(never)]
     fn args(&mut self, node: Node<'_>, d: usize) -> Vec<Val> {
-        match node.child_by_field_name("arguments") {
-            Some(list) if list.kind() == "argument_list" => Self::children(list)
+        match node.child_by_field_name(field::ARGUMENTS) {
+            Some(list) if list.kind() == kind::ARGUMENT_LIST => Self::children(list)
                 .into_iter()
                 .map(|a| self.init_value(a, d))
                 .collect(),
@@ -1075,18 +1076,18 @@ impl<'a> Lowerer<'a> {
 
     #[inline(never)]
     fn call_target(&mut self, node: Node<'_>, args: &[Val], d: usize) -> Callee {
-        let Some(mut callee) = node.child_by_field_name("function") else {
+        let Some(mut callee) = node.child_by_field_name(field::FUNCTION) else {
             return Callee::External;
         };
         // `(*fp)(...)`, `(**fp)(...)`, `(fp)(...)` all call fp's targets.
         for _ in 0..64 {
             match callee.kind() {
-                "parenthesized_expression" => match Self::children(callee).pop() {
+                kind::PARENTHESIZED_EXPRESSION => match Self::children(callee).pop() {
                     Some(inner) => callee = inner,
                     None => break,
                 },
-                "pointer_expression" if !self.operator_is(callee, "&") => {
-                    match callee.child_by_field_name("argument") {
+                kind::POINTER_EXPRESSION if !self.operator_is(callee, "&") => {
+                    match callee.child_by_field_name(field::ARGUMENT) {
                         Some(inner) => callee = inner,
                         None => break,
                     }
@@ -1095,17 +1096,17 @@ impl<'a> Lowerer<'a> {
             }
         }
         match callee.kind() {
-            "identifier" | "qualified_identifier" | "template_function" => {
+            kind::IDENTIFIER | kind::QUALIFIED_IDENTIFIER | kind::TEMPLATE_FUNCTION => {
                 let name = match callee.kind() {
-                    "template_function" => callee
-                        .child_by_field_name("name")
+                    kind::TEMPLATE_FUNCTION => callee
+                        .child_by_field_name(field::NAME)
                         .map(|n| self.qualified_text(n))
                         .unwrap_or_default(),
                     _ => self.qualified_text(callee),
                 };
                 self.named_callee(&name, callee, node, args, d)
             }
-            "field_expression" => self.member_callee(callee, d),
+            kind::FIELD_EXPRESSION => self.member_callee(callee, d),
             _ => Callee::Indirect(self.val(callee, d)),
         }
     }
@@ -1119,13 +1120,13 @@ impl<'a> Lowerer<'a> {
         d: usize,
     ) -> Callee {
         let simple = simple_class_name(name);
-        let lookup = if callee.kind() == "identifier" {
+        let lookup = if callee.kind() == kind::IDENTIFIER {
             name.to_string()
         } else {
             simple.clone()
         };
         match self.resolve(&lookup) {
-            Resolved::Var(..) | Resolved::ThisField(..) if callee.kind() == "identifier" => {
+            Resolved::Var(..) | Resolved::ThisField(..) if callee.kind() == kind::IDENTIFIER => {
                 return Callee::Indirect(self.val(callee, d));
             }
             _ => {}
@@ -1180,11 +1181,11 @@ impl<'a> Lowerer<'a> {
     fn member_callee(&mut self, callee: Node<'_>, d: usize) -> Callee {
         if self.is_cpp() {
             let field = callee
-                .child_by_field_name("field")
+                .child_by_field_name(field::FIELD)
                 .map(|f| simple_class_name(&self.qualified_text(f)))
                 .unwrap_or_default();
             if let Some(methods) = self.model.methods_by_simple.get(&field) {
-                let receiver = callee.child_by_field_name("argument").map(|arg| {
+                let receiver = callee.child_by_field_name(field::ARGUMENT).map(|arg| {
                     if self.operator_is(callee, "->") {
                         self.val(arg, d)
                     } else {
@@ -1203,7 +1204,7 @@ impl<'a> Lowerer<'a> {
     fn new_expr(&mut self, node: Node<'_>, d: usize) -> Val {
         let heap = self.heap_name("new", node);
         let class = node
-            .child_by_field_name("type")
+            .child_by_field_name(field::TYPE)
             .map(|t| simple_class_name(&self.qualified_text(t)))
             .unwrap_or_default();
         let ctors = self
@@ -1214,7 +1215,7 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_default();
         let args = self.args(node, d);
         let placement = node
-            .child_by_field_name("placement")
+            .child_by_field_name(field::PLACEMENT)
             .map(|p| self.init_value(p, d))
             .unwrap_or(Val::Nothing);
         let call = Val::Call(Box::new(CallIr {

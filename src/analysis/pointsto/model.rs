@@ -8,6 +8,7 @@ use super::types::{
     NO_FILTER,
 };
 use crate::syntax::functions::{Function, FunctionKind};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -138,36 +139,38 @@ pub(crate) fn declarator_info(file: &ParsedFile, mut node: Node<'_>) -> Option<(
     let mut wrapper = Wrapper::Plain;
     for _ in 0..128 {
         match node.kind() {
-            "identifier"
-            | "field_identifier"
-            | "qualified_identifier"
-            | "destructor_name"
-            | "operator_name"
-            | "template_function"
-            | "type_identifier" => {
+            kind::IDENTIFIER
+            | kind::FIELD_IDENTIFIER
+            | kind::QUALIFIED_IDENTIFIER
+            | kind::DESTRUCTOR_NAME
+            | kind::OPERATOR_NAME
+            | kind::TEMPLATE_FUNCTION
+            | kind::TYPE_IDENTIFIER => {
                 let name: String = file.node_text(node).split_whitespace().collect();
                 return (!name.is_empty()).then_some((name, wrapper));
             }
-            "pointer_declarator" => wrapper = Wrapper::Pointer,
-            "array_declarator" => wrapper = Wrapper::Array,
-            "function_declarator" => wrapper = Wrapper::Function,
-            "reference_declarator" => wrapper = Wrapper::Reference,
-            "init_declarator" | "parenthesized_declarator" | "attributed_declarator" => {}
+            kind::POINTER_DECLARATOR => wrapper = Wrapper::Pointer,
+            kind::ARRAY_DECLARATOR => wrapper = Wrapper::Array,
+            kind::FUNCTION_DECLARATOR => wrapper = Wrapper::Function,
+            kind::REFERENCE_DECLARATOR => wrapper = Wrapper::Reference,
+            kind::INIT_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR => {}
             _ => return None,
         }
-        node = node.child_by_field_name("declarator").or_else(|| {
+        node = node.child_by_field_name(field::DECLARATOR).or_else(|| {
             let mut cursor = node.walk();
             let found = node.named_children(&mut cursor).find(|c| {
                 let k = c.kind();
                 k.ends_with("declarator")
                     || matches!(
                         k,
-                        "identifier"
-                            | "field_identifier"
-                            | "qualified_identifier"
-                            | "destructor_name"
-                            | "operator_name"
-                            | "template_function"
+                        kind::IDENTIFIER
+                            | kind::FIELD_IDENTIFIER
+                            | kind::QUALIFIED_IDENTIFIER
+                            | kind::DESTRUCTOR_NAME
+                            | kind::OPERATOR_NAME
+                            | kind::TEMPLATE_FUNCTION
                     )
             });
             found
@@ -198,17 +201,17 @@ pub(crate) fn supported(lang: Language) -> bool {
 /// The node holding a C/C++ function's parameter list.
 fn parameter_list<'t>(func: &Function<'t>) -> Option<Node<'t>> {
     let node = func.node;
-    if node.kind() == "lambda_expression" {
+    if node.kind() == kind::LAMBDA_EXPRESSION {
         return node
-            .child_by_field_name("declarator")
-            .and_then(|d| d.child_by_field_name("parameters"));
+            .child_by_field_name(field::DECLARATOR)
+            .and_then(|d| d.child_by_field_name(field::PARAMETERS));
     }
-    let mut decl = node.child_by_field_name("declarator")?;
+    let mut decl = node.child_by_field_name(field::DECLARATOR)?;
     for _ in 0..64 {
-        if decl.kind() == "function_declarator" {
-            return decl.child_by_field_name("parameters");
+        if decl.kind() == kind::FUNCTION_DECLARATOR {
+            return decl.child_by_field_name(field::PARAMETERS);
         }
-        decl = decl.child_by_field_name("declarator").or_else(|| {
+        decl = decl.child_by_field_name(field::DECLARATOR).or_else(|| {
             let mut cursor = decl.walk();
             let found = decl
                 .named_children(&mut cursor)
@@ -255,10 +258,10 @@ impl Model {
 
     /// The filter of a pointer of the type a `type_descriptor` names (a cast's type).
     pub fn descriptor_filter(&self, unit: usize, file: &ParsedFile, desc: Node<'_>) -> u32 {
-        let Some(ty) = desc.child_by_field_name("type") else {
+        let Some(ty) = desc.child_by_field_name(field::TYPE) else {
             return NO_FILTER;
         };
-        let shape = shape_of(unit, file, ty, desc.child_by_field_name("declarator"));
+        let shape = shape_of(unit, file, ty, desc.child_by_field_name(field::DECLARATOR));
         let has_layout = |n: &str| self.layout_key(n).is_some();
         let (ctors, base) = expand(&shape, &self.typedef_shapes, &has_layout);
         place_filter(&ctors, &base)
@@ -335,21 +338,21 @@ impl Model {
             Some(list) => {
                 let mut cursor = list.walk();
                 for p in list.named_children(&mut cursor) {
-                    if p.kind() == "identifier" {
+                    if p.kind() == kind::IDENTIFIER {
                         // K&R definition: `int f(a, b) char *a; int b; { ... }`.
                         params.push(file.node_text(p).to_string());
                         continue;
                     }
                     if !matches!(
                         p.kind(),
-                        "parameter_declaration" | "optional_parameter_declaration"
+                        kind::PARAMETER_DECLARATION | kind::OPTIONAL_PARAMETER_DECLARATION
                     ) {
                         continue;
                     }
-                    let declarator = p.child_by_field_name("declarator");
+                    let declarator = p.child_by_field_name(field::DECLARATOR);
                     let info = declarator.and_then(|d| declarator_info(file, d));
                     if let (Some((name, _)), Some(t)) =
-                        (info.as_ref(), p.child_by_field_name("type"))
+                        (info.as_ref(), p.child_by_field_name(field::TYPE))
                     {
                         self.raw_vars.push((
                             VarKey {
@@ -362,7 +365,7 @@ impl Model {
                     if let (Some((name, _)), Some(d), Some(t)) = (
                         info.as_ref(),
                         declarator,
-                        p.child_by_field_name("type")
+                        p.child_by_field_name(field::TYPE)
                             .and_then(|t| type_key(unit, file, t)),
                     ) {
                         if !declarator_has_pointer(d) {
@@ -389,8 +392,8 @@ impl Model {
             None => params = func.params.clone(),
         }
         if let (Some(t), Some(d)) = (
-            func.node.child_by_field_name("type"),
-            func.node.child_by_field_name("declarator"),
+            func.node.child_by_field_name(field::TYPE),
+            func.node.child_by_field_name(field::DECLARATOR),
         ) {
             self.raw_returns
                 .push((func.name.clone(), shape_of(unit, file, t, Some(d))));
@@ -454,12 +457,14 @@ impl Model {
         let mut local_shapes: Vec<(String, Shape)> = Vec::new();
         while let Some(node) = stack.pop() {
             match node.kind() {
-                "function_definition" | "lambda_expression" if node.id() != body.id() => continue,
-                "declaration" => {
-                    let type_node = node.child_by_field_name("type");
+                kind::FUNCTION_DEFINITION | kind::LAMBDA_EXPRESSION if node.id() != body.id() => {
+                    continue
+                }
+                kind::DECLARATION => {
+                    let type_node = node.child_by_field_name(field::TYPE);
                     let ty = type_node.and_then(|t| type_key(unit, file, t));
                     let mut cursor = node.walk();
-                    for d in node.children_by_field_name("declarator", &mut cursor) {
+                    for d in node.children_by_field_name(field::DECLARATOR, &mut cursor) {
                         match declarator_info(file, d) {
                             Some((name, Wrapper::Function)) => local_protos.push(name),
                             Some((name, w)) => {
@@ -477,8 +482,8 @@ impl Model {
                         }
                     }
                 }
-                "for_range_loop" => {
-                    if let Some(d) = node.child_by_field_name("declarator") {
+                kind::FOR_RANGE_LOOP => {
+                    if let Some(d) = node.child_by_field_name(field::DECLARATOR) {
                         if let Some((name, w)) = declarator_info(file, d) {
                             locals.push((name, flags_of(w)));
                         }
@@ -528,13 +533,13 @@ impl Model {
             }
             let mut child_in_fn = in_fn;
             match node.kind() {
-                "function_definition" | "lambda_expression" => child_in_fn = true,
-                "declaration" if !in_fn => {
+                kind::FUNCTION_DEFINITION | kind::LAMBDA_EXPRESSION => child_in_fn = true,
+                kind::DECLARATION if !in_fn => {
                     let ty = node
-                        .child_by_field_name("type")
+                        .child_by_field_name(field::TYPE)
                         .and_then(|t| type_key(unit, file, t));
                     let mut cursor = node.walk();
-                    for d in node.children_by_field_name("declarator", &mut cursor) {
+                    for d in node.children_by_field_name(field::DECLARATOR, &mut cursor) {
                         match declarator_info(file, d) {
                             Some((name, Wrapper::Function)) => {
                                 self.prototypes.insert(name);
@@ -545,7 +550,7 @@ impl Model {
                                 } else {
                                     name
                                 };
-                                if let Some(t) = node.child_by_field_name("type") {
+                                if let Some(t) = node.child_by_field_name(field::TYPE) {
                                     self.raw_vars.push((
                                         VarKey {
                                             function: None,
@@ -573,12 +578,12 @@ impl Model {
                         }
                     }
                 }
-                "field_declaration" => self.add_field(file, node),
-                "struct_specifier" | "class_specifier" | "union_specifier" => {
+                kind::FIELD_DECLARATION => self.add_field(file, node),
+                kind::STRUCT_SPECIFIER | kind::CLASS_SPECIFIER | kind::UNION_SPECIFIER => {
                     self.add_layout(unit, file, node)
                 }
-                "type_definition" => self.add_typedef(unit, file, node),
-                "preproc_def" => self.add_type_macro(file, node),
+                kind::TYPE_DEFINITION => self.add_typedef(unit, file, node),
+                kind::PREPROC_DEF => self.add_type_macro(file, node),
                 kind if !may_declare(kind) => continue,
                 _ => {}
             }
@@ -592,12 +597,12 @@ impl Model {
     fn add_field(&mut self, file: &ParsedFile, node: Node<'_>) {
         let class = node
             .parent()
-            .filter(|p| p.kind() == "field_declaration_list")
+            .filter(|p| p.kind() == kind::FIELD_DECLARATION_LIST)
             .and_then(|p| p.parent())
-            .and_then(|p| p.child_by_field_name("name"))
+            .and_then(|p| p.child_by_field_name(field::NAME))
             .map(|n| simple_class_name(file.node_text(n)));
         let mut cursor = node.walk();
-        for d in node.children_by_field_name("declarator", &mut cursor) {
+        for d in node.children_by_field_name(field::DECLARATOR, &mut cursor) {
             let Some((name, w)) = declarator_info(file, d) else {
                 continue;
             };
@@ -626,29 +631,29 @@ impl Model {
 
     /// Records the members of a struct/class/union body in declaration order.
     fn add_layout(&mut self, unit: usize, file: &ParsedFile, node: Node<'_>) {
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.child_by_field_name(field::BODY) else {
             return;
         };
-        let is_union = node.kind() == "union_specifier";
+        let is_union = node.kind() == kind::UNION_SPECIFIER;
         let mut fields = Vec::new();
         let mut member_shapes: Vec<(String, Shape)> = Vec::new();
         let mut cursor = body.walk();
         for member in body.named_children(&mut cursor) {
-            if member.kind() != "field_declaration" {
+            if member.kind() != kind::FIELD_DECLARATION {
                 continue;
             }
             let ty = member
-                .child_by_field_name("type")
+                .child_by_field_name(field::TYPE)
                 .and_then(|t| type_key(unit, file, t));
             let mut dc = member.walk();
             let declarators: Vec<Node<'_>> = member
-                .children_by_field_name("declarator", &mut dc)
+                .children_by_field_name(field::DECLARATOR, &mut dc)
                 .collect();
             if declarators.is_empty() {
                 // An anonymous struct/union member: its fields are the parent's (by name);
                 // a union's overlap.
-                if let Some(t) = member.child_by_field_name("type") {
-                    if t.kind() == "union_specifier" {
+                if let Some(t) = member.child_by_field_name(field::TYPE) {
+                    if t.kind() == kind::UNION_SPECIFIER {
                         self.collect_union_names(file, t);
                     }
                 }
@@ -663,7 +668,7 @@ impl Model {
                 if is_union {
                     self.union_fields.insert(name.clone());
                 }
-                if let Some(t) = member.child_by_field_name("type") {
+                if let Some(t) = member.child_by_field_name(field::TYPE) {
                     member_shapes.push((name.clone(), shape_of(unit, file, t, Some(d))));
                 }
                 let by_value =
@@ -691,9 +696,9 @@ impl Model {
     fn collect_union_names(&mut self, file: &ParsedFile, union: Node<'_>) {
         let mut stack = vec![union];
         while let Some(n) = stack.pop() {
-            if n.kind() == "field_declaration" {
+            if n.kind() == kind::FIELD_DECLARATION {
                 let mut dc = n.walk();
-                for d in n.children_by_field_name("declarator", &mut dc) {
+                for d in n.children_by_field_name(field::DECLARATOR, &mut dc) {
                     if let Some((name, _)) = declarator_info(file, d) {
                         self.union_fields.insert(name);
                     }
@@ -708,8 +713,8 @@ impl Model {
     /// defines its integer types) is a scalar typedef.
     fn add_type_macro(&mut self, file: &ParsedFile, node: Node<'_>) {
         let (Some(name), Some(value)) = (
-            node.child_by_field_name("name"),
-            node.child_by_field_name("value"),
+            node.child_by_field_name(field::NAME),
+            node.child_by_field_name(field::VALUE),
         ) else {
             return;
         };
@@ -744,9 +749,9 @@ impl Model {
 
     /// `typedef struct X Y;`, `typedef struct { .. } Y;`, `typedef X Y;` (not pointer types).
     fn add_typedef(&mut self, unit: usize, file: &ParsedFile, node: Node<'_>) {
-        if let Some(t) = node.child_by_field_name("type") {
+        if let Some(t) = node.child_by_field_name(field::TYPE) {
             let mut cursor = node.walk();
-            for d in node.children_by_field_name("declarator", &mut cursor) {
+            for d in node.children_by_field_name(field::DECLARATOR, &mut cursor) {
                 if let Some((name, _)) = declarator_info(file, d) {
                     let shape = shape_of(unit, file, t, Some(d));
                     if shape.ctors.is_empty()
@@ -759,13 +764,13 @@ impl Model {
             }
         }
         let Some(ty) = node
-            .child_by_field_name("type")
+            .child_by_field_name(field::TYPE)
             .and_then(|t| type_key(unit, file, t))
         else {
             return;
         };
         let mut cursor = node.walk();
-        for d in node.children_by_field_name("declarator", &mut cursor) {
+        for d in node.children_by_field_name(field::DECLARATOR, &mut cursor) {
             if let Some((name, Wrapper::Plain)) = declarator_info(file, d) {
                 if name != ty {
                     self.typedefs.entry(name).or_insert_with(|| ty.clone());
@@ -851,7 +856,7 @@ impl Model {
 
 /// The layout key of a struct/class/union specifier: its tag, or an anonymous key.
 fn layout_key(unit: usize, file: &ParsedFile, node: Node<'_>) -> String {
-    match node.child_by_field_name("name") {
+    match node.child_by_field_name(field::NAME) {
         Some(n) => simple_class_name(file.node_text(n)),
         None => format!("{{anon}}{unit}:{}", node.start_byte()),
     }
@@ -861,10 +866,10 @@ fn layout_key(unit: usize, file: &ParsedFile, node: Node<'_>) -> String {
 /// anonymous key) or a type name (a typedef or C++ class name); `None` for primitive types.
 pub(crate) fn type_key(unit: usize, file: &ParsedFile, ty: Node<'_>) -> Option<String> {
     match ty.kind() {
-        "struct_specifier" | "class_specifier" | "union_specifier" => {
+        kind::STRUCT_SPECIFIER | kind::CLASS_SPECIFIER | kind::UNION_SPECIFIER => {
             Some(layout_key(unit, file, ty))
         }
-        "type_identifier" | "qualified_identifier" | "template_type" => {
+        kind::TYPE_IDENTIFIER | kind::QUALIFIED_IDENTIFIER | kind::TEMPLATE_TYPE => {
             Some(simple_class_name(file.node_text(ty)))
         }
         _ => None,
@@ -881,8 +886,9 @@ pub(crate) fn declarator_has_pointer(node: Node<'_>) -> bool {
 /// expressions aside, reached through parentheses): walks need not descend into them, which
 /// keeps a multi-megabyte expression cheap.
 fn may_declare(kind: &str) -> bool {
-    kind == "parenthesized_expression"
-        || !(is_expression_kind(kind) || matches!(kind, "initializer_list" | "argument_list"))
+    kind == kind::PARENTHESIZED_EXPRESSION
+        || !(is_expression_kind(kind)
+            || matches!(kind, kind::INITIALIZER_LIST | kind::ARGUMENT_LIST))
 }
 
 fn flags_of(w: Wrapper) -> VarFlags {
@@ -900,7 +906,7 @@ mod tests {
     fn info(lang: Language, src: &str) -> Option<(String, Wrapper)> {
         let file = ParsedFile::parse(lang, src);
         let decl = file.root().named_child(0)?;
-        let d = decl.child_by_field_name("declarator")?;
+        let d = decl.child_by_field_name(field::DECLARATOR)?;
         declarator_info(&file, d)
     }
 

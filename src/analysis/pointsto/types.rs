@@ -18,6 +18,7 @@
 //! passed through a logging or freeing function) put data objects into callback pointers,
 //! every indirect call through them then binds data as arguments of every callback.
 
+use crate::syntax::lang::{field, kind};
 use std::collections::{BTreeMap, HashMap};
 use tree_sitter::Node;
 
@@ -93,19 +94,19 @@ pub(crate) fn rejects(filter: u32, class: u32) -> bool {
 /// The base of a declaration's type node.
 pub(crate) fn base_of(unit: usize, file: &ParsedFile, ty: Node<'_>) -> Base {
     match ty.kind() {
-        "primitive_type" => match file.node_text(ty).trim() {
+        kind::PRIMITIVE_TYPE => match file.node_text(ty).trim() {
             "void" => Base::Void,
             // C++ `auto` and friends are not primitive types in the grammar.
             _ => Base::Scalar,
         },
-        "sized_type_specifier" | "enum_specifier" => Base::Scalar,
-        "struct_specifier" | "class_specifier" | "union_specifier" => {
+        kind::SIZED_TYPE_SPECIFIER | kind::ENUM_SPECIFIER => Base::Scalar,
+        kind::STRUCT_SPECIFIER | kind::CLASS_SPECIFIER | kind::UNION_SPECIFIER => {
             match super::model::type_key(unit, file, ty) {
                 Some(_) => Base::Record,
                 None => Base::Unknown,
             }
         }
-        "type_identifier" => Base::Named(file.node_text(ty).trim().to_string()),
+        kind::TYPE_IDENTIFIER => Base::Named(file.node_text(ty).trim().to_string()),
         _ => Base::Unknown,
     }
 }
@@ -116,14 +117,22 @@ pub(crate) fn ctors_of(mut node: Node<'_>) -> Vec<Ctor> {
     let mut chain = Vec::new();
     for _ in 0..128 {
         match node.kind() {
-            "pointer_declarator" | "abstract_pointer_declarator" => chain.push(Ctor::Pointer),
-            "array_declarator" | "abstract_array_declarator" => chain.push(Ctor::Array),
-            "function_declarator" | "abstract_function_declarator" => chain.push(Ctor::Function),
-            "reference_declarator" | "abstract_reference_declarator" => chain.push(Ctor::Reference),
-            "init_declarator" | "parenthesized_declarator" | "attributed_declarator" => {}
+            kind::POINTER_DECLARATOR | kind::ABSTRACT_POINTER_DECLARATOR => {
+                chain.push(Ctor::Pointer)
+            }
+            kind::ARRAY_DECLARATOR | kind::ABSTRACT_ARRAY_DECLARATOR => chain.push(Ctor::Array),
+            kind::FUNCTION_DECLARATOR | kind::ABSTRACT_FUNCTION_DECLARATOR => {
+                chain.push(Ctor::Function)
+            }
+            kind::REFERENCE_DECLARATOR | kind::ABSTRACT_REFERENCE_DECLARATOR => {
+                chain.push(Ctor::Reference)
+            }
+            kind::INIT_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR => {}
             _ => break,
         }
-        let next = node.child_by_field_name("declarator").or_else(|| {
+        let next = node.child_by_field_name(field::DECLARATOR).or_else(|| {
             let mut cursor = node.walk();
             let found = node
                 .named_children(&mut cursor)
@@ -314,15 +323,15 @@ mod tests {
         let mut cursor = root.walk();
         let decls: Vec<Node<'_>> = root
             .named_children(&mut cursor)
-            .filter(|n| matches!(n.kind(), "declaration" | "type_definition"))
+            .filter(|n| matches!(n.kind(), kind::DECLARATION | kind::TYPE_DEFINITION))
             .collect();
         let mut typedefs = BTreeMap::new();
         let mut last = None;
         for d in decls {
-            let ty = d.child_by_field_name("type").expect("type");
-            let declarator = d.child_by_field_name("declarator");
+            let ty = d.child_by_field_name(field::TYPE).expect("type");
+            let declarator = d.child_by_field_name(field::DECLARATOR);
             let shape = shape_of(0, &file, ty, declarator);
-            if d.kind() == "type_definition" {
+            if d.kind() == kind::TYPE_DEFINITION {
                 let name = declarator
                     .and_then(|n| super::super::model::declarator_info(&file, n))
                     .map(|(n, _)| n)
@@ -379,9 +388,9 @@ mod tests {
         let mut found = BTreeMap::new();
         let mut stack = vec![file.root()];
         while let Some(n) = stack.pop() {
-            if n.kind() == "parameter_declaration" {
-                let ty = n.child_by_field_name("type").expect("type");
-                let d = n.child_by_field_name("declarator").expect("named");
+            if n.kind() == kind::PARAMETER_DECLARATION {
+                let ty = n.child_by_field_name(field::TYPE).expect("type");
+                let d = n.child_by_field_name(field::DECLARATOR).expect("named");
                 let name = super::super::model::declarator_info(&file, d)
                     .expect("name")
                     .0;

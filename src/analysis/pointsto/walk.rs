@@ -7,6 +7,7 @@ use super::lower::{addr, deref, is_expression_kind, Loc, Lowerer, ObjKey, Val, V
 use super::model::{declarator_has_pointer, declarator_info, type_key, Wrapper};
 use super::PointsToError;
 use crate::syntax::functions::Function;
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, ParsedFile};
 use tree_sitter::Node;
 
@@ -50,11 +51,11 @@ impl Walker<'_, '_> {
                 return;
             }
             match node.kind() {
-                "function_definition"
-                | "lambda_expression"
-                | "field_declaration_list"
-                | "enumerator_list" => continue,
-                "declaration" => {
+                kind::FUNCTION_DEFINITION
+                | kind::LAMBDA_EXPRESSION
+                | kind::FIELD_DECLARATION_LIST
+                | kind::ENUMERATOR_LIST => continue,
+                kind::DECLARATION => {
                     self.declaration(&mut lw, node);
                     note_depth(&mut lw, path, self.errors);
                     continue;
@@ -79,20 +80,22 @@ impl Walker<'_, '_> {
             }
             let kind = node.kind();
             match kind {
-                "function_definition" | "lambda_expression" if node.id() != body.id() => {
+                kind::FUNCTION_DEFINITION | kind::LAMBDA_EXPRESSION if node.id() != body.id() => {
                     // Separate functions; a lambda used as a value is handled by its parent.
                     continue;
                 }
-                "field_declaration_list" | "enumerator_list" | "type_definition" => continue,
-                "declaration" => {
+                kind::FIELD_DECLARATION_LIST | kind::ENUMERATOR_LIST | kind::TYPE_DEFINITION => {
+                    continue
+                }
+                kind::DECLARATION => {
                     self.declaration(&mut lw, node);
                 }
-                "return_statement" => {
+                kind::RETURN_STATEMENT => {
                     let value = {
                         let mut cursor = node.walk();
                         let found = node
                             .named_children(&mut cursor)
-                            .find(|c| c.kind() != "comment");
+                            .find(|c| c.kind() != kind::COMMENT);
                         found
                     };
                     if let Some(e) = value {
@@ -100,9 +103,9 @@ impl Walker<'_, '_> {
                         self.gen.returns(&func.name, &v);
                     }
                 }
-                "for_range_loop" => {
+                kind::FOR_RANGE_LOOP => {
                     self.range_for(&mut lw, node);
-                    if let Some(b) = node.child_by_field_name("body") {
+                    if let Some(b) = node.child_by_field_name(field::BODY) {
                         stack.push(b);
                     }
                 }
@@ -123,19 +126,19 @@ impl Walker<'_, '_> {
     /// `T *p = e, q[2] = {..}, &r = x;`
     fn declaration(&mut self, lw: &mut Lowerer<'_>, node: Node<'_>) {
         let ty = node
-            .child_by_field_name("type")
+            .child_by_field_name(field::TYPE)
             .and_then(|t| type_key(lw.unit, lw.file, t));
         let mut cursor = node.walk();
         let declarators: Vec<Node<'_>> = node
-            .children_by_field_name("declarator", &mut cursor)
+            .children_by_field_name(field::DECLARATOR, &mut cursor)
             .collect();
         for d in declarators {
-            if d.kind() != "init_declarator" {
+            if d.kind() != kind::INIT_DECLARATOR {
                 continue;
             }
             let (Some(target), Some(value)) = (
-                d.child_by_field_name("declarator"),
-                d.child_by_field_name("value"),
+                d.child_by_field_name(field::DECLARATOR),
+                d.child_by_field_name(field::VALUE),
             ) else {
                 continue;
             };
@@ -192,8 +195,8 @@ impl Walker<'_, '_> {
     /// `for (T *e : range)`: e takes the elements of the range (contents of an array).
     fn range_for(&mut self, lw: &mut Lowerer<'_>, node: Node<'_>) {
         let (Some(d), Some(right)) = (
-            node.child_by_field_name("declarator"),
-            node.child_by_field_name("right"),
+            node.child_by_field_name(field::DECLARATOR),
+            node.child_by_field_name(field::RIGHT),
         ) else {
             return;
         };

@@ -15,6 +15,7 @@ use crate::analysis::cfg::build_cfg;
 use crate::analysis::pointsto::PointsTo;
 use crate::analysis::rules;
 use crate::syntax::functions::{Function, FunctionKind};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::preproc::Macros;
 use crate::syntax::walk::{preorder, Visit};
 use crate::syntax::{Cancel, Language, ParsedFile};
@@ -1272,7 +1273,7 @@ fn scan_function(
             return Visit::Skip;
         }
         if node.child_count() == 0 {
-            if kind == "identifier" && !seed {
+            if kind == kind::IDENTIFIER && !seed {
                 let text = file.node_text(node);
                 if spec.ident_triggers.contains(text) || unit_triggers.contains(text) {
                     seed = true;
@@ -1283,18 +1284,18 @@ fn scan_function(
         if !seed
             && matches!(
                 kind,
-                "attribute"
-                    | "field_access"
-                    | "member_expression"
-                    | "field_expression"
-                    | "qualified_identifier"
+                kind::ATTRIBUTE
+                    | kind::FIELD_ACCESS
+                    | kind::MEMBER_EXPRESSION
+                    | kind::FIELD_EXPRESSION
+                    | kind::QUALIFIED_IDENTIFIER
             )
         {
             let last = node
-                .child_by_field_name("attribute")
-                .or_else(|| node.child_by_field_name("field"))
-                .or_else(|| node.child_by_field_name("property"))
-                .or_else(|| node.child_by_field_name("name"))
+                .child_by_field_name(field::ATTRIBUTE)
+                .or_else(|| node.child_by_field_name(field::FIELD))
+                .or_else(|| node.child_by_field_name(field::PROPERTY))
+                .or_else(|| node.child_by_field_name(field::NAME))
                 .map(|n| file.node_text(n))
                 .unwrap_or("");
             if spec.attr_names.contains(last) {
@@ -1421,9 +1422,9 @@ fn is_source_call(
     let rtype = parts.receiver.and_then(|r| {
         let r = unwrap(r);
         match r.kind() {
-            "identifier" => types.get(unit.file.node_text(r)).cloned(),
-            "object_creation_expression" | "new_expression" | "cast_expression" => r
-                .child_by_field_name("type")
+            kind::IDENTIFIER => types.get(unit.file.node_text(r)).cloned(),
+            kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION | kind::CAST_EXPRESSION => r
+                .child_by_field_name(field::TYPE)
                 .map(|t| super::syntax::simple_type(unit.file, t)),
             _ => None,
         }
@@ -1469,17 +1470,17 @@ fn parameter_annotations(
     if file.language != Language::Java {
         return Vec::new();
     }
-    let Some(params) = func.child_by_field_name("parameters") else {
+    let Some(params) = func.child_by_field_name(field::PARAMETERS) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     let mut c = params.walk();
     for p in params.named_children(&mut c) {
-        if p.kind().contains("comment") {
+        if p.kind().contains(kind::COMMENT) {
             continue;
         }
         let ty = p
-            .child_by_field_name("type")
+            .child_by_field_name(field::TYPE)
             .map(|t| file.node_text(t).split_whitespace().collect::<String>())
             .unwrap_or_default();
         out.push((java_annotations(file, p), ty));
@@ -1497,12 +1498,12 @@ fn java_annotations(file: &ParsedFile, decl: Node<'_>) -> Vec<String> {
     let mut c = decl.walk();
     for m in decl
         .named_children(&mut c)
-        .filter(|m| m.kind() == "modifiers")
+        .filter(|m| m.kind() == kind::MODIFIERS)
     {
         let mut mc = m.walk();
         for a in m.named_children(&mut mc) {
-            if matches!(a.kind(), "marker_annotation" | "annotation") {
-                if let Some(n) = a.child_by_field_name("name") {
+            if matches!(a.kind(), kind::MARKER_ANNOTATION | kind::ANNOTATION) {
+                if let Some(n) = a.child_by_field_name(field::NAME) {
                     let name = file.node_text(n);
                     out.push(name.rsplit('.').next().unwrap_or(name).to_string());
                 }
@@ -1521,20 +1522,23 @@ fn decorator_paths(file: &ParsedFile, func: Node<'_>) -> Vec<Vec<Seg>> {
             .map(|name| vec![Seg { name, call: false }])
             .collect();
     }
-    let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
+    let Some(parent) = func
+        .parent()
+        .filter(|p| p.kind() == kind::DECORATED_DEFINITION)
+    else {
         return Vec::new();
     };
     let mut out = Vec::new();
     let mut c = parent.walk();
     for d in parent.named_children(&mut c) {
-        if d.kind() != "decorator" {
+        if d.kind() != kind::DECORATOR {
             continue;
         }
         let Some(expr) = d.named_child(0) else {
             continue;
         };
-        let target = if expr.kind() == "call" {
-            expr.child_by_field_name("function").unwrap_or(expr)
+        let target = if expr.kind() == kind::CALL {
+            expr.child_by_field_name(field::FUNCTION).unwrap_or(expr)
         } else {
             expr
         };
@@ -1701,11 +1705,11 @@ fn fallback_resolve(
                     let r = unwrap(r);
                     let u = ws.units.get(unit)?;
                     match r.kind() {
-                        "object_creation_expression" | "new_expression" => r
-                            .child_by_field_name("type")
-                            .or_else(|| r.child_by_field_name("constructor"))
+                        kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION => r
+                            .child_by_field_name(field::TYPE)
+                            .or_else(|| r.child_by_field_name(field::CONSTRUCTOR))
                             .map(|t| super::syntax::simple_type(u.file, t)),
-                        "identifier" => types.get(u.file.node_text(r)).cloned(),
+                        kind::IDENTIFIER => types.get(u.file.node_text(r)).cloned(),
                         _ => None,
                     }
                 });

@@ -17,6 +17,7 @@ use super::value::{
     param_label, Coll, Const, Step, Taint, Val, ALL_KINDS, MAX_COLL, MAX_CONST_STR,
 };
 use crate::analysis::cfg::{Cfg, EdgeKind, NodeKind};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use petgraph::graph::NodeIndex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -330,7 +331,7 @@ impl<'a, 't> Interp<'a, 't> {
             match n.parent() {
                 Some(p)
                     if p.byte_range() == n.byte_range()
-                        && matches!(p.kind(), "expression_statement" | "statement") =>
+                        && matches!(p.kind(), kind::EXPRESSION_STATEMENT | kind::STATEMENT) =>
                 {
                     n = p
                 }
@@ -360,7 +361,7 @@ impl<'a, 't> Interp<'a, 't> {
         };
         let exact = node.byte_range() == range;
         // Solidity wraps every statement in a `statement` node.
-        if node.kind() == "statement" {
+        if node.kind() == kind::STATEMENT {
             if let [only] = named_children(node).as_slice() {
                 node = *only;
             }
@@ -385,13 +386,13 @@ impl<'a, 't> Interp<'a, 't> {
                     return EdgeFilter::All;
                 }
                 match node.kind() {
-                    "assert_statement" => {
+                    kind::ASSERT_STATEMENT => {
                         for c in named_children(node) {
                             self.eval(c, 0);
                         }
                         EdgeFilter::All
                     }
-                    "expression_statement" => {
+                    kind::EXPRESSION_STATEMENT => {
                         self.exec_stmt(node);
                         EdgeFilter::All
                     }
@@ -405,7 +406,7 @@ impl<'a, 't> Interp<'a, 't> {
             }
             _ => {
                 if !exact {
-                    if node.kind() == "with_statement" {
+                    if node.kind() == kind::WITH_STATEMENT {
                         self.with_header(node);
                     } else if is_foreach(self.cx.lang, node.kind()) {
                         self.foreach_header(node);
@@ -457,24 +458,24 @@ impl<'a, 't> Interp<'a, 't> {
     /// A switch on a constant: only the matching case (or default) edge is feasible.
     fn switch_filter(&mut self, disc: Node<'t>) -> Option<EdgeFilter> {
         let mut sw = disc.parent()?;
-        if sw.kind() == "parenthesized_expression" {
+        if sw.kind() == kind::PARENTHESIZED_EXPRESSION {
             sw = sw.parent()?;
         }
-        if !matches!(sw.kind(), "switch_expression" | "switch_statement") {
+        if !matches!(sw.kind(), kind::SWITCH_EXPRESSION | kind::SWITCH_STATEMENT) {
             return None;
         }
         let v = self.eval(disc, 0);
         let value = v.konst?;
-        let body = sw.child_by_field_name("body")?;
+        let body = sw.child_by_field_name(field::BODY)?;
         // Groups: (labels, statements); `None` label = default.
         let mut groups: Vec<(Vec<Option<Node<'t>>>, Vec<Node<'t>>)> = Vec::new();
         for g in named_children(body) {
             match g.kind() {
-                "switch_block_statement_group" | "switch_rule" => {
+                kind::SWITCH_BLOCK_STATEMENT_GROUP | kind::SWITCH_RULE => {
                     let mut labels = Vec::new();
                     let mut stmts = Vec::new();
                     for c in named_children(g) {
-                        if c.kind() == "switch_label" {
+                        if c.kind() == kind::SWITCH_LABEL {
                             let vals = named_children(c);
                             if vals.is_empty() {
                                 labels.push(None);
@@ -487,8 +488,8 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                     groups.push((labels, stmts));
                 }
-                "case_statement" => {
-                    let value = g.child_by_field_name("value");
+                kind::CASE_STATEMENT => {
+                    let value = g.child_by_field_name(field::VALUE);
                     let stmts = named_children(g)
                         .into_iter()
                         .filter(|c| Some(*c) != value)
@@ -524,7 +525,7 @@ impl<'a, 't> Interp<'a, 't> {
         let arrow = groups
             .get(start)
             .and_then(|g| g.1.first())
-            .is_some_and(|s| s.parent().is_some_and(|p| p.kind() == "switch_rule"));
+            .is_some_and(|s| s.parent().is_some_and(|p| p.kind() == kind::SWITCH_RULE));
         let first_stmt = if arrow {
             groups.get(start).and_then(|g| g.1.first()).copied()
         } else {
@@ -544,18 +545,18 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn with_header(&mut self, node: Node<'t>) {
         for clause in named_children(node) {
-            if clause.kind() != "with_clause" {
+            if clause.kind() != kind::WITH_CLAUSE {
                 continue;
             }
             for item in named_children(clause) {
-                let Some(value) = item.child_by_field_name("value") else {
+                let Some(value) = item.child_by_field_name(field::VALUE) else {
                     continue;
                 };
-                if value.kind() == "as_pattern" {
+                if value.kind() == kind::AS_PATTERN {
                     let kids = named_children(value);
                     if let Some(expr) = kids.first() {
                         let v = self.eval(*expr, 0);
-                        if let Some(target) = value.child_by_field_name("alias") {
+                        if let Some(target) = value.child_by_field_name(field::ALIAS) {
                             for t in named_children(target) {
                                 self.assign_to(t, v.clone(), 0);
                             }
@@ -571,17 +572,17 @@ impl<'a, 't> Interp<'a, 't> {
     fn foreach_header(&mut self, node: Node<'t>) {
         let (target, iter) = match node.kind() {
             // JavaScript `for (const x of xs)` / `for (k in o)`: `left`, `right` as in Python.
-            "for_statement" | "for_in_clause" | "for_in_statement" => (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
+            kind::FOR_STATEMENT | kind::FOR_IN_CLAUSE | kind::FOR_IN_STATEMENT => (
+                node.child_by_field_name(field::LEFT),
+                node.child_by_field_name(field::RIGHT),
             ),
-            "enhanced_for_statement" => (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
+            kind::ENHANCED_FOR_STATEMENT => (
+                node.child_by_field_name(field::NAME),
+                node.child_by_field_name(field::VALUE),
             ),
-            "for_range_loop" => (
-                node.child_by_field_name("declarator"),
-                node.child_by_field_name("right"),
+            kind::FOR_RANGE_LOOP => (
+                node.child_by_field_name(field::DECLARATOR),
+                node.child_by_field_name(field::RIGHT),
             ),
             _ => (None, None),
         };
@@ -589,7 +590,7 @@ impl<'a, 't> Interp<'a, 't> {
         let v = self.eval(iter, 0);
         let elem = Val::of_taint(v.flat(&self.tabs.trails));
         if let Some(t) = target {
-            let t = if node.kind() == "for_range_loop" {
+            let t = if node.kind() == kind::FOR_RANGE_LOOP {
                 declarator_name(t).unwrap_or(t)
             } else {
                 t
@@ -603,7 +604,7 @@ impl<'a, 't> Interp<'a, 't> {
     fn exec_stmt(&mut self, node: Node<'t>) {
         let kind = node.kind();
         match kind {
-            "return_statement" | "co_return_statement" => {
+            kind::RETURN_STATEMENT | kind::CO_RETURN_STATEMENT => {
                 let mut t = Taint::default();
                 for c in named_children(node) {
                     let v = self.eval(c, 0);
@@ -613,17 +614,18 @@ impl<'a, 't> Interp<'a, 't> {
                 t.push_step(self.step(line), &mut self.tabs.trails);
                 self.out.ret.join(&t, &self.tabs.trails);
             }
-            "local_variable_declaration" | "field_declaration" => {
+            kind::LOCAL_VARIABLE_DECLARATION | kind::FIELD_DECLARATION => {
                 let ty = node
-                    .child_by_field_name("type")
+                    .child_by_field_name(field::TYPE)
                     .map(|t| simple_type(self.cx.file, t));
                 let mut c = node.walk();
-                let decls: Vec<Node<'t>> =
-                    node.children_by_field_name("declarator", &mut c).collect();
+                let decls: Vec<Node<'t>> = node
+                    .children_by_field_name(field::DECLARATOR, &mut c)
+                    .collect();
                 for d in decls {
                     let (Some(name), Some(value)) = (
-                        d.child_by_field_name("name"),
-                        d.child_by_field_name("value"),
+                        d.child_by_field_name(field::NAME),
+                        d.child_by_field_name(field::VALUE),
                     ) else {
                         continue;
                     };
@@ -631,22 +633,23 @@ impl<'a, 't> Interp<'a, 't> {
                     self.assign_to(name, v, 0);
                 }
             }
-            "declaration" => {
+            kind::DECLARATION => {
                 let mut c = node.walk();
-                let decls: Vec<Node<'t>> =
-                    node.children_by_field_name("declarator", &mut c).collect();
+                let decls: Vec<Node<'t>> = node
+                    .children_by_field_name(field::DECLARATOR, &mut c)
+                    .collect();
                 for d in decls {
-                    if d.kind() != "init_declarator" {
+                    if d.kind() != kind::INIT_DECLARATOR {
                         continue;
                     }
                     let (Some(target), Some(value)) = (
-                        d.child_by_field_name("declarator")
+                        d.child_by_field_name(field::DECLARATOR)
                             .and_then(declarator_name),
-                        d.child_by_field_name("value"),
+                        d.child_by_field_name(field::VALUE),
                     ) else {
                         continue;
                     };
-                    let v = if value.kind() == "argument_list" {
+                    let v = if value.kind() == kind::ARGUMENT_LIST {
                         // C++ `std::string s(x)`.
                         self.eval_children_union(value, 0)
                     } else {
@@ -655,7 +658,7 @@ impl<'a, 't> Interp<'a, 't> {
                     self.assign_to(target, v, 0);
                 }
             }
-            "lexical_declaration" | "variable_declaration"
+            kind::LEXICAL_DECLARATION | kind::VARIABLE_DECLARATION
                 if matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) =>
             {
                 for (name, value) in js_initialised_declarators(node) {
@@ -663,22 +666,22 @@ impl<'a, 't> Interp<'a, 't> {
                     self.assign_to(name, v, 0);
                 }
             }
-            "variable_declaration_statement" => {
-                let value = node.child_by_field_name("value");
+            kind::VARIABLE_DECLARATION_STATEMENT => {
+                let value = node.child_by_field_name(field::VALUE);
                 let v = value.map(|v| self.eval(v, 0)).unwrap_or_default();
                 for c in named_children(node) {
                     match c.kind() {
-                        "variable_declaration" => {
-                            if let Some(name) = c.child_by_field_name("name") {
+                        kind::VARIABLE_DECLARATION => {
+                            if let Some(name) = c.child_by_field_name(field::NAME) {
                                 if value.is_some() {
                                     self.assign_to(name, v.clone(), 0);
                                 }
                             }
                         }
-                        "variable_declaration_tuple" => {
+                        kind::VARIABLE_DECLARATION_TUPLE => {
                             let flat = Val::of_taint(v.flat(&self.tabs.trails));
                             for d in named_children(c) {
-                                if let Some(name) = d.child_by_field_name("name") {
+                                if let Some(name) = d.child_by_field_name(field::NAME) {
                                     self.assign_to(name, flat.clone(), 0);
                                 }
                             }
@@ -687,17 +690,17 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                 }
             }
-            "pass_statement"
-            | "import_statement"
-            | "import_from_statement"
-            | "global_statement"
-            | "nonlocal_statement"
-            | "break_statement"
-            | "continue_statement"
-            | "labeled_statement"
-            | "empty_statement"
-            | "future_import_statement" => {}
-            "throw_statement" | "raise_statement" => {}
+            kind::PASS_STATEMENT
+            | kind::IMPORT_STATEMENT
+            | kind::IMPORT_FROM_STATEMENT
+            | kind::GLOBAL_STATEMENT
+            | kind::NONLOCAL_STATEMENT
+            | kind::BREAK_STATEMENT
+            | kind::CONTINUE_STATEMENT
+            | kind::LABELED_STATEMENT
+            | kind::EMPTY_STATEMENT
+            | kind::FUTURE_IMPORT_STATEMENT => {}
+            kind::THROW_STATEMENT | kind::RAISE_STATEMENT => {}
             _ if is_definition(kind) => {}
             _ => {
                 self.eval(node, 0);
@@ -718,13 +721,13 @@ impl<'a, 't> Interp<'a, 't> {
         if self.inline_depth >= MAX_INLINE_CALLBACKS {
             return;
         }
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.child_by_field_name(field::BODY) else {
             return;
         };
         let (line, weak) = (self.line, self.weak);
         self.inline_depth += 1;
         self.weak = true;
-        if body.kind() == "statement_block" {
+        if body.kind() == kind::STATEMENT_BLOCK {
             self.coarse_exec(body);
         } else {
             self.eval(body, 0);
@@ -760,16 +763,16 @@ impl<'a, 't> Interp<'a, 't> {
                 self.eval(n, 0);
                 continue;
             }
-            if kind == "with_statement" {
+            if kind == kind::WITH_STATEMENT {
                 self.with_header(n);
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.child_by_field_name(field::BODY) {
                     stack.push(b);
                 }
                 continue;
             }
             if is_foreach(self.cx.lang, kind) {
                 self.foreach_header(n);
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.child_by_field_name(field::BODY) {
                     stack.push(b);
                 }
                 continue;
@@ -1045,47 +1048,50 @@ impl<'a, 't> Interp<'a, 't> {
         let mut n = unwrap(target);
         for _ in 0..64 {
             match n.kind() {
-                "identifier" => return Some(Root::Var(self.text(n).to_string())),
-                "attribute" | "field_access" | "member_expression" | "field_expression" => {
+                kind::IDENTIFIER => return Some(Root::Var(self.text(n).to_string())),
+                kind::ATTRIBUTE
+                | kind::FIELD_ACCESS
+                | kind::MEMBER_EXPRESSION
+                | kind::FIELD_EXPRESSION => {
                     let obj = n
-                        .child_by_field_name("object")
-                        .or_else(|| n.child_by_field_name("argument"))?;
+                        .child_by_field_name(field::OBJECT)
+                        .or_else(|| n.child_by_field_name(field::ARGUMENT))?;
                     let obj = unwrap(obj);
                     if is_self(self.text(obj)) {
                         let f = n
-                            .child_by_field_name("attribute")
-                            .or_else(|| n.child_by_field_name("field"))
-                            .or_else(|| n.child_by_field_name("property"))?;
+                            .child_by_field_name(field::ATTRIBUTE)
+                            .or_else(|| n.child_by_field_name(field::FIELD))
+                            .or_else(|| n.child_by_field_name(field::PROPERTY))?;
                         return Some(Root::This(self.text(f).to_string()));
                     }
                     n = obj;
                 }
-                "subscript" => n = n.child_by_field_name("value")?,
-                "array_access" => {
+                kind::SUBSCRIPT => n = n.child_by_field_name(field::VALUE)?,
+                kind::ARRAY_ACCESS => {
                     n = n
-                        .child_by_field_name("array")
-                        .or_else(|| n.child_by_field_name("base"))?
+                        .child_by_field_name(field::ARRAY)
+                        .or_else(|| n.child_by_field_name(field::BASE))?
                 }
-                "subscript_expression" | "pointer_expression" => {
-                    n = n.child_by_field_name("argument")?
+                kind::SUBSCRIPT_EXPRESSION | kind::POINTER_EXPRESSION => {
+                    n = n.child_by_field_name(field::ARGUMENT)?
                 }
-                "cast_expression" => n = n.child_by_field_name("value")?,
+                kind::CAST_EXPRESSION => n = n.child_by_field_name(field::VALUE)?,
                 // C/C++ pointer arithmetic: a write through `p + len` writes the object of `p`.
-                "binary_expression"
+                kind::BINARY_EXPRESSION
                     if matches!(self.cx.lang, Language::C | Language::Cpp)
                         && matches!(
-                            n.child_by_field_name("operator").map(|o| o.kind()),
+                            n.child_by_field_name(field::OPERATOR).map(|o| o.kind()),
                             Some("+" | "-")
                         ) =>
                 {
-                    let left = unwrap(n.child_by_field_name("left")?);
-                    n = if left.kind() == "number_literal" {
-                        n.child_by_field_name("right")?
+                    let left = unwrap(n.child_by_field_name(field::LEFT)?);
+                    n = if left.kind() == kind::NUMBER_LITERAL {
+                        n.child_by_field_name(field::RIGHT)?
                     } else {
                         left
                     };
                 }
-                "parenthesized_expression" | "expression" | "call_argument" => {
+                kind::PARENTHESIZED_EXPRESSION | kind::EXPRESSION | kind::CALL_ARGUMENT => {
                     n = named_children(n).into_iter().next()?
                 }
                 _ => return None,
@@ -1099,12 +1105,16 @@ impl<'a, 't> Interp<'a, 't> {
         let target = unwrap(target);
         let line = self.line_of(target);
         match target.kind() {
-            "identifier" => {
+            kind::IDENTIFIER => {
                 let name = self.text(target).to_string();
                 self.set_var(&name, val, line, false);
             }
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list"
-            | "expression_list" => {
+            kind::PATTERN_LIST
+            | kind::TUPLE_PATTERN
+            | kind::LIST_PATTERN
+            | kind::TUPLE
+            | kind::LIST
+            | kind::EXPRESSION_LIST => {
                 let targets = named_children(target);
                 let elems: Option<Vec<Val>> = match val.coll.as_deref() {
                     Some(Coll::List(items)) if items.len() == targets.len() => Some(
@@ -1130,7 +1140,7 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                 }
             }
-            "object_pattern" | "array_pattern" | "assignment_pattern" => {
+            kind::OBJECT_PATTERN | kind::ARRAY_PATTERN | kind::ASSIGNMENT_PATTERN => {
                 // JavaScript destructuring: each bound name reads its property of the value.
                 for (name, props) in js_pattern_bindings(self.cx.file, target) {
                     let mut v = val.clone();
@@ -1144,18 +1154,18 @@ impl<'a, 't> Interp<'a, 't> {
                             None => Val::of_taint(v.flat(&self.tabs.trails)),
                         };
                     }
-                    if props.is_empty() && target.kind() != "assignment_pattern" {
+                    if props.is_empty() && target.kind() != kind::ASSIGNMENT_PATTERN {
                         v = Val::of_taint(v.flat(&self.tabs.trails));
                     }
                     let n = self.text(name).to_string();
                     self.set_var(&n, v, line, false);
                 }
             }
-            "shorthand_property_identifier_pattern" => {
+            kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => {
                 let name = self.text(target).to_string();
                 self.set_var(&name, val, line, false);
             }
-            "list_splat_pattern" | "as_pattern_target" => {
+            kind::LIST_SPLAT_PATTERN | kind::AS_PATTERN_TARGET => {
                 if let Some(inner) = named_children(target).into_iter().next() {
                     if depth < 32 {
                         self.assign_to(
@@ -1166,14 +1176,17 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                 }
             }
-            "attribute" | "field_access" | "member_expression" | "field_expression" => {
+            kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::MEMBER_EXPRESSION
+            | kind::FIELD_EXPRESSION => {
                 let obj = target
-                    .child_by_field_name("object")
-                    .or_else(|| target.child_by_field_name("argument"));
+                    .child_by_field_name(field::OBJECT)
+                    .or_else(|| target.child_by_field_name(field::ARGUMENT));
                 let field = target
-                    .child_by_field_name("attribute")
-                    .or_else(|| target.child_by_field_name("field"))
-                    .or_else(|| target.child_by_field_name("property"));
+                    .child_by_field_name(field::ATTRIBUTE)
+                    .or_else(|| target.child_by_field_name(field::FIELD))
+                    .or_else(|| target.child_by_field_name(field::PROPERTY));
                 if let (Some(obj), Some(field)) = (obj, field) {
                     let objn = unwrap(obj);
                     let fname = self.text(field).to_string();
@@ -1181,7 +1194,7 @@ impl<'a, 't> Interp<'a, 't> {
                         self.write_this_field(&fname, val, line, false);
                         return;
                     }
-                    if objn.kind() == "identifier" && self.is_local(self.text(objn)) {
+                    if objn.kind() == kind::IDENTIFIER && self.is_local(self.text(objn)) {
                         // A field of a tracked local object: a strong, field-sensitive update.
                         let name = self.text(objn).to_string();
                         let cur = self.read_var(&name);
@@ -1205,29 +1218,29 @@ impl<'a, 't> Interp<'a, 't> {
                 let flat = val.flat(&self.tabs.trails);
                 self.taint_object(target, &flat, line);
             }
-            "subscript" | "array_access" | "subscript_expression" => {
+            kind::SUBSCRIPT | kind::ARRAY_ACCESS | kind::SUBSCRIPT_EXPRESSION => {
                 let (base, index) = match target.kind() {
-                    "subscript" => (
-                        target.child_by_field_name("value"),
-                        target.child_by_field_name("subscript"),
+                    kind::SUBSCRIPT => (
+                        target.child_by_field_name(field::VALUE),
+                        target.child_by_field_name(field::SUBSCRIPT),
                     ),
-                    "array_access" => (
+                    kind::ARRAY_ACCESS => (
                         target
-                            .child_by_field_name("array")
-                            .or_else(|| target.child_by_field_name("base")),
-                        target.child_by_field_name("index"),
+                            .child_by_field_name(field::ARRAY)
+                            .or_else(|| target.child_by_field_name(field::BASE)),
+                        target.child_by_field_name(field::INDEX),
                     ),
                     _ => (
                         target
-                            .child_by_field_name("argument")
-                            .or_else(|| target.child_by_field_name("object")),
+                            .child_by_field_name(field::ARGUMENT)
+                            .or_else(|| target.child_by_field_name(field::OBJECT)),
                         target
-                            .child_by_field_name("index")
-                            .or_else(|| target.child_by_field_name("indices")),
+                            .child_by_field_name(field::INDEX)
+                            .or_else(|| target.child_by_field_name(field::INDICES)),
                     ),
                 };
                 if let (Some(base), Some(index)) = (base.map(unwrap), index) {
-                    if base.kind() == "identifier" {
+                    if base.kind() == kind::IDENTIFIER {
                         let name = self.text(base).to_string();
                         let key = self.eval(index, depth + 1).konst;
                         let cur = self.read_var(&name);
@@ -1246,7 +1259,7 @@ impl<'a, 't> Interp<'a, 't> {
                 let flat = val.flat(&self.tabs.trails);
                 self.taint_object(target, &flat, line);
             }
-            "pointer_expression" => {
+            kind::POINTER_EXPRESSION => {
                 let flat = val.flat(&self.tabs.trails);
                 self.taint_object(target, &flat, line);
             }
@@ -1277,7 +1290,7 @@ impl<'a, 't> Interp<'a, 't> {
         let node = unwrap(node);
         let kind = node.kind();
         match kind {
-            "identifier" => {
+            kind::IDENTIFIER => {
                 let name = self.text(node);
                 if self.cx.lang == Language::Cpp || self.cx.lang == Language::C {
                     let path = [Seg {
@@ -1293,100 +1306,112 @@ impl<'a, 't> Interp<'a, 't> {
                 }
                 self.read_var(name)
             }
-            "this" | "self" | "super" | "type_identifier" | "primitive_type" => Val::clean(),
-            "true"
-            | "false"
-            | "boolean_literal"
-            | "none"
-            | "null_literal"
-            | "null"
+            kind::THIS | kind::SUPER | kind::TYPE_IDENTIFIER | kind::PRIMITIVE_TYPE => Val::clean(),
+            kind::TRUE
+            | kind::FALSE
+            | kind::BOOLEAN_LITERAL
+            | kind::NONE
+            | kind::NULL_LITERAL
+            | kind::NULL
             | "nullptr"
-            | "integer"
-            | "decimal_integer_literal"
-            | "hex_integer_literal"
-            | "number_literal"
-            | "number"
-            | "undefined"
-            | "character_literal"
-            | "char_literal" => match literal_const(self.cx.file, node) {
+            | kind::INTEGER
+            | kind::DECIMAL_INTEGER_LITERAL
+            | kind::HEX_INTEGER_LITERAL
+            | kind::NUMBER_LITERAL
+            | kind::NUMBER
+            | kind::UNDEFINED
+            | kind::CHARACTER_LITERAL
+            | kind::CHAR_LITERAL => match literal_const(self.cx.file, node) {
                 Some(c) => Val::of_const(c),
                 None => Val::clean(),
             },
-            "float"
-            | "decimal_floating_point_literal"
-            | "octal_integer_literal"
-            | "binary_integer_literal"
-            | "class_literal"
-            | "sizeof_expression"
-            | "method_reference"
-            | "lambda"
-            | "lambda_expression"
-            | "class"
-            | "regex"
-            | "instanceof_expression"
-            | "alignof_expression" => Val::clean(),
+            kind::FLOAT
+            | kind::DECIMAL_FLOATING_POINT_LITERAL
+            | kind::OCTAL_INTEGER_LITERAL
+            | kind::BINARY_INTEGER_LITERAL
+            | kind::CLASS_LITERAL
+            | kind::SIZEOF_EXPRESSION
+            | kind::METHOD_REFERENCE
+            | kind::LAMBDA
+            | kind::LAMBDA_EXPRESSION
+            | kind::CLASS
+            | kind::REGEX
+            | kind::INSTANCEOF_EXPRESSION
+            | kind::ALIGNOF_EXPRESSION => Val::clean(),
             _ if is_string_kind(kind) => self.eval_string(node, depth),
-            "binary_operator" | "binary_expression" | "boolean_operator" => {
+            kind::BINARY_OPERATOR | kind::BINARY_EXPRESSION | kind::BOOLEAN_OPERATOR => {
                 self.eval_binary(node, depth)
             }
-            "comparison_operator" => self.eval_comparison(node, depth),
-            "not_operator" | "unary_expression" | "unary_operator" => self.eval_unary(node, depth),
-            "conditional_expression" | "ternary_expression" => self.eval_ternary(node, depth),
-            "assignment"
-            | "assignment_expression"
-            | "augmented_assignment"
-            | "augmented_assignment_expression"
-            | "named_expression" => self.eval_assign(node, depth),
-            "call"
-            | "method_invocation"
-            | "call_expression"
-            | "object_creation_expression"
-            | "new_expression" => self.eval_call(node, depth),
-            "attribute"
-            | "field_access"
-            | "member_expression"
-            | "field_expression"
-            | "qualified_identifier"
-            | "scoped_identifier" => self.eval_member(node, depth),
-            "subscript" | "array_access" | "subscript_expression" => self.eval_index(node, depth),
-            "list"
-            | "tuple"
-            | "set"
-            | "array_initializer"
-            | "initializer_list"
-            | "expression_list"
-            | "inline_array_expression"
-            | "tuple_expression" => self.eval_list(node, depth),
-            "arrow_function" | "function_expression" | "function" | "generator_function" => {
+            kind::COMPARISON_OPERATOR => self.eval_comparison(node, depth),
+            kind::NOT_OPERATOR | kind::UNARY_EXPRESSION | kind::UNARY_OPERATOR => {
+                self.eval_unary(node, depth)
+            }
+            kind::CONDITIONAL_EXPRESSION | kind::TERNARY_EXPRESSION => {
+                self.eval_ternary(node, depth)
+            }
+            kind::ASSIGNMENT
+            | kind::ASSIGNMENT_EXPRESSION
+            | kind::AUGMENTED_ASSIGNMENT
+            | kind::AUGMENTED_ASSIGNMENT_EXPRESSION
+            | kind::NAMED_EXPRESSION => self.eval_assign(node, depth),
+            kind::CALL
+            | kind::METHOD_INVOCATION
+            | kind::CALL_EXPRESSION
+            | kind::OBJECT_CREATION_EXPRESSION
+            | kind::NEW_EXPRESSION => self.eval_call(node, depth),
+            kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::MEMBER_EXPRESSION
+            | kind::FIELD_EXPRESSION
+            | kind::QUALIFIED_IDENTIFIER
+            | kind::SCOPED_IDENTIFIER => self.eval_member(node, depth),
+            kind::SUBSCRIPT | kind::ARRAY_ACCESS | kind::SUBSCRIPT_EXPRESSION => {
+                self.eval_index(node, depth)
+            }
+            kind::LIST
+            | kind::TUPLE
+            | kind::SET
+            | kind::ARRAY_INITIALIZER
+            | kind::INITIALIZER_LIST
+            | kind::EXPRESSION_LIST
+            | kind::INLINE_ARRAY_EXPRESSION
+            | kind::TUPLE_EXPRESSION => self.eval_list(node, depth),
+            kind::ARROW_FUNCTION
+            | kind::FUNCTION_EXPRESSION
+            | "function"
+            | kind::GENERATOR_FUNCTION => {
                 if matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) {
                     self.inline_callback(node);
                 }
                 Val::clean()
             }
-            "dictionary" | "object" => self.eval_dict(node, depth),
-            "shorthand_property_identifier" => {
+            kind::DICTIONARY | kind::OBJECT => self.eval_dict(node, depth),
+            kind::SHORTHAND_PROPERTY_IDENTIFIER => {
                 // `{ cmd }` reads the variable `cmd`.
                 let name = self.text(node);
                 self.read_var(name)
             }
-            "as_expression" | "non_null_expression" | "satisfies_expression" | "type_assertion" => {
+            kind::AS_EXPRESSION | kind::NON_NULL_EXPRESSION | kind::SATISFIES_EXPRESSION => {
                 // TypeScript type assertions: the value of the expression.
                 match named_children(node).into_iter().find(|c| {
                     !matches!(
                         c.kind(),
-                        "type_identifier" | "predefined_type" | "generic_type" | "type_arguments"
+                        kind::TYPE_IDENTIFIER
+                            | kind::PREDEFINED_TYPE
+                            | kind::GENERIC_TYPE
+                            | kind::TYPE_ARGUMENTS
                     )
                 }) {
                     Some(e) => self.eval(e, depth + 1),
                     None => Val::clean(),
                 }
             }
-            "array_creation_expression" => match node.child_by_field_name("value") {
+            kind::ARRAY_CREATION_EXPRESSION => match node.child_by_field_name(field::VALUE) {
                 Some(v) => self.eval(v, depth + 1),
                 None => {
                     // `new T[n]`: n null elements, tracked when n is a small constant.
                     let size = node
-                        .child_by_field_name("dimensions")
+                        .child_by_field_name(field::DIMENSIONS)
                         .and_then(|d| named_children(d).into_iter().next())
                         .and_then(|n| literal_const(self.cx.file, n))
                         .and_then(|c| c.as_int())
@@ -1401,22 +1426,22 @@ impl<'a, 't> Interp<'a, 't> {
                     }
                 }
             },
-            "cast_expression" => match node.child_by_field_name("value") {
+            kind::CAST_EXPRESSION => match node.child_by_field_name(field::VALUE) {
                 Some(v) => self.eval(v, depth + 1),
                 None => Val::clean(),
             },
-            "update_expression" => self.eval_update(node, depth),
-            "pointer_expression"
-            | "await"
-            | "list_splat"
-            | "dictionary_splat"
-            | "parenthesized_expression"
-            | "keyword_argument"
-            | "payable_conversion_expression"
-            | "struct_expression"
-            | "type_conversion"
-            | "yield" => {
-                if kind == "yield" {
+            kind::UPDATE_EXPRESSION => self.eval_update(node, depth),
+            kind::POINTER_EXPRESSION
+            | kind::AWAIT
+            | kind::LIST_SPLAT
+            | kind::DICTIONARY_SPLAT
+            | kind::PARENTHESIZED_EXPRESSION
+            | kind::KEYWORD_ARGUMENT
+            | kind::PAYABLE_CONVERSION_EXPRESSION
+            | kind::STRUCT_EXPRESSION
+            | kind::TYPE_CONVERSION
+            | kind::YIELD => {
+                if kind == kind::YIELD {
                     let v = self.eval_children_union(node, depth);
                     self.out.ret.join(&v.taint, &self.tabs.trails);
                     return Val::clean();
@@ -1440,14 +1465,17 @@ impl<'a, 't> Interp<'a, 't> {
                 break;
             }
             match n.kind() {
-                "identifier" => {
+                kind::IDENTIFIER => {
                     let name = self.text(n);
                     if seen.insert(name) {
                         let v = self.read_var(name);
                         t.join(&v.flat(&self.tabs.trails), &self.tabs.trails);
                     }
                 }
-                "attribute" | "field_access" | "member_expression" | "field_expression" => {
+                kind::ATTRIBUTE
+                | kind::FIELD_ACCESS
+                | kind::MEMBER_EXPRESSION
+                | kind::FIELD_EXPRESSION => {
                     let path = path_of(self.cx.file, n);
                     if let Some(v) = self.attr_source(n, &path) {
                         t.join(&v.taint, &self.tabs.trails);
@@ -1494,10 +1522,10 @@ impl<'a, 't> Interp<'a, 't> {
             }
             if matches!(
                 n.kind(),
-                "interpolation" | "string_interpolation" | "template_substitution"
+                kind::INTERPOLATION | kind::STRING_INTERPOLATION | kind::TEMPLATE_SUBSTITUTION
             ) {
                 for e in named_children(n) {
-                    if matches!(e.kind(), "format_specifier" | "type_conversion") {
+                    if matches!(e.kind(), kind::FORMAT_SPECIFIER | kind::TYPE_CONVERSION) {
                         continue;
                     }
                     let mut v = self.eval(e, depth + 1).flat(&self.tabs.trails);
@@ -1507,7 +1535,7 @@ impl<'a, 't> Interp<'a, 't> {
                     t.join(&v, &self.tabs.trails);
                 }
                 prefix.push('\u{0}');
-            } else if n.kind() == "string_content" || n.kind() == "string_fragment" {
+            } else if n.kind() == kind::STRING_CONTENT || n.kind() == kind::STRING_FRAGMENT {
                 if prefix.len() < 512 {
                     prefix.push_str(self.text(n));
                 }
@@ -1522,13 +1550,13 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn eval_binary(&mut self, node: Node<'t>, depth: usize) -> Val {
         let (Some(l), Some(r)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
+            node.child_by_field_name(field::LEFT),
+            node.child_by_field_name(field::RIGHT),
         ) else {
             return self.eval_children_union(node, depth);
         };
         let op = node
-            .child_by_field_name("operator")
+            .child_by_field_name(field::OPERATOR)
             .map(|o| self.text(o).to_string())
             .unwrap_or_default();
         let a = self.eval(l, depth + 1);
@@ -1558,7 +1586,7 @@ impl<'a, 't> Interp<'a, 't> {
         }
         // `"%s?%s" % (base, query)`: each value after the literal text that precedes its
         // conversion (a prefix fixing the URL's target keeps the later values from redirecting).
-        if let (Some(Const::Str(fmt)), "%", "tuple") = (&a.konst, op.as_str(), r.kind()) {
+        if let (Some(Const::Str(fmt)), "%", kind::TUPLE) = (&a.konst, op.as_str(), r.kind()) {
             let prefixes = format_prefixes(fmt);
             let url_kinds = self.tabs.kind_bit("redirect") | self.tabs.kind_bit("ssrf");
             let mut t = a.flat(&self.tabs.trails);
@@ -1617,8 +1645,8 @@ impl<'a, 't> Interp<'a, 't> {
         }
         for _ in 0..64 {
             n = unwrap(n);
-            if n.kind() == "binary_expression" {
-                match n.child_by_field_name("left") {
+            if n.kind() == kind::BINARY_EXPRESSION {
+                match n.child_by_field_name(field::LEFT) {
                     Some(l) => n = l,
                     None => return false,
                 }
@@ -1638,14 +1666,14 @@ impl<'a, 't> Interp<'a, 't> {
     /// `i++`, `--i`: the variable changes by one (constants follow), taint stays.
     fn eval_update(&mut self, node: Node<'t>, depth: usize) -> Val {
         let Some(arg) = node
-            .child_by_field_name("argument")
+            .child_by_field_name(field::ARGUMENT)
             .or_else(|| named_children(node).into_iter().next())
         else {
             return Val::clean();
         };
         let arg = unwrap(arg);
         let old = self.eval(arg, depth + 1);
-        if arg.kind() == "identifier" {
+        if arg.kind() == kind::IDENTIFIER {
             let text = self.text(node);
             let delta = if text.contains("++") { 1 } else { -1 };
             let konst = old
@@ -1671,7 +1699,7 @@ impl<'a, 't> Interp<'a, 't> {
         let operands = named_children(node);
         let mut c = node.walk();
         let ops: Vec<String> = node
-            .children_by_field_name("operators", &mut c)
+            .children_by_field_name(field::OPERATORS, &mut c)
             .map(|o| {
                 self.text(o)
                     .split_whitespace()
@@ -1707,15 +1735,15 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn eval_unary(&mut self, node: Node<'t>, depth: usize) -> Val {
         let arg = node
-            .child_by_field_name("argument")
-            .or_else(|| node.child_by_field_name("operand"));
+            .child_by_field_name(field::ARGUMENT)
+            .or_else(|| node.child_by_field_name(field::OPERAND));
         let Some(arg) = arg else {
             return self.eval_children_union(node, depth);
         };
-        let op = if node.kind() == "not_operator" {
+        let op = if node.kind() == kind::NOT_OPERATOR {
             "!".to_string()
         } else {
-            node.child_by_field_name("operator")
+            node.child_by_field_name(field::OPERATOR)
                 .map(|o| self.text(o).to_string())
                 .unwrap_or_default()
         };
@@ -1742,7 +1770,7 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn eval_ternary(&mut self, node: Node<'t>, depth: usize) -> Val {
         let (cond, yes, no) =
-            if node.kind() == "conditional_expression" && self.cx.lang == Language::Python {
+            if node.kind() == kind::CONDITIONAL_EXPRESSION && self.cx.lang == Language::Python {
                 let kids = named_children(node);
                 (
                     kids.get(1).copied(),
@@ -1751,9 +1779,9 @@ impl<'a, 't> Interp<'a, 't> {
                 )
             } else {
                 (
-                    node.child_by_field_name("condition"),
-                    node.child_by_field_name("consequence"),
-                    node.child_by_field_name("alternative"),
+                    node.child_by_field_name(field::CONDITION),
+                    node.child_by_field_name(field::CONSEQUENCE),
+                    node.child_by_field_name(field::ALTERNATIVE),
                 )
             };
         let (Some(cond), Some(yes), Some(no)) = (cond, yes, no) else {
@@ -1772,22 +1800,22 @@ impl<'a, 't> Interp<'a, 't> {
     }
 
     fn eval_assign(&mut self, node: Node<'t>, depth: usize) -> Val {
-        let (target, value) = if node.kind() == "named_expression" {
+        let (target, value) = if node.kind() == kind::NAMED_EXPRESSION {
             (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
+                node.child_by_field_name(field::NAME),
+                node.child_by_field_name(field::VALUE),
             )
         } else {
             (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
+                node.child_by_field_name(field::LEFT),
+                node.child_by_field_name(field::RIGHT),
             )
         };
         let (Some(target), Some(value)) = (target, value) else {
             return Val::clean();
         };
         let op = node
-            .child_by_field_name("operator")
+            .child_by_field_name(field::OPERATOR)
             .map(|o| self.text(o).to_string())
             .unwrap_or_else(|| "=".to_string());
         let mut v = self.eval(value, depth + 1);
@@ -1796,9 +1824,13 @@ impl<'a, 't> Interp<'a, 't> {
         let value_u = unwrap(value);
         let destructures = matches!(
             unwrap(target).kind(),
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list"
+            kind::PATTERN_LIST
+                | kind::TUPLE_PATTERN
+                | kind::LIST_PATTERN
+                | kind::TUPLE
+                | kind::LIST
         );
-        if v.coll.is_some() && value_u.kind() == "identifier" && !destructures {
+        if v.coll.is_some() && value_u.kind() == kind::IDENTIFIER && !destructures {
             let src = self.text(value_u).to_string();
             v = v.widen(&self.tabs.trails);
             let line = self.line_of(value_u);
@@ -1829,7 +1861,7 @@ impl<'a, 't> Interp<'a, 't> {
         let mut extra = Taint::default();
         for (i, k) in kids.iter().enumerate() {
             let v = self.eval(*k, depth + 1);
-            if i < MAX_COLL && !matches!(k.kind(), "list_splat" | "dictionary_splat") {
+            if i < MAX_COLL && !matches!(k.kind(), kind::LIST_SPLAT | kind::DICTIONARY_SPLAT) {
                 items.push(v);
             } else {
                 extra.join(&v.flat(&self.tabs.trails), &self.tabs.trails);
@@ -1852,19 +1884,19 @@ impl<'a, 't> Interp<'a, 't> {
         let mut map = BTreeMap::new();
         let mut extra = Taint::default();
         for pair in named_children(node) {
-            if pair.kind() == "shorthand_property_identifier" && map.len() < MAX_COLL {
+            if pair.kind() == kind::SHORTHAND_PROPERTY_IDENTIFIER && map.len() < MAX_COLL {
                 let key = Const::Str(Rc::from(self.text(pair)));
                 let v = self.eval(pair, depth + 1);
                 map.insert(key, v);
                 continue;
             }
-            if pair.kind() != "pair" {
+            if pair.kind() != kind::PAIR {
                 let v = self.eval(pair, depth + 1);
                 extra.join(&v.flat(&self.tabs.trails), &self.tabs.trails);
                 continue;
             }
-            let key = pair.child_by_field_name("key").map(|k| {
-                if k.kind() == "property_identifier" {
+            let key = pair.child_by_field_name(field::KEY).map(|k| {
+                if k.kind() == kind::PROPERTY_IDENTIFIER {
                     // JavaScript `{ name: v }`: the key is the name, not a variable.
                     Val::of_const(Const::Str(Rc::from(self.text(k))))
                 } else {
@@ -1872,7 +1904,7 @@ impl<'a, 't> Interp<'a, 't> {
                 }
             });
             let val = pair
-                .child_by_field_name("value")
+                .child_by_field_name(field::VALUE)
                 .map(|v| self.eval(v, depth + 1))
                 .unwrap_or_default();
             match key.and_then(|k| k.konst) {
@@ -1891,20 +1923,20 @@ impl<'a, 't> Interp<'a, 't> {
 
     fn eval_index(&mut self, node: Node<'t>, depth: usize) -> Val {
         let (base, index) = match node.kind() {
-            "subscript" => (
-                node.child_by_field_name("value"),
-                node.child_by_field_name("subscript"),
+            kind::SUBSCRIPT => (
+                node.child_by_field_name(field::VALUE),
+                node.child_by_field_name(field::SUBSCRIPT),
             ),
-            "array_access" => (
-                node.child_by_field_name("array")
-                    .or_else(|| node.child_by_field_name("base")),
-                node.child_by_field_name("index"),
+            kind::ARRAY_ACCESS => (
+                node.child_by_field_name(field::ARRAY)
+                    .or_else(|| node.child_by_field_name(field::BASE)),
+                node.child_by_field_name(field::INDEX),
             ),
             _ => (
-                node.child_by_field_name("argument")
-                    .or_else(|| node.child_by_field_name("object")),
-                node.child_by_field_name("index")
-                    .or_else(|| node.child_by_field_name("indices")),
+                node.child_by_field_name(field::ARGUMENT)
+                    .or_else(|| node.child_by_field_name(field::OBJECT)),
+                node.child_by_field_name(field::INDEX)
+                    .or_else(|| node.child_by_field_name(field::INDICES)),
             ),
         };
         let Some(base) = base else {
@@ -1937,16 +1969,19 @@ impl<'a, 't> Interp<'a, 't> {
         if let Some(v) = self.attr_source(node, &path) {
             return v;
         }
-        if matches!(node.kind(), "qualified_identifier" | "scoped_identifier") {
+        if matches!(
+            node.kind(),
+            kind::QUALIFIED_IDENTIFIER | kind::SCOPED_IDENTIFIER
+        ) {
             return Val::clean();
         }
         let obj = node
-            .child_by_field_name("object")
-            .or_else(|| node.child_by_field_name("argument"));
+            .child_by_field_name(field::OBJECT)
+            .or_else(|| node.child_by_field_name(field::ARGUMENT));
         let field = node
-            .child_by_field_name("attribute")
-            .or_else(|| node.child_by_field_name("field"))
-            .or_else(|| node.child_by_field_name("property"));
+            .child_by_field_name(field::ATTRIBUTE)
+            .or_else(|| node.child_by_field_name(field::FIELD))
+            .or_else(|| node.child_by_field_name(field::PROPERTY));
         let Some(obj) = obj else {
             return Val::clean();
         };
@@ -1957,7 +1992,7 @@ impl<'a, 't> Interp<'a, 't> {
                 return self.read_this_field(&f);
             }
         }
-        if let (Some(f), "identifier") = (field, objn.kind()) {
+        if let (Some(f), kind::IDENTIFIER) = (field, objn.kind()) {
             let name = self.text(objn);
             if self.is_local(name) {
                 let v = self.read_var(name);
@@ -1970,7 +2005,7 @@ impl<'a, 't> Interp<'a, 't> {
                 }
             }
         }
-        if objn.kind() == "identifier" && !self.is_local(self.text(objn)) {
+        if objn.kind() == kind::IDENTIFIER && !self.is_local(self.text(objn)) {
             // `Module.attr` / `Class.FIELD` / `System.out`: a module-level or static name.
             let name = self.text(objn).to_string();
             let key = self.global_key(&name);
@@ -2096,18 +2131,18 @@ impl<'a, 't> Interp<'a, 't> {
     fn receiver_type(&self, recv: Node<'t>) -> Option<String> {
         let r = unwrap(recv);
         match r.kind() {
-            "identifier" => self.cx.types.get(self.text(r)).cloned(),
-            "object_creation_expression" | "new_expression" => r
-                .child_by_field_name("type")
-                .or_else(|| r.child_by_field_name("constructor"))
+            kind::IDENTIFIER => self.cx.types.get(self.text(r)).cloned(),
+            kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION => r
+                .child_by_field_name(field::TYPE)
+                .or_else(|| r.child_by_field_name(field::CONSTRUCTOR))
                 .map(|t| simple_type(self.cx.file, t)),
-            "cast_expression" => r
-                .child_by_field_name("type")
+            kind::CAST_EXPRESSION => r
+                .child_by_field_name(field::TYPE)
                 .map(|t| simple_type(self.cx.file, t)),
-            "field_access" => {
-                let obj = r.child_by_field_name("object")?;
+            kind::FIELD_ACCESS => {
+                let obj = r.child_by_field_name(field::OBJECT)?;
                 if is_self(self.text(obj)) {
-                    let f = r.child_by_field_name("field")?;
+                    let f = r.child_by_field_name(field::FIELD)?;
                     self.cx.types.get(self.text(f)).cloned()
                 } else {
                     None
@@ -2254,7 +2289,7 @@ impl<'a, 't> Interp<'a, 't> {
         // Arguments that are tracked collections may be changed by the callee.
         for a in &parts.args {
             let a = unwrap(*a);
-            if a.kind() == "identifier" {
+            if a.kind() == kind::IDENTIFIER {
                 let name = self.text(a).to_string();
                 if let Some(v) = self.state.get(&name) {
                     if v.coll.is_some() {
@@ -2374,10 +2409,10 @@ impl<'a, 't> Interp<'a, 't> {
             }
             let discarded = node
                 .parent()
-                .is_some_and(|p| p.kind() == "expression_statement");
+                .is_some_and(|p| p.kind() == kind::EXPRESSION_STATEMENT);
             for a in checked {
                 let a = unwrap(a);
-                if a.kind() != "identifier" {
+                if a.kind() != kind::IDENTIFIER {
                     continue;
                 }
                 let name = self.text(a).to_string();
@@ -2542,7 +2577,7 @@ impl<'a, 't> Interp<'a, 't> {
                 let Some(a) = parts.args.first().map(|a| unwrap(*a)) else {
                     return false;
                 };
-                if a.kind() != "identifier" || !self.cx.fixed_arrays.contains(self.text(a)) {
+                if a.kind() != kind::IDENTIFIER || !self.cx.fixed_arrays.contains(self.text(a)) {
                     return false;
                 }
             }
@@ -2710,7 +2745,7 @@ impl<'a, 't> Interp<'a, 't> {
             None => self.read_this_field(f).flat(&self.tabs.trails),
             Some(r) if is_self(self.text(r)) => self.read_this_field(f).flat(&self.tabs.trails),
             Some(r) => {
-                let v = if r.kind() == "identifier" {
+                let v = if r.kind() == kind::IDENTIFIER {
                     self.read_var(self.text(r))
                 } else {
                     recv.cloned().unwrap_or_default()
@@ -2736,7 +2771,7 @@ impl<'a, 't> Interp<'a, 't> {
                 self.write_this_field(f, Val::of_taint(t), line, true)
             }
             Some(r) => {
-                if r.kind() == "identifier" && self.is_local(self.text(r)) {
+                if r.kind() == kind::IDENTIFIER && self.is_local(self.text(r)) {
                     let name = self.text(r).to_string();
                     let cur = self.read_var(&name);
                     if let Some(c @ Coll::Map(_)) = cur.coll.as_deref() {
@@ -2809,7 +2844,7 @@ impl<'a, 't> Interp<'a, 't> {
         let recv_node = unwrap(parts.receiver?);
         let recv = recv?;
         let coll = recv.coll.as_deref()?;
-        if recv_node.kind() != "identifier" {
+        if recv_node.kind() != kind::IDENTIFIER {
             return None;
         }
         let name = self.text(recv_node).to_string();
@@ -3070,35 +3105,35 @@ fn condition_facts(
     }
     let text = |n: Node<'_>| file.node_text(n);
     let op_text = |n: Node<'_>| {
-        n.child_by_field_name("operator")
+        n.child_by_field_name(field::OPERATOR)
             .map(|o| file.node_text(o).trim().to_string())
             .unwrap_or_default()
     };
     match node.kind() {
-        "parenthesized_expression" | "condition_clause" => {
+        kind::PARENTHESIZED_EXPRESSION | kind::CONDITION_CLAUSE => {
             if let Some(inner) = named_children(node).into_iter().next_back() {
                 condition_facts(file, inner, want, out, depth + 1);
             }
         }
-        "not_operator" => {
-            if let Some(a) = node.child_by_field_name("argument") {
+        kind::NOT_OPERATOR => {
+            if let Some(a) = node.child_by_field_name(field::ARGUMENT) {
                 condition_facts(file, a, !want, out, depth + 1);
             }
         }
-        "unary_expression" if op_text(node) == "!" => {
+        kind::UNARY_EXPRESSION if op_text(node) == "!" => {
             if let Some(a) = node
-                .child_by_field_name("operand")
-                .or_else(|| node.child_by_field_name("argument"))
+                .child_by_field_name(field::OPERAND)
+                .or_else(|| node.child_by_field_name(field::ARGUMENT))
             {
                 condition_facts(file, a, !want, out, depth + 1);
             }
         }
-        "boolean_operator" | "binary_expression" => {
+        kind::BOOLEAN_OPERATOR | kind::BINARY_EXPRESSION => {
             let op = op_text(node);
             let both =
                 (want && (op == "and" || op == "&&")) || (!want && (op == "or" || op == "||"));
             if both {
-                for side in ["left", "right"] {
+                for side in [field::LEFT, field::RIGHT] {
                     if let Some(n) = node.child_by_field_name(side) {
                         condition_facts(file, n, want, out, depth + 1);
                     }
@@ -3111,7 +3146,7 @@ fn condition_facts(
                 }
             }
         }
-        "comparison_operator" => {
+        kind::COMPARISON_OPERATOR => {
             // Python: `x in ALLOWED` (true) / `x not in ALLOWED` (false), `x == "a"`.
             let parts = named_children(node);
             let ops: Vec<String> = {
@@ -3127,7 +3162,7 @@ fn condition_facts(
                     "not in" | "!=" => !want,
                     _ => false,
                 };
-                if holds && left.kind() == "identifier" {
+                if holds && left.kind() == kind::IDENTIFIER {
                     let allowed = match op.as_str() {
                         "in" | "not in" => is_allow_list(file, *right),
                         _ => is_constant_expr(*right),
@@ -3138,7 +3173,7 @@ fn condition_facts(
                 }
             }
         }
-        "call" | "method_invocation" | "call_expression" => {
+        kind::CALL | kind::METHOD_INVOCATION | kind::CALL_EXPRESSION => {
             out.push(CondFact::Call(node.start_byte(), want));
             if want {
                 if let Some(name) = allow_list_call(file, node) {
@@ -3152,9 +3187,9 @@ fn condition_facts(
 
 /// `x == "a"` / `"a" == x` with a literal on one side: the variable on the other.
 fn equality_known(file: &ParsedFile, node: Node<'_>) -> Option<String> {
-    let l = node.child_by_field_name("left")?;
-    let r = node.child_by_field_name("right")?;
-    match (l.kind() == "identifier", r.kind() == "identifier") {
+    let l = node.child_by_field_name(field::LEFT)?;
+    let r = node.child_by_field_name(field::RIGHT)?;
+    match (l.kind() == kind::IDENTIFIER, r.kind() == kind::IDENTIFIER) {
         (true, false) if is_constant_expr(r) => Some(file.node_text(l).to_string()),
         (false, true) if is_constant_expr(l) => Some(file.node_text(r).to_string()),
         _ => None,
@@ -3163,22 +3198,22 @@ fn equality_known(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 
 /// A literal string, number, or an ALL_CAPS constant name.
 fn is_constant_expr(n: Node<'_>) -> bool {
-    if n.kind() == "template_string" {
+    if n.kind() == kind::TEMPLATE_STRING {
         // A JavaScript template is constant only without `${..}`.
         return named_children(n)
             .iter()
-            .all(|c| c.kind() != "template_substitution");
+            .all(|c| c.kind() != kind::TEMPLATE_SUBSTITUTION);
     }
     is_string_kind(n.kind())
         || matches!(
             n.kind(),
-            "integer"
-                | "float"
-                | "decimal_integer_literal"
-                | "number_literal"
-                | "number"
-                | "true"
-                | "false"
+            kind::INTEGER
+                | kind::FLOAT
+                | kind::DECIMAL_INTEGER_LITERAL
+                | kind::NUMBER_LITERAL
+                | kind::NUMBER
+                | kind::TRUE
+                | kind::FALSE
         )
 }
 
@@ -3186,8 +3221,10 @@ fn is_constant_expr(n: Node<'_>) -> bool {
 /// (`ALLOWED`, `settings.ALLOWED_HOSTS`).
 fn is_allow_list(file: &ParsedFile, n: Node<'_>) -> bool {
     match n.kind() {
-        "list" | "tuple" | "set" => named_children(n).iter().all(|c| is_constant_expr(*c)),
-        "identifier" | "attribute" | "field_access" => {
+        kind::LIST | kind::TUPLE | kind::SET => {
+            named_children(n).iter().all(|c| is_constant_expr(*c))
+        }
+        kind::IDENTIFIER | kind::ATTRIBUTE | kind::FIELD_ACCESS => {
             let t = file.node_text(n);
             let last = t.rsplit('.').next().unwrap_or(t);
             last.len() > 1
@@ -3203,14 +3240,14 @@ fn is_allow_list(file: &ParsedFile, n: Node<'_>) -> bool {
 /// Java: `"a".equals(x)`, `x.equals("a")`, `ALLOWED.contains(x)`: the variable compared with
 /// the program's own constants.
 fn allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
-    if node.kind() == "call_expression" {
+    if node.kind() == kind::CALL_EXPRESSION {
         return js_allow_list_call(file, node);
     }
-    let name = node.child_by_field_name("name")?;
-    let object = node.child_by_field_name("object")?;
-    let args = node.child_by_field_name("arguments")?;
+    let name = node.child_by_field_name(field::NAME)?;
+    let object = node.child_by_field_name(field::OBJECT)?;
+    let args = node.child_by_field_name(field::ARGUMENTS)?;
     let [arg] = named_children(args).try_into().ok()?;
-    let ident = |n: Node<'_>| (n.kind() == "identifier").then(|| file.node_text(n).to_string());
+    let ident = |n: Node<'_>| (n.kind() == kind::IDENTIFIER).then(|| file.node_text(n).to_string());
     match file.node_text(name) {
         "equals" | "equalsIgnoreCase" => {
             if is_constant_expr(object) {
@@ -3230,24 +3267,24 @@ fn allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 /// variable is one of the program's own values (a list of literals, a constant-named list, or
 /// one its name declares an allow-list).
 fn js_allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
-    let f = node.child_by_field_name("function")?;
-    if f.kind() != "member_expression" {
+    let f = node.child_by_field_name(field::FUNCTION)?;
+    if f.kind() != kind::MEMBER_EXPRESSION {
         return None;
     }
-    let object = f.child_by_field_name("object")?;
-    let method = file.node_text(f.child_by_field_name("property")?);
+    let object = f.child_by_field_name(field::OBJECT)?;
+    let method = file.node_text(f.child_by_field_name(field::PROPERTY)?);
     if !matches!(method, "includes" | "has") {
         return None;
     }
-    let [arg] = named_children(node.child_by_field_name("arguments")?)
+    let [arg] = named_children(node.child_by_field_name(field::ARGUMENTS)?)
         .try_into()
         .ok()?;
-    if arg.kind() != "identifier" {
+    if arg.kind() != kind::IDENTIFIER {
         return None;
     }
     let listed = match object.kind() {
-        "array" => named_children(object).iter().all(|c| is_constant_expr(*c)),
-        "identifier" | "member_expression" => {
+        kind::ARRAY => named_children(object).iter().all(|c| is_constant_expr(*c)),
+        kind::IDENTIFIER | kind::MEMBER_EXPRESSION => {
             let t = file.node_text(object);
             let last = t.rsplit('.').next().unwrap_or(t);
             let lower = last.to_ascii_lowercase();
@@ -3273,14 +3310,14 @@ fn js_allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 }
 
 fn is_self(text: &str) -> bool {
-    matches!(text, "self" | "this" | "cls")
+    matches!(text, "this" | "cls")
 }
 
 /// The variable an out-argument writes: `&x` -> `x`.
 fn out_arg_target(a: Node<'_>) -> Node<'_> {
     let a = unwrap(a);
-    if a.kind() == "pointer_expression" {
-        if let Some(arg) = a.child_by_field_name("argument") {
+    if a.kind() == kind::POINTER_EXPRESSION {
+        if let Some(arg) = a.child_by_field_name(field::ARGUMENT) {
             return arg;
         }
     }
@@ -3290,7 +3327,7 @@ fn out_arg_target(a: Node<'_>) -> Node<'_> {
 fn source_text(file: &ParsedFile, node: Node<'_>, parts: &CallParts<'_>) -> String {
     let callee: String = if parts.is_new {
         format!("new {}", file.node_text(parts.callee))
-    } else if node.kind() == "method_invocation" {
+    } else if node.kind() == kind::METHOD_INVOCATION {
         let recv = parts
             .receiver
             .map(|r| format!("{}.", file.node_text(r)))
@@ -3604,8 +3641,8 @@ fn reverse_postorder(cfg: &Cfg) -> Vec<usize> {
 
 fn is_foreach(lang: Language, kind: &str) -> bool {
     match kind {
-        "for_statement" => lang == Language::Python,
-        "enhanced_for_statement" | "for_range_loop" | "for_in_statement" => true,
+        kind::FOR_STATEMENT => lang == Language::Python,
+        kind::ENHANCED_FOR_STATEMENT | kind::FOR_RANGE_LOOP | kind::FOR_IN_STATEMENT => true,
         _ => false,
     }
 }
@@ -3613,50 +3650,50 @@ fn is_foreach(lang: Language, kind: &str) -> bool {
 fn is_assignment_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "assignment"
-            | "assignment_expression"
-            | "augmented_assignment"
-            | "augmented_assignment_expression"
-            | "named_expression"
+        kind::ASSIGNMENT
+            | kind::ASSIGNMENT_EXPRESSION
+            | kind::AUGMENTED_ASSIGNMENT
+            | kind::AUGMENTED_ASSIGNMENT_EXPRESSION
+            | kind::NAMED_EXPRESSION
     )
 }
 
 fn is_simple_statement(kind: &str) -> bool {
     matches!(
         kind,
-        "expression_statement"
-            | "local_variable_declaration"
-            | "declaration"
-            | "variable_declaration_statement"
-            | "return_statement"
-            | "assert_statement"
-            | "emit_statement"
-            | "delete_statement"
-            | "print_statement"
+        kind::EXPRESSION_STATEMENT
+            | kind::LOCAL_VARIABLE_DECLARATION
+            | kind::DECLARATION
+            | kind::VARIABLE_DECLARATION_STATEMENT
+            | kind::RETURN_STATEMENT
+            | kind::ASSERT_STATEMENT
+            | kind::EMIT_STATEMENT
+            | kind::DELETE_STATEMENT
+            | kind::PRINT_STATEMENT
     )
 }
 
 fn is_compound(kind: &str) -> bool {
     matches!(
         kind,
-        "if_statement"
-            | "while_statement"
-            | "for_statement"
-            | "enhanced_for_statement"
-            | "for_range_loop"
-            | "do_statement"
-            | "try_statement"
-            | "try_with_resources_statement"
-            | "switch_statement"
-            | "switch_expression"
-            | "with_statement"
-            | "block"
-            | "compound_statement"
-            | "match_statement"
-            | "function_body"
-            | "statement"
-            | "synchronized_statement"
-            | "labeled_statement"
+        kind::IF_STATEMENT
+            | kind::WHILE_STATEMENT
+            | kind::FOR_STATEMENT
+            | kind::ENHANCED_FOR_STATEMENT
+            | kind::FOR_RANGE_LOOP
+            | kind::DO_STATEMENT
+            | kind::TRY_STATEMENT
+            | kind::TRY_WITH_RESOURCES_STATEMENT
+            | kind::SWITCH_STATEMENT
+            | kind::SWITCH_EXPRESSION
+            | kind::WITH_STATEMENT
+            | kind::BLOCK
+            | kind::COMPOUND_STATEMENT
+            | kind::MATCH_STATEMENT
+            | kind::FUNCTION_BODY
+            | kind::STATEMENT
+            | kind::SYNCHRONIZED_STATEMENT
+            | kind::LABELED_STATEMENT
     )
 }
 

@@ -3,6 +3,8 @@
 
 use super::spec::Seg;
 use super::value::Const;
+use crate::syntax::lang::{self, CallShape, Class};
+use crate::syntax::lang::{field, kind};
 use crate::syntax::walk::{preorder, Visit};
 use crate::syntax::{Language, ParsedFile};
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,8 +14,17 @@ use tree_sitter::Node;
 /// Bound for the small loops that walk down wrapper chains.
 const CHAIN_LIMIT: usize = 64;
 
+/// Wrappers [`unwrap`] strips: parentheses (and Solidity `expression`), Solidity
+/// `call_argument`, expression statements and `await`.
+const WRAPPERS: [Class; 4] = [
+    Class::Paren,
+    Class::CallArgument,
+    Class::ExpressionStatement,
+    Class::Await,
+];
+
 pub(super) fn is_comment(kind: &str) -> bool {
-    matches!(kind, "comment" | "line_comment" | "block_comment")
+    lang::any_is(kind, Class::Comment)
 }
 
 pub(super) fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
@@ -26,23 +37,14 @@ pub(super) fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
 /// Strips wrapper nodes (`(x)`, Solidity `expression`, `call_argument`) around an expression.
 pub(super) fn unwrap<'t>(mut n: Node<'t>) -> Node<'t> {
     for _ in 0..CHAIN_LIMIT {
-        match n.kind() {
-            "parenthesized_expression"
-            | "expression"
-            | "call_argument"
-            | "argument"
-            | "expression_statement"
-            | "await_expression"
-                if n.named_child_count() >= 1 =>
-            {
-                let kids = named_children(n);
-                if kids.len() == 1 {
-                    n = kids[0];
-                } else {
-                    return n;
-                }
-            }
-            _ => return n,
+        if !(lang::any_in(n.kind(), &WRAPPERS) && n.named_child_count() >= 1) {
+            return n;
+        }
+        let kids = named_children(n);
+        if kids.len() == 1 {
+            n = kids[0];
+        } else {
+            return n;
         }
     }
     n
@@ -51,45 +53,11 @@ pub(super) fn unwrap<'t>(mut n: Node<'t>) -> Node<'t> {
 /// Function and class definitions: never entered by statement walks (they are separate
 /// functions, or declarations).
 pub(super) fn is_definition(kind: &str) -> bool {
-    matches!(
-        kind,
-        "function_definition"
-            | "decorated_definition"
-            | "class_definition"
-            | "class_declaration"
-            | "interface_declaration"
-            | "enum_declaration"
-            | "record_declaration"
-            | "method_declaration"
-            | "constructor_declaration"
-            | "lambda"
-            | "lambda_expression"
-            | "class_body"
-            | "struct_specifier"
-            | "class_specifier"
-            | "contract_declaration"
-            | "modifier_definition"
-            | "arrow_function"
-            | "function_expression"
-            | "function"
-            | "function_declaration"
-            | "generator_function"
-            | "generator_function_declaration"
-            | "method_definition"
-            | "class"
-            | "abstract_class_declaration"
-    )
+    lang::any_is(kind, Class::Definition)
 }
 
 pub(super) fn is_call_kind(kind: &str) -> bool {
-    matches!(
-        kind,
-        "call"
-            | "call_expression"
-            | "method_invocation"
-            | "object_creation_expression"
-            | "new_expression"
-    )
+    lang::any_in(kind, &[Class::Call, Class::New])
 }
 
 /// The parts of a call expression.
@@ -114,128 +82,50 @@ fn last_ident(file: &ParsedFile, n: Node<'_>) -> String {
     t.split_whitespace().collect::<String>()
 }
 
-fn arg_nodes<'t>(
-    file: &ParsedFile,
-    list: Option<Node<'t>>,
-) -> (Vec<Node<'t>>, Vec<(String, Node<'t>)>) {
-    let mut args = Vec::new();
-    let mut kwargs = Vec::new();
-    let Some(list) = list else {
-        return (args, kwargs);
-    };
-    if list.kind() != "argument_list" && list.kind() != "arguments" {
-        // Python `f(x for x in y)`: one generator argument.
-        args.push(list);
-        return (args, kwargs);
-    }
-    for a in named_children(list) {
-        if a.kind() == "keyword_argument" {
-            if let (Some(n), Some(v)) = (
-                a.child_by_field_name("name"),
-                a.child_by_field_name("value"),
-            ) {
-                kwargs.push((file.node_text(n).to_string(), v));
-            }
-        } else {
-            args.push(a);
-        }
-    }
-    (args, kwargs)
-}
-
-/// Splits a call node into callee, receiver, name and arguments. `None` for nodes that are
-/// not calls this engine understands (`super(..)` constructor invocations and the like).
+/// Splits a call node into callee, receiver, name and arguments (`syntax::lang` takes the
+/// call apart). `None` for nodes that are not calls this engine understands (`super(..)`
+/// constructor invocations and the like).
 pub(super) fn call_parts<'t>(file: &ParsedFile, node: Node<'t>) -> Option<CallParts<'t>> {
-    let kind = node.kind();
-    let parts = match kind {
-        "call" => {
-            let f = unwrap(node.child_by_field_name("function")?);
-            let (args, kwargs) = arg_nodes(file, node.child_by_field_name("arguments"));
-            let (receiver, name) = match f.kind() {
-                "attribute" => (
-                    f.child_by_field_name("object"),
-                    file.node_text(f.child_by_field_name("attribute")?)
-                        .to_string(),
-                ),
-                _ => (None, last_ident(file, f)),
-            };
-            CallParts {
-                callee: f,
-                receiver,
-                name,
-                args,
-                kwargs,
-                is_new: false,
-                options: Vec::new(),
-            }
-        }
-        "method_invocation" => {
-            let name_node = node.child_by_field_name("name")?;
-            let (args, kwargs) = arg_nodes(file, node.child_by_field_name("arguments"));
-            CallParts {
-                callee: node,
-                receiver: node.child_by_field_name("object"),
-                name: file.node_text(name_node).to_string(),
-                args,
-                kwargs,
-                is_new: false,
-                options: Vec::new(),
-            }
-        }
-        "object_creation_expression" | "new_expression" => {
-            // Java/C++ `type`, JavaScript `constructor`.
-            let ty = node
-                .child_by_field_name("type")
-                .or_else(|| node.child_by_field_name("constructor"))?;
-            let (args, kwargs) = arg_nodes(file, node.child_by_field_name("arguments"));
-            CallParts {
-                callee: ty,
-                receiver: None,
-                name: last_ident(file, ty),
-                args,
-                kwargs,
-                is_new: true,
-                options: Vec::new(),
-            }
-        }
-        "call_expression" => {
-            let mut f = unwrap(node.child_by_field_name("function")?);
+    let spec = lang::spec(file.language);
+    let call = spec.call(node)?;
+    let found = spec.args(&call);
+    let args = found.positional;
+    let kwargs = found
+        .keyword
+        .into_iter()
+        .map(|(n, v)| (file.node_text(n).to_string(), v))
+        .collect();
+    let parts = match call.shape {
+        CallShape::Method => CallParts {
+            callee: node,
+            receiver: call.receiver,
+            name: file.node_text(call.name?).to_string(),
+            args,
+            kwargs,
+            is_new: false,
+            options: Vec::new(),
+        },
+        CallShape::New => CallParts {
+            callee: call.function,
+            receiver: None,
+            name: last_ident(file, call.function),
+            args,
+            kwargs,
+            is_new: true,
+            options: Vec::new(),
+        },
+        CallShape::ThisCtor | CallShape::SuperCtor => return None,
+        CallShape::Call => {
+            let mut f = unwrap(call.function);
             let mut options = Vec::new();
-            if f.kind() == "struct_expression" {
+            if let Some((callee, values)) = spec.call_options(f) {
                 // Solidity `to.call{value: v}(data)`.
-                for c in named_children(f) {
-                    if c.kind() == "struct_field_assignment" {
-                        if let Some(v) = c.child_by_field_name("value") {
-                            options.push(v);
-                        }
-                    }
-                }
-                f = unwrap(f.child_by_field_name("type")?);
+                options = values;
+                f = unwrap(callee);
             }
-            let args_node = node.child_by_field_name("arguments");
-            let (args, kwargs) = if args_node.is_some() {
-                arg_nodes(file, args_node)
-            } else {
-                // Solidity: arguments are `call_argument` children.
-                (
-                    named_children(node)
-                        .into_iter()
-                        .filter(|c| c.kind() == "call_argument")
-                        .collect(),
-                    Vec::new(),
-                )
-            };
-            let (receiver, name) = match f.kind() {
-                "field_expression" => (
-                    f.child_by_field_name("argument"),
-                    file.node_text(f.child_by_field_name("field")?).to_string(),
-                ),
-                "member_expression" => (
-                    f.child_by_field_name("object"),
-                    file.node_text(f.child_by_field_name("property")?)
-                        .to_string(),
-                ),
-                _ => (None, last_ident(file, f)),
+            let (receiver, name) = match spec.member(f) {
+                Some(m) => (Some(m.object), file.node_text(m.name).to_string()),
+                None => (None, last_ident(file, f)),
             };
             CallParts {
                 callee: f,
@@ -247,7 +137,6 @@ pub(super) fn call_parts<'t>(file: &ParsedFile, node: Node<'t>) -> Option<CallPa
                 options,
             }
         }
-        _ => return None,
     };
     if parts.name.is_empty() {
         return None;
@@ -260,16 +149,16 @@ pub(super) fn call_parts<'t>(file: &ParsedFile, node: Node<'t>) -> Option<CallPa
 pub(super) fn js_option<'t>(file: &ParsedFile, args: &[Node<'t>], key: &str) -> Option<Node<'t>> {
     for a in args {
         let a = unwrap(*a);
-        if a.kind() != "object" {
+        if a.kind() != kind::OBJECT {
             continue;
         }
         for pair in named_children(a) {
-            if pair.kind() != "pair" {
+            if pair.kind() != kind::PAIR {
                 continue;
             }
             let (Some(k), Some(v)) = (
-                pair.child_by_field_name("key"),
-                pair.child_by_field_name("value"),
+                pair.child_by_field_name(field::KEY),
+                pair.child_by_field_name(field::VALUE),
             ) else {
                 continue;
             };
@@ -298,23 +187,25 @@ pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
             call,
         };
         match n.kind() {
-            "identifier"
-            | "field_identifier"
-            | "type_identifier"
-            | "property_identifier"
-            | "this"
-            | "self"
-            | "super"
-            | "namespace_identifier"
-            | "primitive_type" => {
+            kind::IDENTIFIER
+            | kind::FIELD_IDENTIFIER
+            | kind::TYPE_IDENTIFIER
+            | kind::PROPERTY_IDENTIFIER
+            | kind::THIS
+            | kind::SUPER
+            | kind::NAMESPACE_IDENTIFIER
+            | kind::PRIMITIVE_TYPE => {
                 rev.push(seg(file.node_text(n), call_next));
                 cur = None;
             }
-            "attribute" | "field_access" | "member_expression" | "field_expression" => {
+            kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::MEMBER_EXPRESSION
+            | kind::FIELD_EXPRESSION => {
                 let (obj, field) = match n.kind() {
-                    "attribute" => ("object", "attribute"),
-                    "field_access" => ("object", "field"),
-                    "member_expression" => ("object", "property"),
+                    kind::ATTRIBUTE => ("object", "attribute"),
+                    kind::FIELD_ACCESS => ("object", "field"),
+                    kind::MEMBER_EXPRESSION => ("object", "property"),
                     _ => ("argument", "field"),
                 };
                 let f = n
@@ -324,7 +215,7 @@ pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
                 rev.push(seg(f, call_next));
                 cur = n.child_by_field_name(obj);
             }
-            "call" | "call_expression" => {
+            kind::CALL | kind::CALL_EXPRESSION => {
                 // JavaScript `require("child_process").exec`: the module's path.
                 if let Some(module) = js_require_path(file, n) {
                     rev.extend(module.into_iter().rev());
@@ -333,35 +224,35 @@ pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
                     continue;
                 }
                 // A call in the middle of a chain: its callee continues the path.
-                cur = n.child_by_field_name("function");
+                cur = n.child_by_field_name(field::FUNCTION);
                 call_next = true;
                 continue;
             }
-            "method_invocation" => {
+            kind::METHOD_INVOCATION => {
                 let name = n
-                    .child_by_field_name("name")
+                    .child_by_field_name(field::NAME)
                     .map(|f| file.node_text(f))
                     .unwrap_or("?");
                 rev.push(seg(name, true));
                 if call_next {
                     // Only the outermost call is the callee itself.
                 }
-                cur = n.child_by_field_name("object");
+                cur = n.child_by_field_name(field::OBJECT);
             }
-            "object_creation_expression" | "new_expression" => {
+            kind::OBJECT_CREATION_EXPRESSION | kind::NEW_EXPRESSION => {
                 let t = n
-                    .child_by_field_name("type")
-                    .or_else(|| n.child_by_field_name("constructor"))
+                    .child_by_field_name(field::TYPE)
+                    .or_else(|| n.child_by_field_name(field::CONSTRUCTOR))
                     .map(|t| last_ident(file, t))
                     .unwrap_or_else(|| "?".into());
                 rev.push(seg(&t, true));
                 cur = None;
             }
-            "qualified_identifier"
-            | "scoped_identifier"
-            | "scoped_type_identifier"
-            | "dotted_name"
-            | "generic_type" => {
+            kind::QUALIFIED_IDENTIFIER
+            | kind::SCOPED_IDENTIFIER
+            | kind::SCOPED_TYPE_IDENTIFIER
+            | kind::DOTTED_NAME
+            | kind::GENERIC_TYPE => {
                 let text: String = file.node_text(n).split_whitespace().collect();
                 let text = text.split('<').next().unwrap_or("").to_string();
                 let parts: Vec<&str> = text.split(['.', ':']).filter(|s| !s.is_empty()).collect();
@@ -370,11 +261,11 @@ pub(super) fn path_of(file: &ParsedFile, node: Node<'_>) -> Vec<Seg> {
                 }
                 cur = None;
             }
-            "struct_expression" => {
-                cur = n.child_by_field_name("type");
+            kind::STRUCT_EXPRESSION => {
+                cur = n.child_by_field_name(field::TYPE);
                 continue;
             }
-            "payable_conversion_expression" => {
+            kind::PAYABLE_CONVERSION_EXPRESSION => {
                 rev.push(seg("payable", true));
                 cur = None;
             }
@@ -402,7 +293,7 @@ pub(super) fn callee_path(file: &ParsedFile, node: Node<'_>, parts: &CallParts<'
         return p;
     }
     match node.kind() {
-        "method_invocation" => {
+        kind::METHOD_INVOCATION => {
             let mut p = match parts.receiver {
                 Some(r) => path_of(file, r),
                 None => Vec::new(),
@@ -453,7 +344,7 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
     let n = unwrap(node);
     let text = file.node_text(n);
     match n.kind() {
-        "integer" | "decimal_integer_literal" | "number_literal" => {
+        kind::INTEGER | kind::DECIMAL_INTEGER_LITERAL | kind::NUMBER_LITERAL => {
             let t: String = text.chars().filter(|c| *c != '_' && *c != '\'').collect();
             let t = t.trim_end_matches(['l', 'L', 'u', 'U']);
             if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -461,13 +352,13 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
             }
             t.parse::<i64>().ok().map(Const::Int)
         }
-        "hex_integer_literal" => {
+        kind::HEX_INTEGER_LITERAL => {
             let t: String = text.chars().filter(|c| *c != '_').collect();
             let t = t.trim_end_matches(['l', 'L']);
             let h = t.trim_start_matches("0x").trim_start_matches("0X");
             i64::from_str_radix(h, 16).ok().map(Const::Int)
         }
-        "character_literal" | "char_literal" => {
+        kind::CHARACTER_LITERAL | kind::CHAR_LITERAL => {
             let inner = text.trim_start_matches(['L', 'u', 'U']).trim_matches('\'');
             let d = decode_string(inner);
             let mut cs = d.chars();
@@ -476,7 +367,7 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
                 _ => None,
             }
         }
-        "number" => {
+        kind::NUMBER => {
             // JavaScript: integers only (a float has no exact constant here).
             let t: String = text.chars().filter(|c| *c != '_').collect();
             if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -484,15 +375,15 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
             }
             t.parse::<i64>().ok().map(Const::Int)
         }
-        "undefined" => Some(Const::Null),
-        "true" => Some(Const::Bool(true)),
-        "false" => Some(Const::Bool(false)),
-        "boolean_literal" => Some(Const::Bool(text == "true")),
-        "none" | "null_literal" | "null" | "nullptr" => Some(Const::Null),
-        "string_literal" | "string" | "text_block" | "template_string" => {
+        kind::UNDEFINED => Some(Const::Null),
+        kind::TRUE => Some(Const::Bool(true)),
+        kind::FALSE => Some(Const::Bool(false)),
+        kind::BOOLEAN_LITERAL => Some(Const::Bool(text == "true")),
+        kind::NONE | kind::NULL_LITERAL | kind::NULL | "nullptr" => Some(Const::Null),
+        kind::STRING_LITERAL | kind::STRING | kind::TEMPLATE_STRING => {
             string_const(file, n).map(Const::Str)
         }
-        "concatenated_string" => {
+        kind::CONCATENATED_STRING => {
             let mut s = String::new();
             for c in named_children(n) {
                 match string_const(file, c) {
@@ -502,11 +393,11 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
             }
             Some(Const::Str(Rc::from(s.as_str())))
         }
-        "unary_expression" | "unary_operator" => {
-            let op = n.child_by_field_name("operator").map(|o| o.kind());
+        kind::UNARY_EXPRESSION | kind::UNARY_OPERATOR => {
+            let op = n.child_by_field_name(field::OPERATOR).map(|o| o.kind());
             let arg = n
-                .child_by_field_name("argument")
-                .or_else(|| n.child_by_field_name("operand"))?;
+                .child_by_field_name(field::ARGUMENT)
+                .or_else(|| n.child_by_field_name(field::OPERAND))?;
             match (op, literal_const(file, arg)) {
                 (Some("-"), Some(Const::Int(i))) => i.checked_neg().map(Const::Int),
                 (Some("+"), Some(Const::Int(i))) => Some(Const::Int(i)),
@@ -520,7 +411,7 @@ pub(super) fn literal_const(file: &ParsedFile, node: Node<'_>) -> Option<Const> 
 /// The content of a plain string literal (`None` for f-strings with interpolations).
 pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
     match n.kind() {
-        "string" => {
+        kind::STRING => {
             // Python: string_start, string_content*, interpolation*, string_end.
             let mut s = String::new();
             let start = n.child(0).map(|c| file.node_text(c)).unwrap_or("");
@@ -528,9 +419,9 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
             let mut c = n.walk();
             for ch in n.children(&mut c) {
                 match ch.kind() {
-                    "interpolation" => return None,
+                    kind::INTERPOLATION => return None,
                     // JavaScript strings hold `string_fragment`s.
-                    "string_content" | "string_fragment" => {
+                    kind::STRING_CONTENT | kind::STRING_FRAGMENT => {
                         let t = file.node_text(ch);
                         if raw {
                             s.push_str(t);
@@ -538,7 +429,7 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
                             s.push_str(&decode_string(t));
                         }
                     }
-                    "escape_sequence" => s.push_str(&decode_string(file.node_text(ch))),
+                    kind::ESCAPE_SEQUENCE => s.push_str(&decode_string(file.node_text(ch))),
                     _ => {}
                 }
             }
@@ -550,19 +441,19 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
             }
             Some(Rc::from(s.as_str()))
         }
-        "template_string" => {
+        kind::TEMPLATE_STRING => {
             // JavaScript: constant only without `${..}` substitutions.
             let mut s = String::new();
             for k in named_children(n) {
                 match k.kind() {
-                    "string_fragment" => s.push_str(file.node_text(k)),
-                    "escape_sequence" => s.push_str(&decode_string(file.node_text(k))),
+                    kind::STRING_FRAGMENT => s.push_str(file.node_text(k)),
+                    kind::ESCAPE_SEQUENCE => s.push_str(&decode_string(file.node_text(k))),
                     _ => return None,
                 }
             }
             Some(Rc::from(s.as_str()))
         }
-        "string_literal" | "text_block" => {
+        kind::STRING_LITERAL => {
             let mut c = n.walk();
             let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
             if kids.is_empty() {
@@ -576,17 +467,17 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
             let mut s = String::new();
             for k in kids {
                 match k.kind() {
-                    "string_fragment" | "string_content" | "multiline_string_fragment" => {
-                        s.push_str(file.node_text(k))
-                    }
-                    "escape_sequence" => s.push_str(&decode_string(file.node_text(k))),
-                    "string" => {
+                    kind::STRING_FRAGMENT
+                    | kind::STRING_CONTENT
+                    | kind::MULTILINE_STRING_FRAGMENT => s.push_str(file.node_text(k)),
+                    kind::ESCAPE_SEQUENCE => s.push_str(&decode_string(file.node_text(k))),
+                    kind::STRING => {
                         // Solidity string_literal > string.
                         let t = file.node_text(k);
                         let t = t.trim_matches(|c| c == '"' || c == '\'');
                         s.push_str(&decode_string(t));
                     }
-                    "string_interpolation" | "interpolation" => return None,
+                    kind::STRING_INTERPOLATION | kind::INTERPOLATION => return None,
                     _ => {}
                 }
             }
@@ -600,12 +491,11 @@ pub(super) fn string_const(file: &ParsedFile, n: Node<'_>) -> Option<Rc<str>> {
 pub(super) fn is_string_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "string"
-            | "string_literal"
-            | "concatenated_string"
-            | "text_block"
-            | "raw_string_literal"
-            | "template_string"
+        kind::STRING
+            | kind::STRING_LITERAL
+            | kind::CONCATENATED_STRING
+            | kind::RAW_STRING_LITERAL
+            | kind::TEMPLATE_STRING
     )
 }
 
@@ -622,16 +512,16 @@ pub(super) fn simple_type(file: &ParsedFile, ty: Node<'_>) -> String {
 pub(super) fn declarator_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
     for _ in 0..CHAIN_LIMIT {
         match d.kind() {
-            "identifier" | "field_identifier" => return Some(d),
-            "init_declarator"
-            | "pointer_declarator"
-            | "array_declarator"
-            | "reference_declarator"
-            | "parenthesized_declarator"
-            | "attributed_declarator"
-            | "function_declarator" => {
+            kind::IDENTIFIER | kind::FIELD_IDENTIFIER => return Some(d),
+            kind::INIT_DECLARATOR
+            | kind::POINTER_DECLARATOR
+            | kind::ARRAY_DECLARATOR
+            | kind::REFERENCE_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR
+            | kind::FUNCTION_DECLARATOR => {
                 d = d
-                    .child_by_field_name("declarator")
+                    .child_by_field_name(field::DECLARATOR)
                     .or_else(|| named_children(d).into_iter().next())?;
             }
             _ => return None,
@@ -645,13 +535,13 @@ pub(super) fn is_fixed_array(d: Node<'_>) -> bool {
     let mut d = d;
     for _ in 0..CHAIN_LIMIT {
         match d.kind() {
-            "array_declarator" => return d.child_by_field_name("size").is_some(),
-            "init_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
-                match d.child_by_field_name("declarator") {
-                    Some(x) => d = x,
-                    None => return false,
-                }
-            }
+            kind::ARRAY_DECLARATOR => return d.child_by_field_name(field::SIZE).is_some(),
+            kind::INIT_DECLARATOR
+            | kind::PARENTHESIZED_DECLARATOR
+            | kind::ATTRIBUTED_DECLARATOR => match d.child_by_field_name(field::DECLARATOR) {
+                Some(x) => d = x,
+                None => return false,
+            },
             _ => return false,
         }
     }
@@ -692,13 +582,13 @@ pub(super) fn collect_declared(
                 Language::JavaScript | Language::TypeScript => {
                     matches!(
                         kind,
-                        "function_declaration" | "generator_function_declaration"
+                        kind::FUNCTION_DECLARATION | kind::GENERATOR_FUNCTION_DECLARATION
                     )
                 }
                 _ => false,
             };
             if binds_name {
-                if let Some(name) = n.child_by_field_name("name") {
+                if let Some(name) = n.child_by_field_name(field::NAME) {
                     d.locals.insert(file.node_text(name).to_string());
                 }
             }
@@ -707,45 +597,48 @@ pub(super) fn collect_declared(
         match (lang, kind) {
             (
                 Language::Python,
-                "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause",
+                kind::ASSIGNMENT
+                | kind::AUGMENTED_ASSIGNMENT
+                | kind::FOR_STATEMENT
+                | kind::FOR_IN_CLAUSE,
             ) => {
-                if let Some(l) = n.child_by_field_name("left") {
+                if let Some(l) = n.child_by_field_name(field::LEFT) {
                     python_targets(file, l, &mut d.locals);
                     // `x = Cls(..)`: x's class, for resolving `x.m()`.
                     let class = n
-                        .child_by_field_name("right")
-                        .filter(|r| r.kind() == "call" && kind == "assignment")
-                        .and_then(|r| r.child_by_field_name("function"))
-                        .filter(|f| f.kind() == "identifier")
+                        .child_by_field_name(field::RIGHT)
+                        .filter(|r| r.kind() == kind::CALL && kind == kind::ASSIGNMENT)
+                        .and_then(|r| r.child_by_field_name(field::FUNCTION))
+                        .filter(|f| f.kind() == kind::IDENTIFIER)
                         .map(|f| file.node_text(f))
                         .filter(|f| f.starts_with(|c: char| c.is_ascii_uppercase()));
-                    if let (Some(c), "identifier") = (class, l.kind()) {
+                    if let (Some(c), kind::IDENTIFIER) = (class, l.kind()) {
                         d.types.insert(file.node_text(l).to_string(), c.to_string());
                     }
                 }
             }
-            (Language::Python, "named_expression") => {
-                if let Some(l) = n.child_by_field_name("name") {
+            (Language::Python, kind::NAMED_EXPRESSION) => {
+                if let Some(l) = n.child_by_field_name(field::NAME) {
                     d.locals.insert(file.node_text(l).to_string());
                 }
             }
-            (Language::Python, "as_pattern_target") => {
+            (Language::Python, kind::AS_PATTERN_TARGET) => {
                 python_targets(file, n, &mut d.locals);
             }
-            (Language::Python, "except_clause") => {
+            (Language::Python, kind::EXCEPT_CLAUSE) => {
                 for c in named_children(n) {
-                    if c.kind() == "as_pattern" {
-                        if let Some(a) = c.child_by_field_name("alias") {
+                    if c.kind() == kind::AS_PATTERN {
+                        if let Some(a) = c.child_by_field_name(field::ALIAS) {
                             python_targets(file, a, &mut d.locals);
                         }
                     }
                 }
             }
-            (Language::Python, "import_statement" | "import_from_statement") => {
+            (Language::Python, kind::IMPORT_STATEMENT | kind::IMPORT_FROM_STATEMENT) => {
                 let mut c = n.walk();
-                for name in n.children_by_field_name("name", &mut c) {
+                for name in n.children_by_field_name(field::NAME, &mut c) {
                     let bound = match name.kind() {
-                        "aliased_import" => name.child_by_field_name("alias"),
+                        kind::ALIASED_IMPORT => name.child_by_field_name(field::ALIAS),
                         _ => name.named_child(0),
                     };
                     if let Some(b) = bound {
@@ -753,21 +646,21 @@ pub(super) fn collect_declared(
                     }
                 }
             }
-            (Language::Python, "global_statement" | "nonlocal_statement") => {
+            (Language::Python, kind::GLOBAL_STATEMENT | kind::NONLOCAL_STATEMENT) => {
                 for c in named_children(n) {
-                    if c.kind() == "identifier" {
+                    if c.kind() == kind::IDENTIFIER {
                         d.globals.insert(file.node_text(c).to_string());
                     }
                 }
             }
-            (Language::Java, "local_variable_declaration" | "field_declaration") => {
+            (Language::Java, kind::LOCAL_VARIABLE_DECLARATION | kind::FIELD_DECLARATION) => {
                 let ty = n
-                    .child_by_field_name("type")
+                    .child_by_field_name(field::TYPE)
                     .map(|t| simple_type(file, t))
                     .unwrap_or_default();
                 let mut c = n.walk();
-                for decl in n.children_by_field_name("declarator", &mut c) {
-                    if let Some(name) = decl.child_by_field_name("name") {
+                for decl in n.children_by_field_name(field::DECLARATOR, &mut c) {
+                    if let Some(name) = decl.child_by_field_name(field::NAME) {
                         let name = file.node_text(name).to_string();
                         if ty != "var" && !ty.is_empty() {
                             d.types.insert(name.clone(), ty.clone());
@@ -776,22 +669,25 @@ pub(super) fn collect_declared(
                     }
                 }
             }
-            (Language::Java, "enhanced_for_statement" | "catch_formal_parameter" | "resource") => {
-                if let Some(name) = n.child_by_field_name("name") {
+            (
+                Language::Java,
+                kind::ENHANCED_FOR_STATEMENT | kind::CATCH_FORMAL_PARAMETER | kind::RESOURCE,
+            ) => {
+                if let Some(name) = n.child_by_field_name(field::NAME) {
                     let name = file.node_text(name).to_string();
-                    if let Some(t) = n.child_by_field_name("type") {
+                    if let Some(t) = n.child_by_field_name(field::TYPE) {
                         d.types.insert(name.clone(), simple_type(file, t));
                     }
                     d.locals.insert(name);
                 }
             }
-            (Language::C | Language::Cpp, "declaration") => {
+            (Language::C | Language::Cpp, kind::DECLARATION) => {
                 let ty = n
-                    .child_by_field_name("type")
+                    .child_by_field_name(field::TYPE)
                     .map(|t| simple_type(file, t))
                     .unwrap_or_default();
                 let mut c = n.walk();
-                for decl in n.children_by_field_name("declarator", &mut c) {
+                for decl in n.children_by_field_name(field::DECLARATOR, &mut c) {
                     if let Some(id) = declarator_name(decl) {
                         let name = file.node_text(id).to_string();
                         if is_fixed_array(decl) {
@@ -804,9 +700,9 @@ pub(super) fn collect_declared(
                     }
                 }
             }
-            (Language::Cpp, "for_range_loop") => {
+            (Language::Cpp, kind::FOR_RANGE_LOOP) => {
                 if let Some(id) = n
-                    .child_by_field_name("declarator")
+                    .child_by_field_name(field::DECLARATOR)
                     .and_then(declarator_name)
                 {
                     d.locals.insert(file.node_text(id).to_string());
@@ -814,12 +710,12 @@ pub(super) fn collect_declared(
             }
             (
                 Language::JavaScript | Language::TypeScript,
-                "variable_declarator" | "for_in_statement" | "catch_clause",
+                kind::VARIABLE_DECLARATOR | kind::FOR_IN_STATEMENT | kind::CATCH_CLAUSE,
             ) => {
                 let target = match kind {
-                    "variable_declarator" => n.child_by_field_name("name"),
-                    "for_in_statement" => n.child_by_field_name("left"),
-                    _ => n.child_by_field_name("parameter"),
+                    kind::VARIABLE_DECLARATOR => n.child_by_field_name(field::NAME),
+                    kind::FOR_IN_STATEMENT => n.child_by_field_name(field::LEFT),
+                    _ => n.child_by_field_name(field::PARAMETER),
                 };
                 if let Some(t) = target {
                     for (name, _) in js_pattern_bindings(file, t) {
@@ -827,10 +723,10 @@ pub(super) fn collect_declared(
                     }
                 }
             }
-            (Language::Solidity, "variable_declaration") => {
-                if let Some(name) = n.child_by_field_name("name") {
+            (Language::Solidity, kind::VARIABLE_DECLARATION) => {
+                if let Some(name) = n.child_by_field_name(field::NAME) {
                     let name = file.node_text(name).to_string();
-                    if let Some(t) = n.child_by_field_name("type") {
+                    if let Some(t) = n.child_by_field_name(field::TYPE) {
                         d.types.insert(name.clone(), simple_type(file, t));
                     }
                     d.locals.insert(name);
@@ -854,27 +750,27 @@ pub(super) fn collect_declared(
 fn skip_for_declarations(kind: &str) -> bool {
     matches!(
         kind,
-        "binary_operator"
-            | "binary_expression"
-            | "boolean_operator"
-            | "comparison_operator"
-            | "string"
-            | "string_literal"
-            | "concatenated_string"
-            | "argument_list"
-            | "arguments"
-            | "subscript"
-            | "attribute"
-            | "field_access"
-            | "array_access"
-            | "subscript_expression"
-            | "field_expression"
-            | "member_expression"
-            | "unary_expression"
-            | "not_operator"
-            | "parenthesized_expression"
-            | "initializer_list"
-            | "array_initializer"
+        kind::BINARY_OPERATOR
+            | kind::BINARY_EXPRESSION
+            | kind::BOOLEAN_OPERATOR
+            | kind::COMPARISON_OPERATOR
+            | kind::STRING
+            | kind::STRING_LITERAL
+            | kind::CONCATENATED_STRING
+            | kind::ARGUMENT_LIST
+            | kind::ARGUMENTS
+            | kind::SUBSCRIPT
+            | kind::ATTRIBUTE
+            | kind::FIELD_ACCESS
+            | kind::ARRAY_ACCESS
+            | kind::SUBSCRIPT_EXPRESSION
+            | kind::FIELD_EXPRESSION
+            | kind::MEMBER_EXPRESSION
+            | kind::UNARY_EXPRESSION
+            | kind::NOT_OPERATOR
+            | kind::PARENTHESIZED_EXPRESSION
+            | kind::INITIALIZER_LIST
+            | kind::ARRAY_INITIALIZER
     )
 }
 
@@ -888,18 +784,18 @@ fn python_targets(file: &ParsedFile, target: Node<'_>, out: &mut BTreeSet<String
             break;
         }
         match n.kind() {
-            "identifier" => {
+            kind::IDENTIFIER => {
                 out.insert(file.node_text(n).to_string());
             }
-            "pattern_list"
-            | "tuple_pattern"
-            | "list_pattern"
-            | "tuple"
-            | "list"
-            | "list_splat_pattern"
-            | "as_pattern_target"
-            | "parenthesized_expression"
-            | "expression_list" => {
+            kind::PATTERN_LIST
+            | kind::TUPLE_PATTERN
+            | kind::LIST_PATTERN
+            | kind::TUPLE
+            | kind::LIST
+            | kind::LIST_SPLAT_PATTERN
+            | kind::AS_PATTERN_TARGET
+            | kind::PARENTHESIZED_EXPRESSION
+            | kind::EXPRESSION_LIST => {
                 stack.extend(named_children(n));
             }
             _ => {}
@@ -910,23 +806,27 @@ fn python_targets(file: &ParsedFile, target: Node<'_>, out: &mut BTreeSet<String
 /// Declared parameter types (Java/C/C++/Solidity) by parameter name.
 pub(super) fn parameter_types(file: &ParsedFile, func_node: Node<'_>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let list = func_node.child_by_field_name("parameters").or_else(|| {
-        func_node
-            .child_by_field_name("declarator")
-            .and_then(|d| find_params(d))
-    });
+    let list = func_node
+        .child_by_field_name(field::PARAMETERS)
+        .or_else(|| {
+            func_node
+                .child_by_field_name(field::DECLARATOR)
+                .and_then(|d| find_params(d))
+        });
     let params: Vec<Node<'_>> = match list {
         Some(l) => named_children(l),
         // Solidity: parameters are direct children.
         None => named_children(func_node)
             .into_iter()
-            .filter(|c| c.kind() == "parameter")
+            .filter(|c| c.kind() == kind::PARAMETER)
             .collect(),
     };
     for p in params {
-        let ty = p.child_by_field_name("type").map(|t| simple_type(file, t));
-        let name = p.child_by_field_name("name").or_else(|| {
-            p.child_by_field_name("declarator")
+        let ty = p
+            .child_by_field_name(field::TYPE)
+            .map(|t| simple_type(file, t));
+        let name = p.child_by_field_name(field::NAME).or_else(|| {
+            p.child_by_field_name(field::DECLARATOR)
                 .and_then(declarator_name)
         });
         if let (Some(ty), Some(name)) = (ty, name) {
@@ -938,10 +838,10 @@ pub(super) fn parameter_types(file: &ParsedFile, func_node: Node<'_>) -> BTreeMa
 
 fn find_params(mut d: Node<'_>) -> Option<Node<'_>> {
     for _ in 0..CHAIN_LIMIT {
-        if d.kind() == "function_declarator" {
-            return d.child_by_field_name("parameters");
+        if d.kind() == kind::FUNCTION_DECLARATOR {
+            return d.child_by_field_name(field::PARAMETERS);
         }
-        d = d.child_by_field_name("declarator")?;
+        d = d.child_by_field_name(field::DECLARATOR)?;
     }
     None
 }
@@ -950,7 +850,7 @@ fn find_params(mut d: Node<'_>) -> Option<Node<'_>> {
 pub(super) fn visibility(file: &ParsedFile, func_node: Node<'_>) -> Option<String> {
     named_children(func_node)
         .into_iter()
-        .find(|c| c.kind() == "visibility")
+        .find(|c| c.kind() == kind::VISIBILITY)
         .map(|v| file.node_text(v).trim().to_string())
 }
 
@@ -970,30 +870,30 @@ pub(super) fn python_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
     };
     for item in named_children(root) {
         match item.kind() {
-            "import_statement" => {
+            kind::IMPORT_STATEMENT => {
                 let mut c = item.walk();
-                for name in item.children_by_field_name("name", &mut c) {
-                    if name.kind() == "aliased_import" {
+                for name in item.children_by_field_name(field::NAME, &mut c) {
+                    if name.kind() == kind::ALIASED_IMPORT {
                         if let (Some(n), Some(a)) = (
-                            name.child_by_field_name("name"),
-                            name.child_by_field_name("alias"),
+                            name.child_by_field_name(field::NAME),
+                            name.child_by_field_name(field::ALIAS),
                         ) {
                             out.insert(file.node_text(a).to_string(), to_segs(file.node_text(n)));
                         }
                     }
                 }
             }
-            "import_from_statement" => {
-                let Some(module) = item.child_by_field_name("module_name") else {
+            kind::IMPORT_FROM_STATEMENT => {
+                let Some(module) = item.child_by_field_name(field::MODULE_NAME) else {
                     continue;
                 };
                 let module = file.node_text(module).trim_start_matches('.').to_string();
                 let mut c = item.walk();
-                for name in item.children_by_field_name("name", &mut c) {
+                for name in item.children_by_field_name(field::NAME, &mut c) {
                     let (orig, bound) = match name.kind() {
-                        "aliased_import" => (
-                            name.child_by_field_name("name"),
-                            name.child_by_field_name("alias"),
+                        kind::ALIASED_IMPORT => (
+                            name.child_by_field_name(field::NAME),
+                            name.child_by_field_name(field::ALIAS),
                         ),
                         _ => (Some(name), Some(name)),
                     };
@@ -1035,20 +935,20 @@ fn js_require_path(file: &ParsedFile, value: Node<'_>) -> Option<Vec<Seg>> {
     let mut cur = unwrap(value);
     for _ in 0..CHAIN_LIMIT {
         match cur.kind() {
-            "member_expression" => {
-                let prop = cur.child_by_field_name("property")?;
+            kind::MEMBER_EXPRESSION => {
+                let prop = cur.child_by_field_name(field::PROPERTY)?;
                 members.push(Seg {
                     name: file.node_text(prop).to_string(),
                     call: false,
                 });
-                cur = unwrap(cur.child_by_field_name("object")?);
+                cur = unwrap(cur.child_by_field_name(field::OBJECT)?);
             }
-            "call_expression" => {
-                let f = cur.child_by_field_name("function")?;
+            kind::CALL_EXPRESSION => {
+                let f = cur.child_by_field_name(field::FUNCTION)?;
                 if file.node_text(f) != "require" {
                     return None;
                 }
-                let arg = named_children(cur.child_by_field_name("arguments")?)
+                let arg = named_children(cur.child_by_field_name(field::ARGUMENTS)?)
                     .into_iter()
                     .next()?;
                 let Some(Const::Str(m)) = literal_const(file, arg) else {
@@ -1081,19 +981,20 @@ pub(super) fn js_pattern_bindings<'t>(
             break;
         }
         match n.kind() {
-            "identifier" | "shorthand_property_identifier_pattern" => out.push((n, path)),
-            "object_pattern" => {
+            kind::IDENTIFIER | kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => out.push((n, path)),
+            kind::OBJECT_PATTERN => {
                 for c in named_children(n).into_iter().rev() {
                     match c.kind() {
-                        "shorthand_property_identifier_pattern" => {
+                        kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN => {
                             let mut p = path.clone();
                             p.push(file.node_text(c).to_string());
                             stack.push((c, p));
                         }
-                        "pair_pattern" => {
-                            let (Some(k), Some(v)) =
-                                (c.child_by_field_name("key"), c.child_by_field_name("value"))
-                            else {
+                        kind::PAIR_PATTERN => {
+                            let (Some(k), Some(v)) = (
+                                c.child_by_field_name(field::KEY),
+                                c.child_by_field_name(field::VALUE),
+                            ) else {
                                 continue;
                             };
                             let key = match literal_const(file, k) {
@@ -1104,17 +1005,17 @@ pub(super) fn js_pattern_bindings<'t>(
                             p.push(key);
                             stack.push((v, p));
                         }
-                        "object_assignment_pattern" => {
+                        kind::OBJECT_ASSIGNMENT_PATTERN => {
                             // `{ a = 1 }`: the left side binds, the default may also flow.
-                            if let Some(l) = c.child_by_field_name("left") {
+                            if let Some(l) = c.child_by_field_name(field::LEFT) {
                                 let mut p = path.clone();
-                                if l.kind() == "shorthand_property_identifier_pattern" {
+                                if l.kind() == kind::SHORTHAND_PROPERTY_IDENTIFIER_PATTERN {
                                     p.push(file.node_text(l).to_string());
                                 }
                                 stack.push((l, p));
                             }
                         }
-                        "rest_pattern" => {
+                        kind::REST_PATTERN => {
                             for k in named_children(c) {
                                 stack.push((k, path.clone()));
                             }
@@ -1123,13 +1024,13 @@ pub(super) fn js_pattern_bindings<'t>(
                     }
                 }
             }
-            "array_pattern" | "rest_pattern" => {
+            kind::ARRAY_PATTERN | kind::REST_PATTERN => {
                 for c in named_children(n).into_iter().rev() {
                     stack.push((c, path.clone()));
                 }
             }
-            "assignment_pattern" => {
-                if let Some(l) = n.child_by_field_name("left") {
+            kind::ASSIGNMENT_PATTERN => {
+                if let Some(l) = n.child_by_field_name(field::LEFT) {
                     stack.push((l, path));
                 }
             }
@@ -1144,11 +1045,11 @@ pub(super) fn js_pattern_bindings<'t>(
 pub(super) fn js_initialised_declarators<'t>(decl: Node<'t>) -> Vec<(Node<'t>, Node<'t>)> {
     named_children(decl)
         .into_iter()
-        .filter(|d| d.kind() == "variable_declarator")
+        .filter(|d| d.kind() == kind::VARIABLE_DECLARATOR)
         .filter_map(|d| {
             Some((
-                d.child_by_field_name("name")?,
-                d.child_by_field_name("value")?,
+                d.child_by_field_name(field::NAME)?,
+                d.child_by_field_name(field::VALUE)?,
             ))
         })
         .collect()
@@ -1162,7 +1063,7 @@ pub(super) fn js_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
     let mut out = BTreeMap::new();
     for item in named_children(file.root()) {
         match item.kind() {
-            "lexical_declaration" | "variable_declaration" => {
+            kind::LEXICAL_DECLARATION | kind::VARIABLE_DECLARATION => {
                 for (name, value) in js_initialised_declarators(item) {
                     let Some(module) = js_require_path(file, value) else {
                         continue;
@@ -1177,9 +1078,9 @@ pub(super) fn js_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
                     }
                 }
             }
-            "import_statement" => {
+            kind::IMPORT_STATEMENT => {
                 let Some(module) = item
-                    .child_by_field_name("source")
+                    .child_by_field_name(field::SOURCE)
                     .and_then(|s| string_const(file, s))
                     .and_then(|m| js_module_path(&m))
                 else {
@@ -1187,27 +1088,27 @@ pub(super) fn js_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
                 };
                 let Some(clause) = named_children(item)
                     .into_iter()
-                    .find(|c| c.kind() == "import_clause")
+                    .find(|c| c.kind() == kind::IMPORT_CLAUSE)
                 else {
                     continue;
                 };
                 for part in named_children(clause) {
                     match part.kind() {
                         // `import x from "m"` and `import * as x from "m"`.
-                        "identifier" => {
+                        kind::IDENTIFIER => {
                             out.insert(file.node_text(part).to_string(), module.clone());
                         }
-                        "namespace_import" => {
+                        kind::NAMESPACE_IMPORT => {
                             if let Some(id) = named_children(part).into_iter().next() {
                                 out.insert(file.node_text(id).to_string(), module.clone());
                             }
                         }
-                        "named_imports" => {
+                        kind::NAMED_IMPORTS => {
                             for spec in named_children(part) {
-                                let Some(name) = spec.child_by_field_name("name") else {
+                                let Some(name) = spec.child_by_field_name(field::NAME) else {
                                     continue;
                                 };
-                                let bound = spec.child_by_field_name("alias").unwrap_or(name);
+                                let bound = spec.child_by_field_name(field::ALIAS).unwrap_or(name);
                                 let name = match literal_const(file, name) {
                                     Some(Const::Str(s)) => s.to_string(),
                                     _ => file.node_text(name).to_string(),
@@ -1267,12 +1168,12 @@ pub(super) fn java_class_fields(file: &ParsedFile) -> BTreeMap<String, ClassFiel
         let mut prefix = prefix;
         if matches!(
             kind,
-            "class_declaration"
-                | "interface_declaration"
-                | "enum_declaration"
-                | "record_declaration"
+            kind::CLASS_DECLARATION
+                | kind::INTERFACE_DECLARATION
+                | kind::ENUM_DECLARATION
+                | kind::RECORD_DECLARATION
         ) {
-            if let Some(name) = n.child_by_field_name("name") {
+            if let Some(name) = n.child_by_field_name(field::NAME) {
                 let name = file.node_text(name);
                 prefix = if prefix.is_empty() {
                     name.to_string()
@@ -1281,19 +1182,19 @@ pub(super) fn java_class_fields(file: &ParsedFile) -> BTreeMap<String, ClassFiel
                 };
             }
         }
-        if kind == "field_declaration" && !prefix.is_empty() {
+        if kind == kind::FIELD_DECLARATION && !prefix.is_empty() {
             let entry = out.entry(prefix.clone()).or_default();
             let ty = n
-                .child_by_field_name("type")
+                .child_by_field_name(field::TYPE)
                 .map(|t| simple_type(file, t))
                 .unwrap_or_default();
             let is_static = named_children(n).iter().any(|c| {
-                c.kind() == "modifiers"
+                c.kind() == kind::MODIFIERS
                     && file.node_text(*c).split_whitespace().any(|w| w == "static")
             });
             let mut c = n.walk();
-            for d in n.children_by_field_name("declarator", &mut c) {
-                if let Some(name) = d.child_by_field_name("name") {
+            for d in n.children_by_field_name(field::DECLARATOR, &mut c) {
+                if let Some(name) = d.child_by_field_name(field::NAME) {
                     let name = file.node_text(name).to_string();
                     if !ty.is_empty() {
                         entry.types.insert(name.clone(), ty.clone());
@@ -1307,7 +1208,7 @@ pub(super) fn java_class_fields(file: &ParsedFile) -> BTreeMap<String, ClassFiel
         }
         if matches!(
             kind,
-            "method_declaration" | "constructor_declaration" | "lambda_expression"
+            kind::METHOD_DECLARATION | kind::CONSTRUCTOR_DECLARATION | kind::LAMBDA_EXPRESSION
         ) {
             continue;
         }
@@ -1321,7 +1222,7 @@ pub(super) fn java_class_fields(file: &ParsedFile) -> BTreeMap<String, ClassFiel
 /// True when a Java method/field declaration has the `static` modifier.
 pub(super) fn is_static_decl(file: &ParsedFile, decl: Node<'_>) -> bool {
     named_children(decl).iter().any(|c| {
-        c.kind() == "modifiers" && file.node_text(*c).split_whitespace().any(|w| w == "static")
+        c.kind() == kind::MODIFIERS && file.node_text(*c).split_whitespace().any(|w| w == "static")
     })
 }
 
@@ -1336,10 +1237,10 @@ pub(super) fn c_file_scope_variables(file: &ParsedFile, out: &mut BTreeSet<Strin
             break;
         }
         match n.kind() {
-            "declaration" => {
+            kind::DECLARATION => {
                 let mut c = n.walk();
-                for d in n.children_by_field_name("declarator", &mut c) {
-                    if d.kind() == "function_declarator" {
+                for d in n.children_by_field_name(field::DECLARATOR, &mut c) {
+                    if d.kind() == kind::FUNCTION_DECLARATOR {
                         continue;
                     }
                     if let Some(id) = declarator_name(d) {
@@ -1347,14 +1248,14 @@ pub(super) fn c_file_scope_variables(file: &ParsedFile, out: &mut BTreeSet<Strin
                     }
                 }
             }
-            "translation_unit"
-            | "namespace_definition"
-            | "declaration_list"
-            | "linkage_specification"
-            | "preproc_if"
-            | "preproc_ifdef"
-            | "preproc_else"
-            | "preproc_elif" => stack.extend(named_children(n)),
+            kind::TRANSLATION_UNIT
+            | kind::NAMESPACE_DEFINITION
+            | kind::DECLARATION_LIST
+            | kind::LINKAGE_SPECIFICATION
+            | kind::PREPROC_IF
+            | kind::PREPROC_IFDEF
+            | kind::PREPROC_ELSE
+            | kind::PREPROC_ELIF => stack.extend(named_children(n)),
             _ => {}
         }
     }
@@ -1406,8 +1307,8 @@ import { execSync as sh } from 'child_process';
         let file = ParsedFile::parse(Language::JavaScript, src.to_string());
         let mut got = Vec::new();
         preorder(file.root(), true, |n| {
-            if n.kind() == "variable_declarator" {
-                if let Some(p) = n.child_by_field_name("name") {
+            if n.kind() == kind::VARIABLE_DECLARATOR {
+                if let Some(p) = n.child_by_field_name(field::NAME) {
                     for (name, props) in js_pattern_bindings(&file, p) {
                         got.push(format!("{}={}", file.node_text(name), props.join(".")));
                     }

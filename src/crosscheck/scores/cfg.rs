@@ -917,6 +917,7 @@ pub fn canonical_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syntax::lang::kind;
     use CfgCategory::*;
 
     fn node(category: CfgCategory, line: Option<usize>) -> CfgNodeN {
@@ -1153,7 +1154,7 @@ mod tests {
         assert_eq!(category_for("end", ""), Exit);
         assert_eq!(category_for("IfStatement", ""), Branch);
         assert_eq!(category_for("ForLoop", ""), Loop);
-        assert_eq!(category_for("catch_clause", ""), Except);
+        assert_eq!(category_for(kind::CATCH_CLAUSE, ""), Except);
         assert_eq!(category_for("TryBlock", ""), Try);
         assert_eq!(category_for("return", ""), Jump);
         assert_eq!(category_for("MethodCall", ""), Call);
