@@ -70,7 +70,6 @@ pub mod path;
 pub mod records;
 pub mod schema;
 
-use crate::syntax::lang::field;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU32;
 use std::sync::{Mutex, MutexGuard};
@@ -193,7 +192,7 @@ pub struct Store {
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store")
-            .field(field::PATH, &self.path)
+            .field("path", &self.path)
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
