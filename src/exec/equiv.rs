@@ -104,10 +104,7 @@ pub fn side_from_text(
     text: String,
     pick: Pick<'_>,
 ) -> Result<Side, String> {
-    if !matches!(
-        language,
-        Language::Python | Language::Java | Language::C | Language::Cpp
-    ) {
+    if !crate::analysis::equiv::supports(language) {
         return Err(format!(
             "{}: equiv supports Python, Java, C and C++",
             label.display()

@@ -46,10 +46,7 @@ impl Program {
     pub fn load(path: &Path) -> Result<Program, String> {
         let language = Language::from_path(path)
             .ok_or_else(|| format!("{}: unknown language", path.display()))?;
-        if !matches!(
-            language,
-            Language::Python | Language::Java | Language::C | Language::Cpp
-        ) {
+        if !crate::analysis::equiv::supports(language) {
             return Err(format!(
                 "{}: programs are compared in Python, Java, C and C++",
                 path.display()

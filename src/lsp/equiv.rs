@@ -88,10 +88,7 @@ pub async fn head_text_cached(path: &Path) -> Result<String, String> {
 /// The function of `buffer` spanning 1-based `line` (innermost) whose qualified name exists at
 /// `HEAD` with a different text: `(qualified name, start line in the buffer)`.
 pub fn changed_function(buffer: &ParsedFile, line: usize, head: &str) -> Option<(String, usize)> {
-    if !matches!(
-        buffer.language,
-        Language::Python | Language::Java | Language::C | Language::Cpp
-    ) {
+    if !crate::analysis::equiv::supports(buffer.language) {
         return None;
     }
     let f = crate::exec::equiv::function_at_line(buffer, line)?;

@@ -46,7 +46,7 @@ use super::cancel::Cancel;
 use super::functions::Function;
 use super::language::Language;
 use super::parse::{ParsedFile, SourceError};
-use crate::syntax::lang::{field, kind};
+use crate::syntax::lang::{self, field, kind, CallShape};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
@@ -1391,10 +1391,11 @@ fn function_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
 }
 
 fn call_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
+    let call = lang::spec(file.language).call(n);
     // Java `obj.method(...)`: object and name fields.
-    if n.kind() == kind::METHOD_INVOCATION {
-        if let Some(name) = n.child_by_field_name(field::NAME) {
-            if let Some(obj) = n.child_by_field_name(field::OBJECT) {
+    if let Some(c) = call.filter(|c| c.shape == CallShape::Method) {
+        if let Some(name) = c.name {
+            if let Some(obj) = c.receiver {
                 let span = file
                     .text
                     .get(obj.start_byte()..name.end_byte())
@@ -1406,20 +1407,26 @@ fn call_label(file: &ParsedFile, n: Node<'_>) -> (String, Vec<usize>) {
             return (clip(file.node_text(name)), vec![name.id()]);
         }
     }
-    let callee = [
-        field::FUNCTION,
-        field::CONSTRUCTOR,
-        field::NAME,
-        field::TYPE,
-    ]
-    .iter()
-    .find_map(|f| n.child_by_field_name(f))
-    .or_else(|| {
-        named_children(n)
-            .into_iter()
-            .next()
-            .filter(|c| is_identifier_kind(c.kind()))
-    });
+    // The callee, the type of a `new`, `this`/`super` of a constructor call; for nodes the
+    // language's spec takes for no call (Solidity `new`, `emit`), the first of these fields.
+    let callee = call
+        .map(|c| c.function)
+        .or_else(|| {
+            [
+                field::FUNCTION,
+                field::CONSTRUCTOR,
+                field::NAME,
+                field::TYPE,
+            ]
+            .iter()
+            .find_map(|f| n.child_by_field_name(f))
+        })
+        .or_else(|| {
+            named_children(n)
+                .into_iter()
+                .next()
+                .filter(|c| is_identifier_kind(c.kind()))
+        });
     let Some(mut callee) = callee else {
         return (String::new(), Vec::new());
     };

@@ -463,3 +463,73 @@ fn pure_layers_do_no_io_and_only_the_cli_prints() {
     assert_eq!(check("syntax/a.rs", "use crate::analysis::X;").len(), 1);
     assert!(check("analysis/a.rs", "use crate::syntax::X;").is_empty());
 }
+
+/// ARCHITECTURE.md's code map matches the tree: every top-level module directory of `src/` has
+/// a `### \`src/<module>/\`` section, every file and folder directly inside it is named in that
+/// section (`name`, `name.rs` or `name/`), and every section names a directory that exists.
+#[test]
+fn the_code_map_names_every_module_and_only_existing_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let mut sections: Vec<(String, String)> = Vec::new();
+    for part in map.split("\n### `src/").skip(1) {
+        let Some((name, rest)) = part.split_once('`') else {
+            continue;
+        };
+        let body = rest.split("\n## ").next().unwrap_or("");
+        sections.push((name.trim_end_matches('/').to_string(), body.to_string()));
+    }
+    assert!(
+        sections.len() >= 12,
+        "code map sections: {}",
+        sections.len()
+    );
+    let mut problems = Vec::new();
+    for (name, _) in &sections {
+        if !root.join("src").join(name).exists() {
+            problems.push(format!(
+                "the code map has a section for src/{name}, which does not exist"
+            ));
+        }
+    }
+    let mut dirs: Vec<_> = std::fs::read_dir(root.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.join("mod.rs").exists())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let module = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let Some((_, body)) = sections.iter().find(|(n, _)| *n == module) else {
+            problems.push(format!("src/{module}/ has no section in the code map"));
+            continue;
+        };
+        let mut entries: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            let file = e.file_name().unwrap().to_string_lossy().into_owned();
+            if file == "mod.rs" || !(e.is_dir() || file.ends_with(".rs")) {
+                continue;
+            }
+            let stem = file.trim_end_matches(".rs");
+            let named = [
+                format!("`{stem}`"),
+                format!("`{stem}.rs"),
+                format!("`{stem}/"),
+                format!(" {stem}.rs"),
+                format!("`{module}/{stem}"),
+            ]
+            .iter()
+            .any(|n| body.contains(n.as_str()));
+            if !named {
+                problems.push(format!(
+                    "src/{module}/{file} is not named in its code-map section"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

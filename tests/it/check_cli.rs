@@ -1085,3 +1085,161 @@ async fn check_llm_confirms_taint_findings_in_sarif_through_the_shared_cache() {
         .unwrap();
     assert_eq!(taint["properties"]["llm"]["cached"], true, "{taint}");
 }
+
+/// Snapshot of the SARIF results for the taint fixture: rule, level, message, location, the
+/// code flow and the fingerprints (`UPDATE_EXPECT=1 cargo test` rewrites it after a deliberate
+/// change; review the diff).
+#[test]
+fn sarif_results_of_the_taint_fixture_snapshot() {
+    let (v, _) = sarif(&[TAINT]);
+    let results = serde_json::to_string_pretty(&v["runs"][0]["results"]).unwrap();
+    expect_test::expect![[r#"
+        [
+          {
+            "codeFlows": [
+              {
+                "message": {
+                  "text": "from `conn.recv(...)` (line 7) to `os.system(command)` (line 9)"
+                },
+                "threadFlows": [
+                  {
+                    "locations": [
+                      {
+                        "executionOrder": 0,
+                        "importance": "essential",
+                        "location": {
+                          "message": {
+                            "text": "source: conn.recv(...)"
+                          },
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "tests/fixtures/check/taint/app.py",
+                              "uriBaseId": "%SRCROOT%"
+                            },
+                            "region": {
+                              "startLine": 7
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "executionOrder": 1,
+                        "importance": "important",
+                        "location": {
+                          "message": {
+                            "text": "step: command = \"report --user \" + name"
+                          },
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "tests/fixtures/check/taint/app.py",
+                              "uriBaseId": "%SRCROOT%"
+                            },
+                            "region": {
+                              "startLine": 8
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "executionOrder": 2,
+                        "importance": "essential",
+                        "location": {
+                          "message": {
+                            "text": "sink: os.system(command)"
+                          },
+                          "physicalLocation": {
+                            "artifactLocation": {
+                              "uri": "tests/fixtures/check/taint/app.py",
+                              "uriBaseId": "%SRCROOT%"
+                            },
+                            "region": {
+                              "startLine": 9
+                            }
+                          }
+                        }
+                      }
+                    ]
+                  }
+                ]
+              }
+            ],
+            "level": "error",
+            "locations": [
+              {
+                "physicalLocation": {
+                  "artifactLocation": {
+                    "uri": "tests/fixtures/check/taint/app.py",
+                    "uriBaseId": "%SRCROOT%"
+                  },
+                  "region": {
+                    "startLine": 9
+                  }
+                }
+              }
+            ],
+            "message": {
+              "text": "OS command injection: remote network data from `conn.recv(...)` (line 7) reaches `os.system(command)`"
+            },
+            "partialFingerprints": {
+              "crosscheck/v1": "1e13343b776022ce829112eeff734a8b:1"
+            },
+            "properties": {
+              "function": "run_report",
+              "rule": "taint-command",
+              "tier": "analyzer-only",
+              "trust": "remote"
+            },
+            "ruleId": "taint-command",
+            "ruleIndex": 1,
+            "suppressions": []
+          },
+          {
+            "level": "warning",
+            "locations": [
+              {
+                "physicalLocation": {
+                  "artifactLocation": {
+                    "uri": "tests/fixtures/check/taint/app.py",
+                    "uriBaseId": "%SRCROOT%"
+                  },
+                  "region": {
+                    "startLine": 14
+                  }
+                }
+              }
+            ],
+            "message": {
+              "text": "unreachable statement `print(\"never\")`"
+            },
+            "partialFingerprints": {
+              "crosscheck/v1": "2b9a85b4ddb5ee84d4fa5c07b3827610:1"
+            },
+            "properties": {
+              "function": "helper",
+              "rule": "unreachable-code",
+              "tier": "analyzer-only"
+            },
+            "ruleId": "unreachable-code",
+            "ruleIndex": 17,
+            "suppressions": []
+          }
+        ]"#]].assert_eq(&results);
+}
+
+/// Snapshot of the text report for the mixed C fixture (every finding, its path, the summary).
+#[test]
+fn text_report_of_the_mixed_fixture_snapshot() {
+    let out = check(&["--format", "text", MIXED]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    expect_test::expect![[r#"
+        tests/fixtures/check/mixed/io.c:6: warning[format-string-not-literal] `printf` is called with a non-literal format string `who` that can hold program input (analyzer-only)
+        tests/fixtures/check/mixed/io.c:6: error[taint-format-string] Format string from input: remote network data from `recv(...)` (line 11) and local user_input data from `gets(...)` (line 12) reach `printf(who)` (analyzer-only, fails)
+            source tests/fixtures/check/mixed/io.c:11  recv(...)
+            step   tests/fixtures/check/mixed/io.c:12  gets(line);
+            step   tests/fixtures/check/mixed/io.c:13  greet(line);
+            source tests/fixtures/check/mixed/io.c:12  gets(...)
+            sink   tests/fixtures/check/mixed/io.c:6  printf(who)
+        tests/fixtures/check/mixed/io.c:12: error[dangerous-gets] `gets` cannot bound its input; use `fgets` (analyzer-only, fails)
+        3 finding(s): 2 error, 1 warning, 0 note; 3 new, 0 in baseline, 0 suppressed; 2 failing (--fail-on error, --fail-tier analyzer-only); 0 file(s) not analysed; exit 1
+    "#]].assert_eq(&String::from_utf8_lossy(&out.stdout));
+}

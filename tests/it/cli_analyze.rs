@@ -219,3 +219,65 @@ fn headers_next_to_cpp_sources_are_parsed_as_cpp() {
     let (v, _) = analyze_json(&[dir.path().join("lone.h").to_str().unwrap()]);
     assert_eq!(v["files"][0]["language"], "c", "a header alone is C");
 }
+
+/// Snapshot of the text report of one bundled example (functions, CFG, calls, findings).
+#[test]
+fn text_report_of_an_example_snapshot() {
+    let out = run(&["analyze", "examples/inventory.py", "--format", "text"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    expect_test::expect![[r#"
+        examples/inventory.py (python): 9 functions, 0 errors
+          Item.__init__(self, name, qty, price) lines 12-15: cyclomatic 1, 5 nodes, 4 edges
+            self <- name, price, qty
+          Item.value(self) lines 17-18: cyclomatic 1, 3 nodes, 2 edges
+          Report.__init__(self, items) lines 22-23: cyclomatic 1, 3 nodes, 2 edges
+            self <- items
+          Report.total(self) lines 25-31: cyclomatic 3, 8 nodes, 9 edges
+            item <- self
+            total <- item, self
+          Report.render(self) lines 33-38: cyclomatic 2, 7 nodes, 7 edges
+            item <- self
+            lines <- item, self
+          open_db(path) lines 41-47: cyclomatic 2, 8 nodes, 8 edges
+            conn <- path
+          lookup(conn, name) lines 50-57: cyclomatic 2, 9 nodes, 9 edges
+            cur <- conn
+            query <- name
+            row <- conn, cur
+          safe_lookup(conn, name) lines 60-64: cyclomatic 1, 6 nodes, 5 edges
+            cur <- conn
+            row <- conn, cur
+          main() lines 67-77: cyclomatic 4, 12 nodes, 14 edges
+            item <- conn, who
+            items <- conn, item, who
+        call graph: 22 edges
+          examples/inventory.py:Report.render -> external:"\n".join (line 38)
+          examples/inventory.py:Report.render -> external:lines.append (line 36)
+          examples/inventory.py:Report.render -> external:lines.append (line 37)
+          examples/inventory.py:Report.render -> examples/inventory.py:Report.total (line 37)
+          examples/inventory.py:Report.total -> external:item.value (line 30)
+          examples/inventory.py:lookup -> external:conn.cursor (line 51)
+          examples/inventory.py:lookup -> external:cur.execute (line 53)
+          examples/inventory.py:lookup -> external:cur.fetchone (line 54)
+          examples/inventory.py:lookup -> examples/inventory.py:Item.__init__ (line 57)
+          examples/inventory.py:main -> external:input (line 71)
+          examples/inventory.py:main -> external:items.append (line 76)
+          examples/inventory.py:main -> external:print (line 77)
+          examples/inventory.py:main -> examples/inventory.py:Report.__init__ (line 77)
+          examples/inventory.py:main -> examples/inventory.py:Report.render (line 77)
+          examples/inventory.py:main -> examples/inventory.py:lookup (line 74)
+          examples/inventory.py:main -> examples/inventory.py:open_db (line 68)
+          examples/inventory.py:open_db -> external:print (line 45)
+          examples/inventory.py:open_db -> external:sqlite3.connect (line 43)
+          examples/inventory.py:safe_lookup -> external:conn.cursor (line 61)
+          examples/inventory.py:safe_lookup -> external:cur.execute (line 62)
+          examples/inventory.py:safe_lookup -> external:cur.fetchone (line 63)
+          examples/inventory.py:safe_lookup -> examples/inventory.py:Item.__init__ (line 64)
+    "#]]
+    .assert_eq(&String::from_utf8_lossy(&out.stdout));
+}

@@ -174,6 +174,7 @@ fixtures! {
     javascript_sanitisers_and_safe_apis => "javascript/sanitizers.js",
     javascript_koa_context_and_es_modules => "javascript/koa_app.js",
     javascript_helpers_objects_and_callbacks => "javascript/helpers.js",
+    javascript_aliases_promisify_shells_and_iteration => "javascript/wrappers_and_iteration.js",
     typescript_fastify_and_typed_express => "typescript/fastify_app.ts",
 }
 

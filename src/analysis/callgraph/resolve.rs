@@ -9,7 +9,7 @@ use super::util::{
     type_category, unwrap_expr,
 };
 use crate::syntax::functions::FunctionKind;
-use crate::syntax::lang::{field, kind};
+use crate::syntax::lang::{self, field, kind, CallShape};
 use crate::syntax::{Language, ParsedFile};
 use std::cell::Cell;
 use tree_sitter::Node;
@@ -1107,46 +1107,26 @@ impl<'a, 't> Resolver<'a, 't> {
         let file = self.file(ctx.unit);
         let lang = self.lang(ctx.unit);
         let text = |n: Node<'_>| file.node_text(n).to_string();
-        match node.kind() {
-            kind::METHOD_INVOCATION => {
-                let Some(name) = node.child_by_field_name(field::NAME).map(text) else {
+        let spec = lang::spec(lang);
+        let Some(call) = spec.call(node) else {
+            return Callee::Opaque;
+        };
+        match call.shape {
+            CallShape::Method => {
+                let Some(name) = call.name.map(text) else {
                     return Callee::Opaque;
                 };
-                match node.child_by_field_name(field::OBJECT) {
+                match call.receiver {
                     None => Callee::Name(name),
-                    Some(o) if o.kind() == kind::SUPER => Callee::Super(name),
+                    Some(o) if spec.is(o, lang::Class::Super) => Callee::Super(name),
                     Some(o) => Callee::Member { recv: o, name },
                 }
             }
-            kind::OBJECT_CREATION_EXPRESSION => match node.child_by_field_name(field::TYPE) {
-                Some(t) => Callee::New(t),
-                None => Callee::Opaque,
-            },
-            kind::NEW_EXPRESSION => {
-                match node
-                    .child_by_field_name(field::TYPE)
-                    .or_else(|| node.child_by_field_name(field::CONSTRUCTOR))
-                    .or_else(|| node.child_by_field_name(field::NAME))
-                {
-                    Some(t) => Callee::New(t),
-                    None => Callee::Opaque,
-                }
-            }
-            kind::EXPLICIT_CONSTRUCTOR_INVOCATION => {
-                match node
-                    .child_by_field_name(field::CONSTRUCTOR)
-                    .map(|c| c.kind())
-                {
-                    Some(kind::THIS) => Callee::ThisCtor,
-                    Some(kind::SUPER) => Callee::SuperCtor,
-                    _ => Callee::Opaque,
-                }
-            }
-            kind::CALL | kind::CALL_EXPRESSION => {
-                let Some(f) = node.child_by_field_name(field::FUNCTION) else {
-                    return Callee::Opaque;
-                };
-                let f = unwrap_expr(f);
+            CallShape::New => Callee::New(call.function),
+            CallShape::ThisCtor => Callee::ThisCtor,
+            CallShape::SuperCtor => Callee::SuperCtor,
+            CallShape::Call => {
+                let f = unwrap_expr(call.function);
                 if let Some(fid) = fun_at(self.ix, f) {
                     return Callee::Direct(fid);
                 }
@@ -1247,7 +1227,6 @@ impl<'a, 't> Resolver<'a, 't> {
                     _ => Callee::Opaque,
                 }
             }
-            _ => Callee::Opaque,
         }
     }
 

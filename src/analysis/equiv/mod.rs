@@ -10,6 +10,18 @@ pub mod program;
 pub mod types;
 pub mod value;
 
+use crate::syntax::Language;
+
+/// The languages equivalence checks (functions and whole programs): Python, Java, C and C++.
+/// The one list the proof, the harness, the program runner and the editor's code action consult;
+/// the match names every language, so a new one is a decision here, not a silent default.
+pub fn supports(language: Language) -> bool {
+    match language {
+        Language::Python | Language::Java | Language::C | Language::Cpp => true,
+        Language::JavaScript | Language::TypeScript | Language::Solidity => false,
+    }
+}
+
 use serde::Serialize;
 
 /// The verdict of `crosscheck equiv`.

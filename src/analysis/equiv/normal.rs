@@ -100,10 +100,7 @@ pub fn canonical(
 
 fn canonical_tree(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Result<T, NormError> {
     let lang = file.language;
-    if !matches!(
-        lang,
-        Language::Python | Language::Java | Language::C | Language::Cpp
-    ) {
+    if !super::supports(lang) {
         return Err("unsupported language".into());
     }
     let name_node = function_name_node(lang, func.node);

@@ -203,12 +203,13 @@ pub struct FlakyReport {
 
 /// The languages whose tests are discovered and analysed: Java (JUnit 4/5, TestNG), Python
 /// (pytest, unittest), JavaScript and TypeScript (Jest, Mocha, Vitest, Jasmine). The one list
-/// the CLI and the language server consult.
+/// the CLI and the language server consult; the match names every language, so a new one is a
+/// decision here, not a silent default.
 pub fn supports(language: Language) -> bool {
-    matches!(
-        language,
-        Language::Java | Language::Python | Language::JavaScript | Language::TypeScript
-    )
+    match language {
+        Language::Java | Language::Python | Language::JavaScript | Language::TypeScript => true,
+        Language::C | Language::Cpp | Language::Solidity => false,
+    }
 }
 
 /// Analyses the tests of a Java, Python, JavaScript or TypeScript file (other languages: no

@@ -88,10 +88,44 @@ pub(super) struct Interp<'a, 't> {
     edge_guards: Option<EdgeGuards>,
     /// JavaScript callbacks being interpreted inline (see `inline_callback`).
     inline_depth: usize,
+    /// The element value an array iteration method hands its callback (`xs.forEach(x => ..)`):
+    /// set while the callback argument is evaluated, taken by `inline_callback`.
+    callback_input: Option<(usize, Val)>,
 }
 
 /// JavaScript callbacks nested deeper than this inside one function are not inlined.
 const MAX_INLINE_CALLBACKS: usize = 6;
+
+/// True when a program name is a command shell (`sh`, `/bin/bash`, `cmd.exe`, `powershell`).
+fn is_shell_program(program: &str) -> bool {
+    let base = program
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(program)
+        .to_ascii_lowercase();
+    let base = base.strip_suffix(".exe").unwrap_or(&base);
+    matches!(
+        base,
+        "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "fish" | "cmd" | "powershell" | "pwsh"
+    )
+}
+
+/// JavaScript array methods that call their first argument with each element, and the
+/// position of the element among the callback's parameters (`reduce((acc, x) => ..)`).
+const JS_ITERATION_METHODS: [(&str, usize); 12] = [
+    ("forEach", 0),
+    ("map", 0),
+    ("flatMap", 0),
+    ("filter", 0),
+    ("find", 0),
+    ("findLast", 0),
+    ("findIndex", 0),
+    ("some", 0),
+    ("every", 0),
+    ("sort", 0),
+    ("reduce", 1),
+    ("reduceRight", 1),
+];
 
 /// Variables a branch condition validates, per outgoing edge.
 #[derive(Default)]
@@ -122,6 +156,7 @@ impl<'a, 't> Interp<'a, 't> {
             guard_hits: Vec::new(),
             edge_guards: None,
             inline_depth: 0,
+            callback_input: None,
         }
     }
 
@@ -721,12 +756,30 @@ impl<'a, 't> Interp<'a, 't> {
         if self.inline_depth >= MAX_INLINE_CALLBACKS {
             return;
         }
+        let input = self.callback_input.take();
         let Some(body) = node.child_by_field_name(field::BODY) else {
             return;
         };
         let (line, weak) = (self.line, self.weak);
         self.inline_depth += 1;
         self.weak = true;
+        if let Some((position, element)) = input {
+            // `xs.forEach(x => ..)`: the element parameter holds what the array holds.
+            let param = match node.child_by_field_name(field::PARAMETER) {
+                Some(p) if position == 0 => Some(p),
+                Some(_) => None,
+                None => node
+                    .child_by_field_name(field::PARAMETERS)
+                    .and_then(|ps| named_children(ps).into_iter().nth(position)),
+            };
+            if let Some(param) = param {
+                let pattern = param.child_by_field_name(field::PATTERN).unwrap_or(param);
+                for (bound, _) in js_pattern_bindings(self.cx.file, pattern) {
+                    let name = self.cx.file.node_text(bound).to_string();
+                    self.set_var(&name, element.clone(), line, true);
+                }
+            }
+        }
         if body.kind() == kind::STATEMENT_BLOCK {
             self.coarse_exec(body);
         } else {
@@ -2157,10 +2210,26 @@ impl<'a, 't> Interp<'a, 't> {
             return self.eval_children_union(node, depth);
         };
         let recv = parts.receiver.map(|r| self.eval(r, depth + 1));
+        let iteration = match (&recv, self.cx.lang) {
+            (Some(r), Language::JavaScript | Language::TypeScript) => JS_ITERATION_METHODS
+                .iter()
+                .find(|(m, _)| *m == parts.name)
+                .map(|(_, position)| (*position, Val::of_taint(r.flat(&self.tabs.trails))))
+                .filter(|(_, v)| !v.taint.is_empty()),
+            _ => None,
+        };
         let args: Vec<Val> = parts
             .args
             .iter()
-            .map(|a| self.eval(*a, depth + 1))
+            .enumerate()
+            .map(|(i, a)| {
+                if i == 0 {
+                    self.callback_input = iteration.clone();
+                }
+                let v = self.eval(*a, depth + 1);
+                self.callback_input = None;
+                v
+            })
             .collect();
         let kwargs: Vec<(String, Val)> = parts
             .kwargs
@@ -2515,8 +2584,12 @@ impl<'a, 't> Interp<'a, 't> {
             },
         );
         if let Some(c) = canon {
+            // A binding names the function by its own name (`const { exec: run } = ..`,
+            // `const run = util.promisify(exec)`): the imported path's last name is the one
+            // the spec knows.
+            let name = c.last().map_or(parts.name.as_str(), |s| s.name.as_str());
             let more = spec.match_call(
-                &parts.name,
+                name,
                 &CallShape {
                     path: c,
                     receiver_type: rtype,
@@ -2573,6 +2646,20 @@ impl<'a, 't> Interp<'a, 't> {
             }
         }
         for r in &sink.requires {
+            if r == "arg0_shell" {
+                // `spawn("sh", ["-c", line])`, `execFile("cmd.exe", ["/c", line])`: the
+                // program is a shell, so its arguments are a command line.
+                let program = parts
+                    .args
+                    .first()
+                    .and_then(|a| literal_const(self.cx.file, unwrap(*a)));
+                let Some(Const::Str(program)) = program else {
+                    return false;
+                };
+                if !is_shell_program(&program) {
+                    return false;
+                }
+            }
             if r == "arg0_fixed_array" {
                 let Some(a) = parts.args.first().map(|a| unwrap(*a)) else {
                     return false;
@@ -3310,7 +3397,7 @@ fn js_allow_list_call(file: &ParsedFile, node: Node<'_>) -> Option<String> {
 }
 
 fn is_self(text: &str) -> bool {
-    matches!(text, "this" | "cls")
+    matches!(text, "self" | "this" | "cls")
 }
 
 /// The variable an out-argument writes: `&x` -> `x`.

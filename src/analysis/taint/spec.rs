@@ -34,7 +34,8 @@
 //! when_keyword = { shell = "True" }  # only when these keyword arguments are written so
 //! unless_keyword = ["root"]      # not when one of these keyword arguments (JavaScript:
 //!                                # options-object properties) is given
-//! requires = ["arg0_fixed_array"]    # extra conditions (C: destination is a fixed-size array)
+//! requires = ["arg0_fixed_array"]    # extra conditions (C: destination is a fixed-size array;
+//!                                # `arg0_shell`: the first argument names a shell, `sh`, `cmd`)
 //!
 //! [[sanitizer]]
 //! calls = ["shlex.quote"]
@@ -645,7 +646,7 @@ struct RawPropagator {
 }
 
 /// Conditions a sink may require (`requires = [...]`).
-pub const KNOWN_REQUIREMENTS: &[&str] = &["arg0_fixed_array"];
+pub const KNOWN_REQUIREMENTS: &[&str] = &["arg0_fixed_array", "arg0_shell"];
 
 fn patterns(list: &[String]) -> Result<Vec<CallPattern>, SpecError> {
     list.iter().map(|p| CallPattern::parse(p)).collect()

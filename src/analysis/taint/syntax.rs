@@ -1125,7 +1125,71 @@ pub(super) fn js_imports(file: &ParsedFile) -> BTreeMap<String, Vec<Seg>> {
             _ => {}
         }
     }
+    js_promisified(file, &mut out);
     out
+}
+
+/// `const run = util.promisify(exec)` (or `promisify(cp.exec)` with `promisify` imported from
+/// `util`): at module level, `run` calls what `exec` is bound to.
+fn js_promisified(file: &ParsedFile, out: &mut BTreeMap<String, Vec<Seg>>) {
+    let bound_path = |out: &BTreeMap<String, Vec<Seg>>, n: Node<'_>| -> Option<Vec<Seg>> {
+        let n = unwrap(n);
+        match n.kind() {
+            kind::IDENTIFIER => out.get(file.node_text(n)).cloned(),
+            kind::MEMBER_EXPRESSION => {
+                let object = unwrap(n.child_by_field_name(field::OBJECT)?);
+                let prop = n.child_by_field_name(field::PROPERTY)?;
+                let mut path = match object.kind() {
+                    kind::IDENTIFIER => {
+                        out.get(file.node_text(object)).cloned().unwrap_or_else(|| {
+                            vec![Seg {
+                                name: file.node_text(object).to_string(),
+                                call: false,
+                            }]
+                        })
+                    }
+                    _ => return None,
+                };
+                path.push(Seg {
+                    name: file.node_text(prop).to_string(),
+                    call: false,
+                });
+                Some(path)
+            }
+            _ => None,
+        }
+    };
+    let is_promisify =
+        |path: &[Seg]| matches!(path, [util, f] if util.name == "util" && f.name == "promisify");
+    for item in named_children(file.root()) {
+        if !matches!(
+            item.kind(),
+            kind::LEXICAL_DECLARATION | kind::VARIABLE_DECLARATION
+        ) {
+            continue;
+        }
+        for (name, value) in js_initialised_declarators(item) {
+            let value = unwrap(value);
+            if value.kind() != kind::CALL_EXPRESSION || name.kind() != kind::IDENTIFIER {
+                continue;
+            }
+            let Some(f) = value.child_by_field_name(field::FUNCTION) else {
+                continue;
+            };
+            if !bound_path(out, f).is_some_and(|p| is_promisify(&p)) {
+                continue;
+            }
+            let Some(arg) = value
+                .child_by_field_name(field::ARGUMENTS)
+                .and_then(|a| named_children(a).into_iter().next())
+            else {
+                continue;
+            };
+            if let Some(target) = bound_path(out, arg) {
+                out.insert(file.node_text(name).to_string(), target);
+            }
+        }
+    }
 }
 
 /// The first line of a node's text, whitespace-collapsed, at most `max` characters.
@@ -1274,6 +1338,30 @@ mod tests {
                 (k, p.join("."))
             })
             .collect()
+    }
+
+    #[test]
+    fn promisified_functions_are_bound_to_what_they_wrap() {
+        let src = r#"
+const util = require('util');
+const { promisify } = require('util');
+const cp = require('child_process');
+const { exec } = require('child_process');
+const run = util.promisify(exec);
+const sh = promisify(cp.execFile);
+const other = wrap(exec);
+"#;
+        assert_eq!(
+            paths(Language::JavaScript, src),
+            [
+                ("cp".to_string(), "child_process".to_string()),
+                ("exec".into(), "child_process.exec".into()),
+                ("promisify".into(), "util.promisify".into()),
+                ("run".into(), "child_process.exec".into()),
+                ("sh".into(), "child_process.execFile".into()),
+                ("util".into(), "util".into()),
+            ]
+        );
     }
 
     #[test]
