@@ -6,7 +6,8 @@ use super::interp::{FnCx, Interp};
 use super::spec::{AttrPattern, CallPattern, CallShape, Seg, TaintSpec, TaintSpecs, Trust};
 use super::syntax::{
     call_parts, collect_declared, is_call_kind, is_definition, java_class_fields, js_imports,
-    parameter_types, python_imports, unwrap, visibility, ClassFields, Declared,
+    js_pattern_bindings, parameter_types, python_imports, unwrap, visibility, ClassFields,
+    Declared,
 };
 use super::value::{as_param, Entry, Step, Taint, Trails, ALL_KINDS};
 use super::{FlowEnd, PathStep, TaintError, TaintFlow, TaintResult, TaintedVariable};
@@ -1173,7 +1174,10 @@ fn prescan(
                 (Arc::new(scan), text.map(str::to_string))
             }
         };
-        if scan.syntax_seed {
+        // A route handler that destructures its request reads sources through its parameter.
+        let request_pattern = matches!(file.language, Language::JavaScript | Language::TypeScript)
+            && func.is_some_and(|f| super::interp::js_request_pattern(file, f.node).is_some());
+        if scan.syntax_seed || request_pattern {
             seeds.insert(fid);
         }
         for (offset, resolved) in &scan.sites {
@@ -1958,6 +1962,14 @@ fn analyze_function(
         ));
     }
     let types = std::mem::take(&mut declared.types);
+    // The names a route handler destructures its request into are its locals.
+    if matches!(lang, Language::JavaScript | Language::TypeScript) {
+        if let Some(pattern) = func.and_then(|f| super::interp::js_request_pattern(file, f.node)) {
+            for (bound, _) in js_pattern_bindings(file, pattern) {
+                declared.locals.insert(file.node_text(bound).to_string());
+            }
+        }
+    }
     let cx = FnCx {
         fid,
         unit: info.unit,
@@ -2001,6 +2013,7 @@ fn analyze_function(
     match func {
         Some(f) => {
             interp.enter(&param_lines, &param_labels);
+            interp.enter_request_pattern(f.node);
             let cfg = build_cfg(file, f, cancel);
             interp.run_cfg(&cfg);
         }

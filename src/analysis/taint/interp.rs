@@ -110,6 +110,32 @@ fn is_shell_program(program: &str) -> bool {
     )
 }
 
+/// The object pattern a JavaScript route handler destructures its request with
+/// (`app.get(p, ({ query }, res) => ..)`): the function is written as an argument of a route
+/// registration (`x.get(..)`, `x.post(..)`, `x.use(..)`, ...) and its first parameter is an object
+/// pattern (TypeScript: with a type annotation).
+pub(super) fn js_request_pattern<'t>(file: &ParsedFile, func: Node<'t>) -> Option<Node<'t>> {
+    let registered = func
+        .parent()
+        .filter(|a| a.kind() == kind::ARGUMENTS)
+        .and_then(|a| a.parent())
+        .and_then(|call| call_parts(file, call))
+        .is_some_and(|c| c.receiver.is_some() && ROUTE_METHODS.contains(&c.name.as_str()));
+    if !registered {
+        return None;
+    }
+    let first = func
+        .child_by_field_name(field::PARAMETERS)
+        .and_then(|ps| named_children(ps).into_iter().next())?;
+    let pattern = first.child_by_field_name(field::PATTERN).unwrap_or(first);
+    (pattern.kind() == kind::OBJECT_PATTERN).then_some(pattern)
+}
+
+/// Methods that register a JavaScript route handler (Express, Koa and Fastify routers).
+const ROUTE_METHODS: [&str; 10] = [
+    "get", "post", "put", "patch", "delete", "del", "all", "use", "head", "options",
+];
+
 /// JavaScript array methods that call their first argument with each element, and the
 /// position of the element among the callback's parameters (`reduce((acc, x) => ..)`).
 const JS_ITERATION_METHODS: [(&str, usize); 12] = [
@@ -206,6 +232,42 @@ impl<'a, 't> Interp<'a, 't> {
                     .join(&t.concrete(), &self.tabs.trails);
             }
             self.state.insert(p.clone(), Val::of_taint(t));
+        }
+    }
+
+    /// A route handler that destructures its request (`app.get(p, ({ query }, res) => ..)`,
+    /// `router.post(p, async ({ body: b }, res) => ..)`): each bound name is what `req.<name>`
+    /// (`request.<name>`, Koa's `ctx.<name>`) would be, when a source names that path. Only
+    /// for functions written as an argument of a route registration (`x.get(..)`, `x.post(..)`,
+    /// `x.use(..)`, ...), so a component's `({ query })` props are not taken for a request.
+    pub fn enter_request_pattern(&mut self, func: Node<'t>) {
+        if !matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) {
+            return;
+        }
+        let Some(pattern) = js_request_pattern(self.cx.file, func) else {
+            return;
+        };
+        let line = self.line_of(pattern);
+        for (bound, props) in js_pattern_bindings(self.cx.file, pattern) {
+            let name = self.cx.file.node_text(bound).to_string();
+            // `{ params: { id } }` reads `req.params.id`: the source names `req.params`.
+            'found: for root in ["req", "request", "ctx"] {
+                let path: Vec<Seg> = std::iter::once(root.to_string())
+                    .chain(props.iter().cloned())
+                    .map(|name| Seg { name, call: false })
+                    .collect();
+                for len in (2..=path.len()).rev() {
+                    if let Some(v) = self.attr_source(bound, &path[..len]) {
+                        self.out
+                            .defs
+                            .entry((name.clone(), line))
+                            .or_default()
+                            .join(&v.taint.concrete(), &self.tabs.trails);
+                        self.state.insert(name.clone(), v);
+                        break 'found;
+                    }
+                }
+            }
         }
     }
 
@@ -2145,8 +2207,10 @@ impl<'a, 't> Interp<'a, 't> {
             },
         );
         if let Some(c) = &canon {
+            // Bound under another name: the imported path's last name is the one the spec knows.
+            let name = c.last().map_or(parts.name.as_str(), |s| s.name.as_str());
             m.merge(spec.match_call(
-                &parts.name,
+                name,
                 &CallShape {
                     path: c,
                     receiver_type: None,
