@@ -74,17 +74,15 @@ struct Checker<'v> {
     vocab: &'v Vocabulary,
     rel: String,
     found: Vec<String>,
+    /// Whether a variable named `kind` holds a node kind: in files that read node kinds.
+    kind_idents: bool,
 }
 
-std::thread_local! {
-    /// Whether a variable named `kind` holds a node kind: in files that read node kinds
-    /// (`.kind()`); elsewhere `kind` is some other kind (of a source, a label).
-    static KIND_IDENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// True when an expression reads a node kind: `x.kind()` or a variable named `kind`.
-fn reads_kind(e: &syn::Expr) -> bool {
-    struct Mentions(bool);
+/// True when an expression reads a node kind: `x.kind()`, or (with `idents`, in files that read
+/// node kinds at all) a variable named `kind`; elsewhere `kind` is some other kind (of a source,
+/// a label).
+fn reads_kind(e: &syn::Expr, idents: bool) -> bool {
+    struct Mentions(bool, bool);
     impl<'ast> Visit<'ast> for Mentions {
         fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
             if c.method == "kind" {
@@ -93,32 +91,32 @@ fn reads_kind(e: &syn::Expr) -> bool {
             syn::visit::visit_expr_method_call(self, c);
         }
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
-            if i == "kind" && KIND_IDENTS.with(|k| k.get()) {
+            if i == "kind" && self.1 {
                 self.0 = true;
             }
         }
     }
-    let mut m = Mentions(false);
+    let mut m = Mentions(false, idents);
     m.visit_expr(e);
     m.0
 }
 
 /// The strings of `p` that stand where `scrutinee` reads a node kind: all of them, or for a
 /// tuple matched against a tuple, those in the positions that read a kind.
-fn kind_strings(scrutinee: &syn::Expr, p: &syn::Pat, out: &mut Vec<Lit>) {
+fn kind_strings(scrutinee: &syn::Expr, p: &syn::Pat, idents: bool, out: &mut Vec<Lit>) {
     match (scrutinee, p) {
         (syn::Expr::Tuple(t), syn::Pat::Tuple(pt)) => {
             for (e, q) in t.elems.iter().zip(pt.elems.iter()) {
-                kind_strings(e, q, out);
+                kind_strings(e, q, idents, out);
             }
         }
         (_, syn::Pat::Or(o)) => {
             for q in &o.cases {
-                kind_strings(scrutinee, q, out);
+                kind_strings(scrutinee, q, idents, out);
             }
         }
-        (syn::Expr::Paren(e), _) => kind_strings(&e.expr, p, out),
-        _ if reads_kind(scrutinee) => pattern_strings(p, out),
+        (syn::Expr::Paren(e), _) => kind_strings(&e.expr, p, idents, out),
+        _ if reads_kind(scrutinee, idents) => pattern_strings(p, out),
         _ => {}
     }
 }
@@ -216,7 +214,7 @@ impl<'ast> Visit<'ast> for Checker<'_> {
                     ..
                 }) = side
                 {
-                    if reads_kind(other) {
+                    if reads_kind(other, self.kind_idents) {
                         self.kind_position(&Lit::of(s));
                     }
                 }
@@ -228,7 +226,7 @@ impl<'ast> Visit<'ast> for Checker<'_> {
     fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
         for arm in &m.arms {
             let mut lits = Vec::new();
-            kind_strings(&m.expr, &arm.pat, &mut lits);
+            kind_strings(&m.expr, &arm.pat, self.kind_idents, &mut lits);
             for l in &lits {
                 self.kind_position(l);
             }
@@ -262,7 +260,7 @@ impl<'ast> Visit<'ast> for Checker<'_> {
         if name == "matches" {
             if let Ok(mm) = m.parse_body::<Matches>() {
                 let mut lits = Vec::new();
-                kind_strings(&mm.scrutinee, &mm.pattern, &mut lits);
+                kind_strings(&mm.scrutinee, &mm.pattern, self.kind_idents, &mut lits);
                 for l in &lits {
                     self.kind_position(l);
                 }
@@ -290,11 +288,11 @@ fn check(vocab: &Vocabulary, rel: &str, text: &str) -> Vec<String> {
         Ok(f) => f,
         Err(e) => return vec![format!("{rel}: does not parse: {e}")],
     };
-    KIND_IDENTS.with(|k| k.set(text.contains(".kind()")));
     let mut c = Checker {
         vocab,
         rel: rel.to_string(),
         found: Vec::new(),
+        kind_idents: text.contains(".kind()"),
     };
     c.visit_file(&file);
     c.found

@@ -1963,11 +1963,15 @@ fn analyze_function(
     }
     let types = std::mem::take(&mut declared.types);
     // The names a route handler destructures its request into are its locals.
-    if matches!(lang, Language::JavaScript | Language::TypeScript) {
-        if let Some(pattern) = func.and_then(|f| super::interp::js_request_pattern(file, f.node)) {
-            for (bound, _) in js_pattern_bindings(file, pattern) {
-                declared.locals.insert(file.node_text(bound).to_string());
-            }
+    let request_pattern = match lang {
+        Language::JavaScript | Language::TypeScript => {
+            func.and_then(|f| super::interp::js_request_pattern(file, f.node))
+        }
+        _ => None,
+    };
+    if let Some(pattern) = request_pattern {
+        for (bound, _) in js_pattern_bindings(file, pattern) {
+            declared.locals.insert(file.node_text(bound).to_string());
         }
     }
     let cx = FnCx {
@@ -2013,7 +2017,9 @@ fn analyze_function(
     match func {
         Some(f) => {
             interp.enter(&param_lines, &param_labels);
-            interp.enter_request_pattern(f.node);
+            if let Some(pattern) = request_pattern {
+                interp.enter_request_pattern(pattern);
+            }
             let cfg = build_cfg(file, f, cancel);
             interp.run_cfg(&cfg);
         }

@@ -239,14 +239,9 @@ impl<'a, 't> Interp<'a, 't> {
     /// `router.post(p, async ({ body: b }, res) => ..)`): each bound name is what `req.<name>`
     /// (`request.<name>`, Koa's `ctx.<name>`) would be, when a source names that path. Only
     /// for functions written as an argument of a route registration (`x.get(..)`, `x.post(..)`,
-    /// `x.use(..)`, ...), so a component's `({ query })` props are not taken for a request.
-    pub fn enter_request_pattern(&mut self, func: Node<'t>) {
-        if !matches!(self.cx.lang, Language::JavaScript | Language::TypeScript) {
-            return;
-        }
-        let Some(pattern) = js_request_pattern(self.cx.file, func) else {
-            return;
-        };
+    /// `x.use(..)`, ...), so a component's `({ query })` props are not taken for a request;
+    /// `pattern` is what [`js_request_pattern`] found.
+    pub fn enter_request_pattern(&mut self, pattern: Node<'t>) {
         let line = self.line_of(pattern);
         for (bound, props) in js_pattern_bindings(self.cx.file, pattern) {
             let name = self.cx.file.node_text(bound).to_string();
