@@ -1448,7 +1448,9 @@ pub fn executed_verdict(language: Language, a: &str, b: &str) -> Option<String> 
     let mut opts = EquivOptions::default();
     opts.diff.trials = 100;
     match classify_mutant(&case, &opts).deterministic {
-        Verdict::Equivalent | Verdict::LikelyEquivalent => Some(EQUIVALENT.to_string()),
+        Verdict::Equivalent | Verdict::BoundedEquivalent | Verdict::LikelyEquivalent => {
+            Some(EQUIVALENT.to_string())
+        }
         Verdict::NotEquivalent => Some(NOT_EQUIVALENT.to_string()),
         Verdict::Unknown => None,
     }

@@ -4,11 +4,17 @@
 //!
 //! 1. a normalisation proof (same language; [`crate::analysis::equiv::normal`]): verdict
 //!    `equivalent`, tier `confirmed`, method `normalisation`;
-//! 2. differential testing in a sandbox ([`sandbox`], harnesses from [`harness`], inputs from
+//! 2. a bounded symbolic check ([`crate::analysis::equiv::smt`], Z3): its candidate
+//!    counterexample is the first input executed in step 3 (method `symbolic` when it is the
+//!    one that differs); "no difference within the bounds" together with no difference in the
+//!    trials gives `bounded_equivalent`, tier `analyzer-only`, method `bounded_smt`, with the
+//!    bounds in the notes. Without execution the solver's answer is a note, or
+//!    `bounded_equivalent`;
+//! 3. differential testing in a sandbox ([`sandbox`], harnesses from [`harness`], inputs from
 //!    [`crate::analysis::equiv::inputs`]): the first counterexample gives `not_equivalent`,
 //!    tier `confirmed`, method `differential`; no difference after the trials gives
 //!    `likely_equivalent` (tier `analyzer-only` unless a stable LLM majority agrees);
-//! 3. the LLM (unless `--no-llm` or not configured): self-consistency samples of the
+//! 4. the LLM (unless `--no-llm` or not configured): self-consistency samples of the
 //!    `equivalence` / `equivalence_cross_language` prompts. It never overrides a proof or a
 //!    counterexample; an LLM `not_equivalent` without a counterexample is `llm-only`.
 //!
@@ -23,6 +29,7 @@ use super::harness;
 use super::sandbox::{self, Limits, TempDir};
 use crate::analysis::equiv::inputs::generate;
 use crate::analysis::equiv::normal::prove_program_equivalent;
+use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
 use crate::analysis::equiv::types::{common_domain, select_function, signature, Signature};
 use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
 use crate::analysis::equiv::Verdict;
@@ -252,7 +259,21 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             };
         }
     };
-    let inputs = generate(&doms, opts.trials.max(1), opts.seed);
+    let symbolic = symbolic(a, b, &doms);
+    let mut inputs = generate(&doms, opts.trials.max(1), opts.seed);
+    // The solver's candidate counterexample runs first; it counts only if execution confirms it.
+    let smt_input = match &symbolic {
+        Symbolic::Counterexample(v) => {
+            inputs.retain(|x| x != v);
+            inputs.insert(0, v.clone());
+            Some(0)
+        }
+        Symbolic::Bounded(_) => None,
+        Symbolic::Unknown(why) => {
+            notes.push(format!("no bounded symbolic check: {why}"));
+            None
+        }
+    };
     let (oa, ob) = std::thread::scope(|s| {
         let ha = s.spawn(|| run_side_cached(a, &inputs, opts.limits));
         let rb = run_side_cached(b, &inputs, opts.limits);
@@ -315,13 +336,19 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
                     continue;
                 }
                 trials += 1;
+                let from_solver = smt_input == Some(i);
                 return Deterministic {
                     verdict: Verdict::NotEquivalent,
-                    method: "differential",
+                    method: if from_solver {
+                        "symbolic"
+                    } else {
+                        "differential"
+                    },
                     counterexample: Some(json!({
                         "inputs": inp.iter().map(Value::to_json).collect::<Vec<_>>(),
                         "a": x.to_json(),
                         "b": y.to_json(),
+                        "origin": if from_solver { "smt" } else { "generated" },
                     })),
                     trials,
                     notes,
@@ -337,7 +364,46 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             "{ub_inputs} input(s) on which the sides differed were discarded: valgrind's memcheck reports undefined behaviour"
         ));
     }
-    Deterministic::no_difference(trials, notes)
+    match symbolic {
+        Symbolic::Bounded(bounds) if trials > 0 => {
+            notes.push(bounded_note(bounds));
+            Deterministic {
+                verdict: Verdict::BoundedEquivalent,
+                method: "bounded_smt",
+                counterexample: None,
+                trials,
+                notes,
+            }
+        }
+        Symbolic::Counterexample(_) => {
+            notes.push("the solver's candidate counterexample gave the same result when executed (a construct the symbolic model does not capture); no bounded verdict".into());
+            Deterministic::no_difference(trials, notes)
+        }
+        _ => Deterministic::no_difference(trials, notes),
+    }
+}
+
+/// What a bounded verdict covers, in words.
+fn bounded_note(b: Bounds) -> String {
+    format!(
+        "bounded check (Z3): no difference for any input whose loops run at most {} iterations, whose calls nest at most {} deep and whose lists have at most {} elements; machine integers at their real width",
+        b.unroll, b.depth, b.max_len
+    )
+}
+
+/// The bounded symbolic check of the two sides ([`crate::analysis::equiv::smt`]).
+fn symbolic(a: &Side, b: &Side, doms: &[crate::analysis::equiv::types::Dom]) -> Symbolic {
+    let fa = ParsedFile::parse(a.language, a.text.clone());
+    let fb = ParsedFile::parse(b.language, b.text.clone());
+    match (reselect(&fa, &a.sig), reselect(&fb, &b.sig)) {
+        (Ok(ga), Ok(gb)) => smt::check(
+            (&fa, &ga, &a.sig),
+            (&fb, &gb, &b.sig),
+            doms,
+            Bounds::default(),
+        ),
+        (Err(e), _) | (_, Err(e)) => Symbolic::Unknown(e),
+    }
 }
 
 pub(crate) fn python_exe() -> String {
@@ -845,7 +911,10 @@ pub fn decide(
         Some(l) if l.failed => LlmStance::Failed,
         Some(l) if !l.stable => LlmStance::Unstable,
         Some(l) => match (l.majority, det.verdict) {
-            (Some(true), Verdict::Equivalent | Verdict::LikelyEquivalent) => LlmStance::Agrees,
+            (
+                Some(true),
+                Verdict::Equivalent | Verdict::BoundedEquivalent | Verdict::LikelyEquivalent,
+            ) => LlmStance::Agrees,
             (Some(false), Verdict::NotEquivalent) => LlmStance::Agrees,
             (None, _) => LlmStance::Failed,
             _ => LlmStance::Disagrees,
@@ -860,7 +929,7 @@ pub fn decide(
             });
             (det.verdict, Some(t), det.method)
         }
-        Verdict::LikelyEquivalent => {
+        Verdict::BoundedEquivalent | Verdict::LikelyEquivalent => {
             let t = decide_tier(&Evidence {
                 origin: Origin::Analyzer,
                 llm: stance,
@@ -1007,14 +1076,32 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
             (Err(e), _) | (_, Err(e)) => notes.push(e),
         }
     }
+    let mut method = if verdict == Verdict::Equivalent {
+        "normalisation"
+    } else {
+        "none"
+    };
+    if verdict == Verdict::Unknown {
+        // The bounded symbolic check runs nothing, so it may answer without consent to execute;
+        // its counterexample cannot be confirmed here and stays a note.
+        match common_domain(&a.sig, &b.sig).map(|d| symbolic(a, b, &d)) {
+            Ok(Symbolic::Bounded(bounds)) => {
+                verdict = Verdict::BoundedEquivalent;
+                method = "bounded_smt";
+                notes.push(bounded_note(bounds));
+            }
+            Ok(Symbolic::Counterexample(v)) => notes.push(format!(
+                "the bounded check (Z3) found a candidate counterexample, not executed: inputs {}",
+                Json::Array(v.iter().map(Value::to_json).collect())
+            )),
+            Ok(Symbolic::Unknown(why)) => notes.push(format!("no bounded symbolic check: {why}")),
+            Err(e) => notes.push(e),
+        }
+    }
     notes.push("differential testing not run (execution disabled)".to_string());
     Deterministic {
         verdict,
-        method: if verdict == Verdict::Equivalent {
-            "normalisation"
-        } else {
-            "none"
-        },
+        method,
         counterexample: None,
         trials: 0,
         notes,

@@ -68,7 +68,10 @@ impl Tally {
         }
         if equivalent {
             self.eq_total += 1;
-            if verdict == "equivalent" || verdict == "likely_equivalent" {
+            if matches!(
+                verdict,
+                "equivalent" | "bounded_equivalent" | "likely_equivalent"
+            ) {
                 self.eq_right += 1;
             }
         } else {

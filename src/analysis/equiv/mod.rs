@@ -4,9 +4,11 @@
 //! module stays pure and deterministic.
 
 pub mod inputs;
+pub mod lower;
 pub mod mutant;
 pub mod normal;
 pub mod program;
+pub mod smt;
 pub mod types;
 pub mod value;
 
@@ -32,6 +34,9 @@ pub enum Verdict {
     Equivalent,
     /// Refuted by an executed counterexample.
     NotEquivalent,
+    /// The bounded symbolic check found no difference within its bounds (loops unrolled, list
+    /// lengths, call depth), and the trials found none either.
+    BoundedEquivalent,
     /// Many trials found no difference.
     LikelyEquivalent,
     Unknown,
@@ -42,6 +47,7 @@ impl Verdict {
         match self {
             Verdict::Equivalent => "equivalent",
             Verdict::NotEquivalent => "not_equivalent",
+            Verdict::BoundedEquivalent => "bounded_equivalent",
             Verdict::LikelyEquivalent => "likely_equivalent",
             Verdict::Unknown => "unknown",
         }

@@ -323,7 +323,7 @@ pub fn parse_pit(xml: &str) -> Vec<PitMutation> {
 }
 
 /// Right/wrong counts of a classification run against known labels. A verdict is right on an
-/// equivalent mutant when it is `equivalent` or `likely_equivalent`, on a non-equivalent one
+/// equivalent mutant when it is `equivalent`, `bounded_equivalent` or `likely_equivalent`, on a non-equivalent one
 /// when it is `not_equivalent`; `unknown` is wrong on both and also counted on its own.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Tally {
@@ -351,7 +351,10 @@ impl Tally {
         }
         if equivalent {
             self.eq_total += 1;
-            if matches!(verdict, "equivalent" | "likely_equivalent") {
+            if matches!(
+                verdict,
+                "equivalent" | "bounded_equivalent" | "likely_equivalent"
+            ) {
                 self.eq_right += 1;
             }
         } else {

@@ -281,6 +281,7 @@ vocabulary! {
     PRIMITIVE_TYPE = "primitive_type" [C Cpp Solidity];
     PRINT_STATEMENT = "print_statement" [Python];
     PRIVATE_PROPERTY_IDENTIFIER = "private_property_identifier" [JavaScript TypeScript];
+    PROGRAM = "program" [Java JavaScript TypeScript];
     PROPERTY_IDENTIFIER = "property_identifier" [JavaScript TypeScript];
     PUBLIC_FIELD_DEFINITION = "public_field_definition" [TypeScript];
     QUALIFIED_IDENTIFIER = "qualified_identifier" [Cpp];
@@ -310,6 +311,7 @@ vocabulary! {
     SHORTHAND_PROPERTY_IDENTIFIER_PATTERN = "shorthand_property_identifier_pattern" [JavaScript TypeScript];
     SIZED_TYPE_SPECIFIER = "sized_type_specifier" [C Cpp];
     SIZEOF_EXPRESSION = "sizeof_expression" [C Cpp];
+    SLICE = "slice" [Python];
     SLICE_ACCESS = "slice_access" [Solidity];
     SPREAD_PARAMETER = "spread_parameter" [Java];
     STATE_LOCATION = "state_location" [Solidity];

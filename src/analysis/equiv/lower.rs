@@ -1,0 +1,1096 @@
+//! Functions over integers, booleans and arrays of them, lowered once from Python, Java, C and
+//! C++ syntax into one small imperative language, so the bounded equivalence check
+//! ([`super::smt`]) is written once for every language.
+//!
+//! Lowering is exact or refused: any construct whose meaning the language below cannot state
+//! (floating point, strings, objects, fields, aliasing of arrays, calls of unknown functions,
+//! side effects inside expressions, exceptions caught, ...) makes [`lower_function`] return an
+//! error naming it, and no symbolic verdict is given.
+
+use super::types::{parse_type, Signature, Ty};
+use crate::syntax::functions::Function;
+use crate::syntax::lang::{field, kind};
+use crate::syntax::{Language, ParsedFile};
+use std::collections::BTreeMap;
+use tree_sitter::Node;
+
+/// Whose rules the operations follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sem {
+    /// Unbounded integers, floor division, negative indices, exceptions.
+    Python,
+    /// Two's complement wrapping, truncating division, exceptions on zero division and bad indices.
+    Java,
+    /// C and C++: wrapping unsigned arithmetic; signed overflow, zero division, out-of-range
+    /// shifts and out-of-bounds indices are undefined behaviour.
+    C,
+}
+
+/// A value type of the lowered language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum STy {
+    /// A machine integer of this width.
+    Int {
+        bits: u32,
+        signed: bool,
+    },
+    /// Python's unbounded integer.
+    Math,
+    Bool,
+    Array(Box<STy>),
+}
+
+impl STy {
+    /// The lowered type of a declared type, if it is one the lowered language has.
+    pub fn from_ty(ty: &Ty, sem: Sem) -> Option<STy> {
+        Some(match ty {
+            Ty::Int { bits, signed } => STy::Int {
+                bits: u32::from(*bits),
+                signed: *signed,
+            },
+            Ty::BigInt => STy::Math,
+            Ty::Unknown if sem == Sem::Python => STy::Math,
+            Ty::Bool => STy::Bool,
+            Ty::List(inner) => {
+                let e = STy::from_ty(inner, sem)?;
+                if matches!(e, STy::Array(_)) {
+                    return None;
+                }
+                STy::Array(Box::new(e))
+            }
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    /// Truncating (Java, C) or floor (Python `//`) division, by the semantics.
+    Div,
+    /// Remainder (Java, C `%`) or Python's modulo, by the semantics.
+    Rem,
+    Shl,
+    Shr,
+    /// Java's `>>>`.
+    UShr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// An expression. Expressions have no side effects except the errors they raise.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ex {
+    Lit(i128),
+    BoolLit(bool),
+    Var(String),
+    Bin(Op, Box<Ex>, Box<Ex>),
+    Not(Box<Ex>),
+    Neg(Box<Ex>),
+    BitNot(Box<Ex>),
+    /// Short-circuit `&&`/`and` (Python's `and` yields an operand).
+    And(Box<Ex>, Box<Ex>),
+    Or(Box<Ex>, Box<Ex>),
+    Cond(Box<Ex>, Box<Ex>, Box<Ex>),
+    Index(Box<Ex>, Box<Ex>),
+    Len(Box<Ex>),
+    /// A function of the same file, or a built-in (`abs`, `min`, `max`).
+    Call(String, Vec<Ex>),
+    Cast(STy, Box<Ex>),
+}
+
+/// An assignment target.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Place {
+    Var(String),
+    Index(String, Ex),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum St {
+    /// A declaration with an optional declared type and initial value.
+    Decl(String, Option<STy>, Option<Ex>),
+    Assign(Place, Ex),
+    If(Ex, Vec<St>, Vec<St>),
+    /// `while`, `for` (with its update) and `do`/`while` (`test_first == false`).
+    Loop {
+        cond: Ex,
+        body: Vec<St>,
+        update: Vec<St>,
+        test_first: bool,
+    },
+    Return(Option<Ex>),
+    Break,
+    Continue,
+    /// A call whose result is dropped.
+    Call(Ex),
+}
+
+/// One lowered function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LFunc {
+    pub name: String,
+    pub params: Vec<(String, STy)>,
+    /// The declared return type (`None`: undeclared (Python) or `void`).
+    pub ret: Option<STy>,
+    pub body: Vec<St>,
+}
+
+/// A lowered file: the entry, the other functions it may call, and named constants.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub sem: Sem,
+    pub entry: LFunc,
+    pub functions: BTreeMap<String, LFunc>,
+    /// Named integer constants (Java `static final`, C `#define`, Python module-level names
+    /// assigned once to a literal).
+    pub constants: BTreeMap<String, i128>,
+}
+
+fn sem_of(lang: Language) -> Option<Sem> {
+    match lang {
+        Language::Python => Some(Sem::Python),
+        Language::Java => Some(Sem::Java),
+        Language::C | Language::Cpp => Some(Sem::C),
+        _ => None,
+    }
+}
+
+type R<T> = Result<T, String>;
+
+struct Lower<'a> {
+    file: &'a ParsedFile,
+    sem: Sem,
+    lang: Language,
+    fresh: usize,
+}
+
+/// Lowers the entry function `entry` (with its signature) and every other function of the file.
+/// A helper that does not lower is left out; a call of it then fails the entry's lowering.
+pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) -> R<Program> {
+    let sem = sem_of(file.language).ok_or("language not supported by the symbolic check")?;
+    if file.has_errors() {
+        return Err("the file has syntax errors".into());
+    }
+    let mut lw = Lower {
+        file,
+        sem,
+        lang: file.language,
+        fresh: 0,
+    };
+    let constants = lw.constants()?;
+    let mut params = Vec::new();
+    for raw in &sig.raw {
+        let ty = match raw.role {
+            super::types::Role::Value(i) => STy::from_ty(&sig.params[i].ty, sem)
+                .ok_or_else(|| format!("parameter `{}` has an unsupported type", raw.name))?,
+            super::types::Role::LenOf(_) => {
+                let t = parse_type(file.language, &raw.decl);
+                STy::from_ty(&t, sem)
+                    .filter(|t| matches!(t, STy::Int { .. }))
+                    .ok_or_else(|| format!("length `{}` has an unsupported type", raw.name))?
+            }
+        };
+        params.push((raw.name.clone(), ty));
+    }
+    let ret = lw.ret_type(&sig.ret, &sig.ret_decl)?;
+    let body = entry.body.ok_or("the function has no body")?;
+    let entry_l = LFunc {
+        name: entry.simple_name.clone(),
+        params,
+        ret,
+        body: lw.block(body)?,
+    };
+    let mut functions = BTreeMap::new();
+    for f in file.functions() {
+        if f.node == entry.node || f.simple_name.starts_with('<') {
+            continue;
+        }
+        if let Ok(l) = lw.helper(f) {
+            // Overloads share a name: such calls are refused rather than guessed.
+            if functions.insert(l.name.clone(), l).is_some() {
+                functions.remove(&f.simple_name);
+            }
+        }
+    }
+    Ok(Program {
+        sem,
+        entry: entry_l,
+        functions,
+        constants,
+    })
+}
+
+impl<'a> Lower<'a> {
+    fn text(&self, n: Node<'_>) -> &'a str {
+        self.file.text.get(n.byte_range()).unwrap_or("")
+    }
+
+    fn ret_type(&self, ret: &Ty, decl: &str) -> R<Option<STy>> {
+        match ret {
+            Ty::Void => Ok(None),
+            Ty::Unknown if decl.is_empty() && self.sem == Sem::Python => Ok(None),
+            t => STy::from_ty(t, self.sem)
+                .map(Some)
+                .ok_or_else(|| format!("unsupported return type `{decl}`")),
+        }
+    }
+
+    fn helper(&mut self, f: &Function<'_>) -> R<LFunc> {
+        let sig = super::types::signature(self.file, f)?;
+        if sig
+            .raw
+            .iter()
+            .any(|r| matches!(r.role, super::types::Role::LenOf(_)))
+        {
+            // C pointer + length: inside the file a helper is called with both, as written.
+            let mut params = Vec::new();
+            for raw in &sig.raw {
+                let t = parse_type(self.lang, &raw.decl);
+                params.push((
+                    raw.name.clone(),
+                    STy::from_ty(&t, self.sem).ok_or("unsupported parameter")?,
+                ));
+            }
+            let ret = self.ret_type(&sig.ret, &sig.ret_decl)?;
+            let body = self.block(f.body.ok_or("no body")?)?;
+            return Ok(LFunc {
+                name: f.simple_name.clone(),
+                params,
+                ret,
+                body,
+            });
+        }
+        if sig.has_receiver {
+            return Err("methods with a receiver are not lowered".into());
+        }
+        let params = sig
+            .params
+            .iter()
+            .map(|p| {
+                STy::from_ty(&p.ty, self.sem)
+                    .map(|t| (p.name.clone(), t))
+                    .ok_or_else(|| "unsupported parameter".to_string())
+            })
+            .collect::<R<Vec<_>>>()?;
+        let ret = self.ret_type(&sig.ret, &sig.ret_decl)?;
+        let body = self.block(f.body.ok_or("no body")?)?;
+        Ok(LFunc {
+            name: f.simple_name.clone(),
+            params,
+            ret,
+            body,
+        })
+    }
+
+    /// Named integer constants of the file; any other top-level state refuses the lowering
+    /// when a function reads it (the name is then unknown).
+    fn constants(&mut self) -> R<BTreeMap<String, i128>> {
+        let mut out = BTreeMap::new();
+        let mut assigned: BTreeMap<String, usize> = BTreeMap::new();
+        let root = self.file.root();
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                kind::PREPROC_DEF => {
+                    if let (Some(name), Some(value)) = (
+                        n.child_by_field_name(field::NAME),
+                        n.child_by_field_name(field::VALUE),
+                    ) {
+                        if let Some(v) = int_literal(self.text(value).trim(), self.sem) {
+                            out.insert(self.text(name).to_string(), v);
+                        }
+                    }
+                }
+                kind::FIELD_DECLARATION if self.lang == Language::Java => {
+                    let mods = (0..n.named_child_count())
+                        .filter_map(|i| n.named_child(i))
+                        .find(|c| c.kind() == kind::MODIFIERS)
+                        .map(|m| self.text(m))
+                        .unwrap_or("");
+                    if mods.contains("static") && mods.contains("final") {
+                        let mut cur = n.walk();
+                        for d in n.children_by_field_name(field::DECLARATOR, &mut cur) {
+                            if let (Some(name), Some(value)) = (
+                                d.child_by_field_name(field::NAME),
+                                d.child_by_field_name(field::VALUE),
+                            ) {
+                                if let Ok(v) = self.const_expr(value) {
+                                    out.insert(self.text(name).to_string(), v);
+                                }
+                            }
+                        }
+                    }
+                }
+                kind::CLASS_DECLARATION | kind::CLASS_BODY | kind::PROGRAM => {
+                    for i in 0..n.named_child_count() {
+                        stack.extend(n.named_child(i));
+                    }
+                }
+                kind::MODULE => {
+                    for i in 0..n.named_child_count() {
+                        stack.extend(n.named_child(i));
+                    }
+                }
+                kind::EXPRESSION_STATEMENT if self.lang == Language::Python => {
+                    if let Some(a) = n.named_child(0).filter(|a| a.kind() == kind::ASSIGNMENT) {
+                        if let Some(l) = a
+                            .child_by_field_name(field::LEFT)
+                            .filter(|l| l.kind() == kind::IDENTIFIER)
+                        {
+                            let name = self.text(l).to_string();
+                            *assigned.entry(name.clone()).or_default() += 1;
+                            if let Some(v) = a
+                                .child_by_field_name(field::RIGHT)
+                                .and_then(|r| self.const_expr(r).ok())
+                            {
+                                out.insert(name, v);
+                            }
+                        }
+                    }
+                }
+                kind::TRANSLATION_UNIT => {
+                    for i in 0..n.named_child_count() {
+                        stack.extend(n.named_child(i));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A Python module name bound twice (or by `global` inside a function) is state.
+        for (name, count) in assigned {
+            if count > 1 || self.file.text.contains(&format!("global {name}")) {
+                out.remove(&name);
+            }
+        }
+        Ok(out)
+    }
+
+    fn const_expr(&self, n: Node<'_>) -> R<i128> {
+        match n.kind() {
+            kind::UNARY_EXPRESSION | kind::UNARY_OPERATOR => {
+                let arg = n
+                    .child_by_field_name(field::OPERAND)
+                    .or_else(|| n.child_by_field_name(field::ARGUMENT))
+                    .ok_or("no operand")?;
+                let op = n
+                    .child_by_field_name(field::OPERATOR)
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                match op {
+                    "-" => self.const_expr(arg).map(|v| -v),
+                    "+" => self.const_expr(arg),
+                    _ => Err("not a constant".into()),
+                }
+            }
+            _ => int_literal(self.text(n), self.sem).ok_or_else(|| "not a constant".into()),
+        }
+    }
+
+    fn fresh(&mut self, what: &str) -> String {
+        self.fresh += 1;
+        format!("%{what}{}", self.fresh)
+    }
+
+    /// A block or a single statement.
+    fn block(&mut self, n: Node<'_>) -> R<Vec<St>> {
+        let mut out = Vec::new();
+        match n.kind() {
+            kind::BLOCK | kind::COMPOUND_STATEMENT => {
+                let mut cur = n.walk();
+                for c in n.named_children(&mut cur) {
+                    self.stmt(c, &mut out)?;
+                }
+            }
+            _ => self.stmt(n, &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, n: Node<'_>, out: &mut Vec<St>) -> R<()> {
+        match n.kind() {
+            kind::COMMENT | kind::LINE_COMMENT | kind::BLOCK_COMMENT | kind::PASS_STATEMENT => {}
+            kind::BLOCK | kind::COMPOUND_STATEMENT => out.extend(self.block(n)?),
+            kind::EXPRESSION_STATEMENT => {
+                let Some(e) = n.named_child(0) else {
+                    return Ok(()); // `;`
+                };
+                self.effect(e, out)?;
+            }
+            kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => self.decl(n, out)?,
+            kind::RETURN_STATEMENT => {
+                let v = match n.named_child(0) {
+                    Some(e) => Some(self.expr(e)?),
+                    None => None,
+                };
+                out.push(St::Return(v));
+            }
+            kind::BREAK_STATEMENT => {
+                if n.named_child_count() > 0 {
+                    return Err("labelled break".into());
+                }
+                out.push(St::Break)
+            }
+            kind::CONTINUE_STATEMENT => {
+                if n.named_child_count() > 0 {
+                    return Err("labelled continue".into());
+                }
+                out.push(St::Continue)
+            }
+            kind::IF_STATEMENT => out.push(self.if_stmt(n)?),
+            kind::WHILE_STATEMENT => {
+                if self.lang == Language::Python
+                    && n.child_by_field_name(field::ALTERNATIVE).is_some()
+                {
+                    return Err("while/else".into());
+                }
+                let cond =
+                    self.cond_expr(n.child_by_field_name(field::CONDITION).ok_or("while")?)?;
+                let body = self.block(n.child_by_field_name(field::BODY).ok_or("while")?)?;
+                out.push(St::Loop {
+                    cond,
+                    body,
+                    update: vec![],
+                    test_first: true,
+                });
+            }
+            kind::DO_STATEMENT => {
+                let cond = self.cond_expr(n.child_by_field_name(field::CONDITION).ok_or("do")?)?;
+                let body = self.block(n.child_by_field_name(field::BODY).ok_or("do")?)?;
+                out.push(St::Loop {
+                    cond,
+                    body,
+                    update: vec![],
+                    test_first: false,
+                });
+            }
+            kind::FOR_STATEMENT if self.lang == Language::Python => self.py_for(n, out)?,
+            kind::FOR_STATEMENT => {
+                // Java: `init` (several), C: `initializer`.
+                let mut cur = n.walk();
+                let inits: Vec<Node> = n
+                    .children_by_field_name(field::INIT, &mut cur)
+                    .chain(n.child_by_field_name(field::INITIALIZER))
+                    .collect();
+                let mut scope = Vec::new();
+                for i in inits {
+                    match i.kind() {
+                        kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => {
+                            self.decl(i, &mut scope)?
+                        }
+                        _ => self.effect(i, &mut scope)?,
+                    }
+                }
+                let cond = match n.child_by_field_name(field::CONDITION) {
+                    Some(c) => self.cond_expr(c)?,
+                    None => Ex::BoolLit(true),
+                };
+                let mut update = Vec::new();
+                let mut cur = n.walk();
+                let updates: Vec<Node> =
+                    n.children_by_field_name(field::UPDATE, &mut cur).collect();
+                for u in updates {
+                    self.effect(u, &mut update)?;
+                }
+                let body = self.block(n.child_by_field_name(field::BODY).ok_or("for")?)?;
+                scope.push(St::Loop {
+                    cond,
+                    body,
+                    update,
+                    test_first: true,
+                });
+                // The scope of the loop's declarations: the names are renamed by nothing, but
+                // a later declaration of the same name shadows them, which is what C and Java
+                // allow.
+                out.extend(scope);
+            }
+            kind::ENHANCED_FOR_STATEMENT => {
+                let name = self.text(n.child_by_field_name(field::NAME).ok_or("for")?);
+                let arr = self.expr(n.child_by_field_name(field::VALUE).ok_or("for")?)?;
+                let ty = n
+                    .child_by_field_name(field::TYPE)
+                    .map(|t| parse_type(self.lang, self.text(t)))
+                    .and_then(|t| STy::from_ty(&t, self.sem));
+                let body = self.block(n.child_by_field_name(field::BODY).ok_or("for")?)?;
+                self.index_loop(name, ty, arr, body, out);
+            }
+            k => return Err(format!("unsupported statement `{k}`")),
+        }
+        Ok(())
+    }
+
+    /// `for x in ITER:` over `range(..)` or a list parameter.
+    fn py_for(&mut self, n: Node<'_>, out: &mut Vec<St>) -> R<()> {
+        if n.child_by_field_name(field::ALTERNATIVE).is_some() {
+            return Err("for/else".into());
+        }
+        let left = n.child_by_field_name(field::LEFT).ok_or("for")?;
+        if left.kind() != kind::IDENTIFIER {
+            return Err("for with a pattern target".into());
+        }
+        let name = self.text(left);
+        let right = n.child_by_field_name(field::RIGHT).ok_or("for")?;
+        let body = self.block(n.child_by_field_name(field::BODY).ok_or("for")?)?;
+        if right.kind() == kind::CALL
+            && right
+                .child_by_field_name(field::FUNCTION)
+                .is_some_and(|f| self.text(f) == "range")
+        {
+            let args = self.call_args(right)?;
+            let (start, stop, step) = match args.len() {
+                1 => (Ex::Lit(0), args[0].clone(), 1),
+                2 => (args[0].clone(), args[1].clone(), 1),
+                3 => match &args[2] {
+                    Ex::Lit(s) if *s != 0 => (args[0].clone(), args[1].clone(), *s),
+                    Ex::Neg(b) if matches!(**b, Ex::Lit(s) if s != 0) => {
+                        let Ex::Lit(s) = **b else { unreachable!() };
+                        (args[0].clone(), args[1].clone(), -s)
+                    }
+                    _ => return Err("range with a step that is not a literal".into()),
+                },
+                _ => return Err("range arity".into()),
+            };
+            let it = self.fresh("it");
+            let end = self.fresh("end");
+            out.push(St::Decl(it.clone(), None, Some(start)));
+            out.push(St::Decl(end.clone(), None, Some(stop)));
+            let cond = Ex::Bin(
+                if step > 0 { Op::Lt } else { Op::Gt },
+                Box::new(Ex::Var(it.clone())),
+                Box::new(Ex::Var(end)),
+            );
+            let mut b = vec![St::Assign(
+                Place::Var(name.to_string()),
+                Ex::Var(it.clone()),
+            )];
+            b.extend(body);
+            out.push(St::Loop {
+                cond,
+                body: b,
+                update: vec![St::Assign(
+                    Place::Var(it.clone()),
+                    Ex::Bin(Op::Add, Box::new(Ex::Var(it)), Box::new(Ex::Lit(step))),
+                )],
+                test_first: true,
+            });
+            return Ok(());
+        }
+        let arr = self.expr(right)?;
+        if !matches!(arr, Ex::Var(_)) {
+            return Err("for over something other than range() or a list".into());
+        }
+        self.index_loop(name, None, arr, body, out);
+        Ok(())
+    }
+
+    fn index_loop(
+        &mut self,
+        name: &str,
+        ty: Option<STy>,
+        arr: Ex,
+        body: Vec<St>,
+        out: &mut Vec<St>,
+    ) {
+        let it = self.fresh("it");
+        out.push(St::Decl(
+            it.clone(),
+            Some(STy::Int {
+                bits: 32,
+                signed: true,
+            }),
+            Some(Ex::Lit(0)),
+        ));
+        let mut b = vec![St::Decl(
+            name.to_string(),
+            ty,
+            Some(Ex::Index(
+                Box::new(arr.clone()),
+                Box::new(Ex::Var(it.clone())),
+            )),
+        )];
+        b.extend(body);
+        out.push(St::Loop {
+            cond: Ex::Bin(
+                Op::Lt,
+                Box::new(Ex::Var(it.clone())),
+                Box::new(Ex::Len(Box::new(arr))),
+            ),
+            body: b,
+            update: vec![St::Assign(
+                Place::Var(it.clone()),
+                Ex::Bin(Op::Add, Box::new(Ex::Var(it)), Box::new(Ex::Lit(1))),
+            )],
+            test_first: true,
+        });
+    }
+
+    fn if_stmt(&mut self, n: Node<'_>) -> R<St> {
+        let cond = self.cond_expr(n.child_by_field_name(field::CONDITION).ok_or("if")?)?;
+        let then = self.block(n.child_by_field_name(field::CONSEQUENCE).ok_or("if")?)?;
+        let mut cur = n.walk();
+        let alts: Vec<Node> = n
+            .children_by_field_name(field::ALTERNATIVE, &mut cur)
+            .collect();
+        let els = self.alternatives(&alts)?;
+        Ok(St::If(cond, then, els))
+    }
+
+    /// Python's `elif`/`else` chain, C's `else_clause`, Java's plain statement.
+    fn alternatives(&mut self, alts: &[Node<'_>]) -> R<Vec<St>> {
+        let Some((first, rest)) = alts.split_first() else {
+            return Ok(vec![]);
+        };
+        match first.kind() {
+            kind::ELIF_CLAUSE => {
+                let cond =
+                    self.cond_expr(first.child_by_field_name(field::CONDITION).ok_or("elif")?)?;
+                let then = self.block(
+                    first
+                        .child_by_field_name(field::CONSEQUENCE)
+                        .ok_or("elif")?,
+                )?;
+                Ok(vec![St::If(cond, then, self.alternatives(rest)?)])
+            }
+            kind::ELSE_CLAUSE => {
+                let body = first
+                    .child_by_field_name(field::BODY)
+                    .or_else(|| first.named_child(0))
+                    .ok_or("else")?;
+                self.block(body)
+            }
+            _ => self.block(*first),
+        }
+    }
+
+    /// A condition, without the parentheses C and Java put around it.
+    fn cond_expr(&mut self, n: Node<'_>) -> R<Ex> {
+        self.expr(n)
+    }
+
+    fn decl(&mut self, n: Node<'_>, out: &mut Vec<St>) -> R<()> {
+        let ty_node = n.child_by_field_name(field::TYPE).ok_or("declaration")?;
+        let base = self.text(ty_node);
+        let text = self.text(n);
+        if text.contains("static ") {
+            return Err("static local variable".into());
+        }
+        let mut cur = n.walk();
+        let decls: Vec<Node> = n
+            .children_by_field_name(field::DECLARATOR, &mut cur)
+            .collect();
+        for d in decls {
+            let (name_node, value, array) = match d.kind() {
+                kind::VARIABLE_DECLARATOR => (
+                    d.child_by_field_name(field::NAME).ok_or("declarator")?,
+                    d.child_by_field_name(field::VALUE),
+                    d.child_by_field_name(field::DIMENSIONS).is_some(),
+                ),
+                kind::INIT_DECLARATOR => {
+                    let inner = d
+                        .child_by_field_name(field::DECLARATOR)
+                        .ok_or("declarator")?;
+                    (inner, d.child_by_field_name(field::VALUE), false)
+                }
+                _ => (d, None, false),
+            };
+            if name_node.kind() != kind::IDENTIFIER || array {
+                return Err("declarator other than a plain name".into());
+            }
+            let ty = STy::from_ty(&parse_type(self.lang, base), self.sem)
+                .ok_or_else(|| format!("unsupported local type `{base}`"))?;
+            if matches!(ty, STy::Array(_)) {
+                return Err("local arrays".into());
+            }
+            let v = match value {
+                Some(v) => Some(self.expr(v)?),
+                None => None,
+            };
+            out.push(St::Decl(self.text(name_node).to_string(), Some(ty), v));
+        }
+        Ok(())
+    }
+
+    /// An expression evaluated for its effect: assignments, `++`/`--`, calls.
+    fn effect(&mut self, n: Node<'_>, out: &mut Vec<St>) -> R<()> {
+        match n.kind() {
+            kind::ASSIGNMENT | kind::ASSIGNMENT_EXPRESSION | kind::AUGMENTED_ASSIGNMENT => {
+                let left = n.child_by_field_name(field::LEFT).ok_or("assignment")?;
+                let right = n.child_by_field_name(field::RIGHT).ok_or("assignment")?;
+                if n.kind() == kind::ASSIGNMENT && n.child_by_field_name(field::TYPE).is_some() {
+                    return Err("annotated assignment".into());
+                }
+                let op = n
+                    .child_by_field_name(field::OPERATOR)
+                    .map(|o| self.text(o))
+                    .unwrap_or("=");
+                let place = self.place(left)?;
+                let value = self.expr(right)?;
+                let value = if op == "=" {
+                    value
+                } else {
+                    let bin = op.strip_suffix('=').ok_or("assignment operator")?;
+                    let cur = place_expr(&place);
+                    self.binary(bin, cur, value)?
+                };
+                out.push(St::Assign(place, value));
+            }
+            kind::UPDATE_EXPRESSION => {
+                let arg = n
+                    .child_by_field_name(field::ARGUMENT)
+                    .or_else(|| n.named_child(0))
+                    .ok_or("update")?;
+                let inc = self.text(n).contains("++");
+                let place = self.place(arg)?;
+                let cur = place_expr(&place);
+                out.push(St::Assign(
+                    place,
+                    Ex::Bin(
+                        if inc { Op::Add } else { Op::Sub },
+                        Box::new(cur),
+                        Box::new(Ex::Lit(1)),
+                    ),
+                ));
+            }
+            kind::CALL | kind::CALL_EXPRESSION | kind::METHOD_INVOCATION => {
+                out.push(St::Call(self.expr(n)?));
+            }
+            kind::PARENTHESIZED_EXPRESSION => {
+                self.effect(n.named_child(0).ok_or("parentheses")?, out)?
+            }
+            kind::COMMA_EXPRESSION => {
+                self.effect(n.child_by_field_name(field::LEFT).ok_or("comma")?, out)?;
+                self.effect(n.child_by_field_name(field::RIGHT).ok_or("comma")?, out)?;
+            }
+            k => return Err(format!("unsupported expression statement `{k}`")),
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, n: Node<'_>) -> R<Place> {
+        match n.kind() {
+            kind::IDENTIFIER => Ok(Place::Var(self.text(n).to_string())),
+            kind::SUBSCRIPT | kind::SUBSCRIPT_EXPRESSION | kind::ARRAY_ACCESS => {
+                let (a, i) = self.subscript_parts(n)?;
+                if a.kind() != kind::IDENTIFIER {
+                    return Err("assignment into a nested subscript".into());
+                }
+                Ok(Place::Index(self.text(a).to_string(), self.expr(i)?))
+            }
+            kind::PARENTHESIZED_EXPRESSION => self.place(n.named_child(0).ok_or("place")?),
+            k => Err(format!("unsupported assignment target `{k}`")),
+        }
+    }
+
+    fn subscript_parts<'t>(&self, n: Node<'t>) -> R<(Node<'t>, Node<'t>)> {
+        let a = n
+            .child_by_field_name(field::VALUE)
+            .or_else(|| n.child_by_field_name(field::ARGUMENT))
+            .or_else(|| n.child_by_field_name(field::ARRAY))
+            .ok_or("subscript")?;
+        let i = n
+            .child_by_field_name(field::SUBSCRIPT)
+            .or_else(|| n.child_by_field_name(field::INDEX))
+            .ok_or("subscript")?;
+        if i.kind() == kind::SLICE || n.child_count() > 4 {
+            return Err("slices and multiple subscripts".into());
+        }
+        Ok((a, i))
+    }
+
+    fn call_args(&mut self, n: Node<'_>) -> R<Vec<Ex>> {
+        let args = n.child_by_field_name(field::ARGUMENTS).ok_or("call")?;
+        let mut cur = args.walk();
+        let nodes: Vec<Node> = args.named_children(&mut cur).collect();
+        let mut out = Vec::new();
+        for a in nodes {
+            match a.kind() {
+                kind::COMMENT | kind::LINE_COMMENT | kind::BLOCK_COMMENT => {}
+                kind::KEYWORD_ARGUMENT | kind::LIST_SPLAT | kind::DICTIONARY_SPLAT => {
+                    return Err("keyword or starred arguments".into())
+                }
+                _ => out.push(self.expr(a)?),
+            }
+        }
+        Ok(out)
+    }
+
+    fn binary(&self, op: &str, a: Ex, b: Ex) -> R<Ex> {
+        let o = match op {
+            "+" => Op::Add,
+            "-" => Op::Sub,
+            "*" => Op::Mul,
+            "/" if self.sem == Sem::Python => return Err("true division".into()),
+            "/" | "//" => Op::Div,
+            "%" => Op::Rem,
+            "<<" => Op::Shl,
+            ">>" => Op::Shr,
+            ">>>" => Op::UShr,
+            "&" => Op::BitAnd,
+            "|" => Op::BitOr,
+            "^" => Op::BitXor,
+            "<" => Op::Lt,
+            "<=" => Op::Le,
+            ">" => Op::Gt,
+            ">=" => Op::Ge,
+            "==" => Op::Eq,
+            "!=" => Op::Ne,
+            "&&" => return Ok(Ex::And(Box::new(a), Box::new(b))),
+            "||" => return Ok(Ex::Or(Box::new(a), Box::new(b))),
+            "**" => {
+                // Small literal powers only.
+                return match b {
+                    Ex::Lit(k @ 0..=4) => {
+                        let mut e = Ex::Lit(1);
+                        for _ in 0..k {
+                            e = Ex::Bin(Op::Mul, Box::new(e), Box::new(a.clone()));
+                        }
+                        Ok(e)
+                    }
+                    _ => Err("power".into()),
+                };
+            }
+            o => return Err(format!("unsupported operator `{o}`")),
+        };
+        Ok(Ex::Bin(o, Box::new(a), Box::new(b)))
+    }
+
+    fn expr(&mut self, n: Node<'_>) -> R<Ex> {
+        match n.kind() {
+            kind::PARENTHESIZED_EXPRESSION | kind::CONDITION_CLAUSE => {
+                let mut cur = n.walk();
+                let inner: Vec<Node> = n
+                    .named_children(&mut cur)
+                    .filter(|c| !matches!(c.kind(), kind::COMMENT | kind::BLOCK_COMMENT))
+                    .collect();
+                match inner.as_slice() {
+                    [one] => self.expr(*one),
+                    _ => Err("parenthesised list".into()),
+                }
+            }
+            kind::IDENTIFIER => {
+                let t = self.text(n);
+                Ok(match (self.sem, t) {
+                    (Sem::C, "true") => Ex::BoolLit(true),
+                    (Sem::C, "false") => Ex::BoolLit(false),
+                    _ => Ex::Var(t.to_string()),
+                })
+            }
+            kind::TRUE => Ok(Ex::BoolLit(true)),
+            kind::FALSE => Ok(Ex::BoolLit(false)),
+            kind::INTEGER
+            | kind::NUMBER_LITERAL
+            | kind::DECIMAL_INTEGER_LITERAL
+            | kind::HEX_INTEGER_LITERAL
+            | kind::OCTAL_INTEGER_LITERAL
+            | kind::BINARY_INTEGER_LITERAL => {
+                let t = self.text(n);
+                let v = int_literal(t, self.sem).ok_or_else(|| format!("literal `{t}`"))?;
+                // A literal with a suffix or too big for `int` has its own type.
+                let lower = t.to_ascii_lowercase();
+                let long = lower.ends_with('l')
+                    || !(i128::from(i32::MIN)..=i128::from(u32::MAX)).contains(&v);
+                let unsigned = self.sem == Sem::C && lower.trim_end_matches('l').ends_with('u');
+                Ok(match self.sem {
+                    Sem::Python => Ex::Lit(v),
+                    _ if long || unsigned || v > i128::from(i32::MAX) => Ex::Cast(
+                        STy::Int {
+                            bits: if long || (!unsigned && v > i128::from(i32::MAX)) {
+                                64
+                            } else {
+                                32
+                            },
+                            signed: !unsigned,
+                        },
+                        Box::new(Ex::Lit(v)),
+                    ),
+                    _ => Ex::Lit(v),
+                })
+            }
+            kind::BINARY_EXPRESSION | kind::BINARY_OPERATOR | kind::BOOLEAN_OPERATOR => {
+                let l = n.child_by_field_name(field::LEFT).ok_or("binary")?;
+                let r = n.child_by_field_name(field::RIGHT).ok_or("binary")?;
+                let op = self.text(n.child_by_field_name(field::OPERATOR).ok_or("binary")?);
+                let (a, b) = (self.expr(l)?, self.expr(r)?);
+                match op {
+                    "and" => Ok(Ex::And(Box::new(a), Box::new(b))),
+                    "or" => Ok(Ex::Or(Box::new(a), Box::new(b))),
+                    _ => self.binary(op, a, b),
+                }
+            }
+            kind::COMPARISON_OPERATOR => {
+                // `a < b <= c` is `a < b and b <= c`, `b` evaluated once (expressions have no
+                // effects here, so evaluating it twice is the same).
+                let mut cur = n.walk();
+                let mut operands = Vec::new();
+                let mut ops = Vec::new();
+                for c in n.children(&mut cur) {
+                    if c.is_named() {
+                        operands.push(c);
+                    } else {
+                        ops.push(self.text(c).to_string());
+                    }
+                }
+                if operands.len() != ops.len() + 1 || ops.is_empty() {
+                    return Err("comparison".into());
+                }
+                let mut acc: Option<Ex> = None;
+                for (i, op) in ops.iter().enumerate() {
+                    if matches!(op.as_str(), "in" | "not" | "is" | "not in" | "is not") {
+                        return Err(format!("comparison `{op}`"));
+                    }
+                    let a = self.expr(operands[i])?;
+                    let b = self.expr(operands[i + 1])?;
+                    let c = self.binary(op, a, b)?;
+                    acc = Some(match acc {
+                        None => c,
+                        Some(p) => Ex::And(Box::new(p), Box::new(c)),
+                    });
+                }
+                acc.ok_or_else(|| "comparison".into())
+            }
+            kind::NOT_OPERATOR => Ok(Ex::Not(Box::new(
+                self.expr(n.child_by_field_name(field::ARGUMENT).ok_or("not")?)?,
+            ))),
+            kind::UNARY_EXPRESSION | kind::UNARY_OPERATOR => {
+                let arg = n
+                    .child_by_field_name(field::OPERAND)
+                    .or_else(|| n.child_by_field_name(field::ARGUMENT))
+                    .ok_or("unary")?;
+                let op = self.text(n.child_by_field_name(field::OPERATOR).ok_or("unary")?);
+                let a = self.expr(arg)?;
+                match op {
+                    "-" => Ok(match a {
+                        Ex::Lit(v) => Ex::Lit(-v),
+                        a => Ex::Neg(Box::new(a)),
+                    }),
+                    "+" => Ok(a),
+                    "!" => Ok(Ex::Not(Box::new(a))),
+                    "~" => Ok(Ex::BitNot(Box::new(a))),
+                    o => Err(format!("unary `{o}`")),
+                }
+            }
+            kind::TERNARY_EXPRESSION | kind::CONDITIONAL_EXPRESSION if self.sem != Sem::Python => {
+                let c = self.expr(n.child_by_field_name(field::CONDITION).ok_or("?:")?)?;
+                let a = self.expr(n.child_by_field_name(field::CONSEQUENCE).ok_or("?:")?)?;
+                let b = self.expr(n.child_by_field_name(field::ALTERNATIVE).ok_or("?:")?)?;
+                Ok(Ex::Cond(Box::new(c), Box::new(a), Box::new(b)))
+            }
+            kind::CONDITIONAL_EXPRESSION => {
+                // Python: `a if c else b`.
+                let mut cur = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut cur).collect();
+                let [a, c, b] = parts.as_slice() else {
+                    return Err("conditional expression".into());
+                };
+                let (a, c, b) = (self.expr(*a)?, self.expr(*c)?, self.expr(*b)?);
+                Ok(Ex::Cond(Box::new(c), Box::new(a), Box::new(b)))
+            }
+            kind::SUBSCRIPT | kind::SUBSCRIPT_EXPRESSION | kind::ARRAY_ACCESS => {
+                let (a, i) = self.subscript_parts(n)?;
+                Ok(Ex::Index(Box::new(self.expr(a)?), Box::new(self.expr(i)?)))
+            }
+            kind::FIELD_ACCESS => {
+                let obj = n.child_by_field_name(field::OBJECT).ok_or("field")?;
+                let f = n.child_by_field_name(field::FIELD).ok_or("field")?;
+                if self.text(f) == "length" {
+                    return Ok(Ex::Len(Box::new(self.expr(obj)?)));
+                }
+                Err("field access".into())
+            }
+            kind::CAST_EXPRESSION => {
+                let t = n.child_by_field_name(field::TYPE).ok_or("cast")?;
+                let v = n.child_by_field_name(field::VALUE).ok_or("cast")?;
+                let ty = STy::from_ty(&parse_type(self.lang, self.text(t)), self.sem)
+                    .filter(|t| !matches!(t, STy::Array(_)))
+                    .ok_or("cast to an unsupported type")?;
+                Ok(Ex::Cast(ty, Box::new(self.expr(v)?)))
+            }
+            kind::CALL | kind::CALL_EXPRESSION | kind::METHOD_INVOCATION => self.call(n),
+            k => Err(format!("unsupported expression `{k}`")),
+        }
+    }
+
+    fn call(&mut self, n: Node<'_>) -> R<Ex> {
+        let args = self.call_args(n)?;
+        let name = if n.kind() == kind::METHOD_INVOCATION {
+            let name = self.text(n.child_by_field_name(field::NAME).ok_or("call")?);
+            match n.child_by_field_name(field::OBJECT).map(|o| self.text(o)) {
+                None => name.to_string(),
+                Some("Math") if matches!(name, "abs" | "min" | "max") => format!("%{name}"),
+                Some("this") => name.to_string(),
+                Some(_) => return Err("method call on an object".into()),
+            }
+        } else {
+            let f = n.child_by_field_name(field::FUNCTION).ok_or("call")?;
+            if f.kind() != kind::IDENTIFIER {
+                return Err("call of something other than a name".into());
+            }
+            let name = self.text(f);
+            match (self.sem, name) {
+                (Sem::Python, "abs" | "min" | "max") => format!("%{name}"),
+                (Sem::Python, "len") => {
+                    return match args.as_slice() {
+                        [a] => Ok(Ex::Len(Box::new(a.clone()))),
+                        _ => Err("len arity".into()),
+                    }
+                }
+                (Sem::Python, "int") => {
+                    return match args.as_slice() {
+                        [a] => Ok(Ex::Call("%int".into(), vec![a.clone()])),
+                        _ => Err("int() arity".into()),
+                    }
+                }
+                (Sem::Python, "bool") => {
+                    return match args.as_slice() {
+                        [a] => Ok(Ex::Not(Box::new(Ex::Not(Box::new(a.clone()))))),
+                        _ => Err("bool() arity".into()),
+                    }
+                }
+                (Sem::C, "abs") => "%abs".to_string(),
+                _ => name.to_string(),
+            }
+        };
+        Ok(Ex::Call(name, args))
+    }
+}
+
+fn place_expr(p: &Place) -> Ex {
+    match p {
+        Place::Var(v) => Ex::Var(v.clone()),
+        Place::Index(a, i) => Ex::Index(Box::new(Ex::Var(a.clone())), Box::new(i.clone())),
+    }
+}
+
+/// An integer literal's value (decimal, hex, octal, binary; `_` separators; C and Java suffixes).
+pub fn int_literal(t: &str, sem: Sem) -> Option<i128> {
+    let t = t.replace('_', "");
+    let t = if sem == Sem::Python {
+        t.as_str()
+    } else {
+        t.trim_end_matches(['l', 'L', 'u', 'U'])
+    };
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b, 2)
+    } else if let Some(o) = t.strip_prefix("0o").or_else(|| t.strip_prefix("0O")) {
+        (o, 8)
+    } else if sem != Sem::Python && t.len() > 1 && t.starts_with('0') {
+        (&t[1..], 8)
+    } else {
+        (t, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    i128::from_str_radix(digits, radix).ok()
+}

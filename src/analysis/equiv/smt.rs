@@ -1,0 +1,1551 @@
+//! Bounded equivalence checking with an SMT solver (Z3): symbolic evidence between a proof and a
+//! trial.
+//!
+//! Both functions are lowered ([`super::lower`]) into one small imperative language, then
+//! executed symbolically side by side on shared symbolic inputs: every loop is unrolled `unroll`
+//! times, calls of the file's own functions are inlined up to `depth` levels, lists have at most
+//! `max_len` elements. Execution is *predicated*: a statement updates a variable to
+//! `ite(active, new, old)`, where `active` says that the path reaches it; `return`, `break`,
+//! `continue` and raised exceptions are flags of the state. Nothing forks, so the formula grows
+//! with the unrolled program, not with its paths.
+//!
+//! Semantics are the languages' own: Java and C integers are bit-vectors of their real width
+//! (Java wraps; a C signed overflow, a division by zero, `INT_MIN / -1`, a shift out of range or
+//! an index out of bounds is undefined behaviour), Python integers are unbounded with floor
+//! division and negative indices. Exceptions are outcomes (same class expected within one
+//! language); an input that makes either side undefined, or run past a bound, is outside what is
+//! claimed.
+//!
+//! The query is "is there an input, within the bounds, on which the two differ (return value,
+//! the final state of mutable lists, exception or not)?":
+//! * satisfiable: the model is a candidate counterexample, which the caller executes (a model
+//!   alone is never evidence);
+//! * unsatisfiable: [`Symbolic::Bounded`]: equivalent for every input whose loops finish within
+//!   `unroll` iterations, whose calls nest at most `depth` deep and whose lists have at most
+//!   `max_len` elements. Not a proof of equivalence for all inputs, and reported as such.
+//!
+//! Anything the lowering or this module cannot state exactly gives [`Symbolic::Unknown`] with the
+//! reason. The solver has a time limit.
+
+use super::lower::{lower_function, Ex, LFunc, Op, Place, Program, STy, Sem, St};
+use super::types::{Dom, Role, Signature};
+use super::value::Value;
+use crate::syntax::functions::Function;
+use crate::syntax::ParsedFile;
+use std::collections::BTreeMap;
+use z3::ast::{Ast, Bool, Int, BV};
+use z3::{Params, SatResult, Solver};
+
+/// The bounds of the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Iterations of every loop.
+    pub unroll: u32,
+    /// Elements of a list parameter.
+    pub max_len: u32,
+    /// Nested calls of the file's own functions (recursion included).
+    pub depth: u32,
+    /// The solver's time limit, in milliseconds.
+    pub timeout_ms: u32,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            unroll: 10,
+            max_len: 5,
+            depth: 6,
+            timeout_ms: 20_000,
+        }
+    }
+}
+
+/// What the solver found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Symbolic {
+    /// An input on which the two sides differ, one value per logical parameter. To be executed.
+    Counterexample(Vec<Value>),
+    /// No input within the bounds makes the two sides differ.
+    Bounded(Bounds),
+    /// No symbolic verdict, and why.
+    Unknown(String),
+}
+
+/// One side of the check: a parsed file, the function and its signature.
+pub type SideRef<'a, 't> = (&'a ParsedFile, &'a Function<'t>, &'a Signature);
+
+type R<T> = Result<T, String>;
+
+/// Lowers both sides and checks them within `bounds` on the common domain `doms` (one per
+/// logical parameter, as [`super::types::common_domain`] gives).
+pub fn check(a: SideRef<'_, '_>, b: SideRef<'_, '_>, doms: &[Dom], bounds: Bounds) -> Symbolic {
+    let pa = match lower_function(a.0, a.1, a.2) {
+        Ok(p) => p,
+        Err(e) => return Symbolic::Unknown(format!("first function not lowered: {e}")),
+    };
+    let pb = match lower_function(b.0, b.1, b.2) {
+        Ok(p) => p,
+        Err(e) => return Symbolic::Unknown(format!("second function not lowered: {e}")),
+    };
+    match check_programs((&pa, a.2), (&pb, b.2), doms, bounds) {
+        Ok(o) => o,
+        Err(e) => Symbolic::Unknown(e),
+    }
+}
+
+/// [`check`] on lowered programs.
+pub fn check_programs(
+    a: (&Program, &Signature),
+    b: (&Program, &Signature),
+    doms: &[Dom],
+    bounds: Bounds,
+) -> R<Symbolic> {
+    if a.1.params.len() != doms.len() || b.1.params.len() != doms.len() {
+        return Err("parameter counts differ".into());
+    }
+    let cross = a.0.sem != b.0.sem;
+    let masters = doms
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Master::new(i, d, [elem_of(a, i), elem_of(b, i)], bounds))
+        .collect::<R<Vec<_>>>()?;
+    let ra = Machine::new(a.0, bounds).run(a.1, &masters)?;
+    let rb = Machine::new(b.0, bounds).run(b.1, &masters)?;
+
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", bounds.timeout_ms);
+    solver.set_params(&params);
+    for m in &masters {
+        solver.assert(&m.constraint);
+    }
+    for r in [&ra, &rb] {
+        solver.assert(r.ub.not());
+        solver.assert(r.unwound.not());
+    }
+    // The bounds must leave some input that both sides run to its end: otherwise "no difference"
+    // would be empty.
+    match solver.check() {
+        SatResult::Sat => {}
+        SatResult::Unsat => {
+            return Ok(Symbolic::Unknown(format!(
+                "no input finishes within the bounds (loops unrolled {} times, calls {} deep, lists up to {} elements) without undefined behaviour",
+                bounds.unroll, bounds.depth, bounds.max_len
+            )))
+        }
+        SatResult::Unknown => {
+            return Ok(Symbolic::Unknown(format!(
+                "solver: {}",
+                solver.get_reason_unknown().unwrap_or_default()
+            )))
+        }
+    }
+    let differ = differ(&ra, &rb, cross)?;
+    solver.assert(&differ);
+    match solver.check() {
+        SatResult::Unsat => Ok(Symbolic::Bounded(bounds)),
+        SatResult::Unknown => Ok(Symbolic::Unknown(format!(
+            "solver: {}",
+            solver.get_reason_unknown().unwrap_or_default()
+        ))),
+        SatResult::Sat => {
+            let model = solver.get_model().ok_or("the solver gave no model")?;
+            let inputs = masters
+                .iter()
+                .map(|m| m.value(&model))
+                .collect::<R<Vec<_>>>()?;
+            Ok(Symbolic::Counterexample(inputs))
+        }
+    }
+}
+
+/// The lowered type each side gives logical parameter `i` (a list's element type for lists).
+fn elem_of(side: (&Program, &Signature), i: usize) -> Option<STy> {
+    let k = side.1.raw.iter().position(|r| r.role == Role::Value(i))?;
+    let (_, ty) = side.0.entry.params.get(k)?;
+    Some(match ty {
+        STy::Array(e) => (**e).clone(),
+        t => t.clone(),
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// Symbolic values
+
+/// A symbolic value.
+#[derive(Clone, Debug)]
+enum V {
+    /// A machine integer and whether it is signed.
+    B(BV, bool),
+    /// An unbounded integer (Python).
+    I(Int),
+    T(Bool),
+    A(Arr),
+}
+
+#[derive(Clone, Debug)]
+struct Arr {
+    elems: Vec<V>,
+    /// The length, between 0 and `elems.len()`.
+    len: Int,
+}
+
+fn tt() -> Bool {
+    Bool::from_bool(true)
+}
+
+fn ff() -> Bool {
+    Bool::from_bool(false)
+}
+
+fn and2(a: &Bool, b: &Bool) -> Bool {
+    Bool::and(&[a, b])
+}
+
+fn or2(a: &Bool, b: &Bool) -> Bool {
+    Bool::or(&[a, b])
+}
+
+/// `Some(b)` when `x` simplifies to a constant.
+fn konst(x: &Bool) -> Option<bool> {
+    x.simplify().as_bool()
+}
+
+fn bv_lit(v: i128, bits: u32) -> BV {
+    // Two's complement of `v` in `bits` bits.
+    let m = if bits >= 128 {
+        v as u128
+    } else {
+        (v as u128) & ((1u128 << bits) - 1)
+    };
+    if bits <= 64 {
+        BV::from_u64(m as u64, bits)
+    } else {
+        BV::from_str(bits, &m.to_string()).unwrap_or_else(|| BV::from_u64(0, bits))
+    }
+}
+
+fn ite(c: &Bool, a: &V, b: &V) -> R<V> {
+    Ok(match (a, b) {
+        (V::B(x, s), V::B(y, t)) if x.get_size() == y.get_size() && s == t => V::B(c.ite(x, y), *s),
+        (V::I(x), V::I(y)) => V::I(c.ite(x, y)),
+        (V::T(x), V::T(y)) => V::T(c.ite(x, y)),
+        (V::A(x), V::A(y)) if x.elems.len() == y.elems.len() => V::A(Arr {
+            elems: x
+                .elems
+                .iter()
+                .zip(&y.elems)
+                .map(|(p, q)| ite(c, p, q))
+                .collect::<R<Vec<_>>>()?,
+            len: c.ite(&x.len, &y.len),
+        }),
+        _ => return Err("a variable holds values of different types on different paths".into()),
+    })
+}
+
+/// A value of the same kind as `v`, unconstrained (an indeterminate or not-yet-assigned value).
+fn undef_like(v: &V) -> V {
+    match v {
+        V::B(x, s) => V::B(BV::fresh_const("undef", x.get_size()), *s),
+        V::I(_) => V::I(Int::fresh_const("undef")),
+        V::T(_) => V::T(Bool::fresh_const("undef")),
+        V::A(a) => V::A(Arr {
+            elems: a.elems.iter().map(undef_like).collect(),
+            len: a.len.clone(),
+        }),
+    }
+}
+
+fn undef_of(ty: &STy, sem: Sem) -> R<V> {
+    Ok(match ty {
+        STy::Int { .. } if sem == Sem::Python => V::I(Int::fresh_const("undef")),
+        STy::Int { bits, signed } => V::B(BV::fresh_const("undef", *bits), *signed),
+        STy::Math => V::I(Int::fresh_const("undef")),
+        STy::Bool => V::T(Bool::fresh_const("undef")),
+        STy::Array(_) => return Err("an array without a value".into()),
+    })
+}
+
+fn truth(v: &V) -> R<Bool> {
+    Ok(match v {
+        V::T(b) => b.clone(),
+        V::B(x, _) => x.eq(bv_lit(0, x.get_size())).not(),
+        V::I(x) => x.eq(Int::from_i64(0)).not(),
+        V::A(a) => a.len.eq(Int::from_i64(0)).not(),
+    })
+}
+
+/// `v` as a mathematical integer.
+fn to_int(v: &V) -> R<Int> {
+    Ok(match v {
+        V::B(x, s) => Int::from_bv(x, *s),
+        V::I(x) => x.clone(),
+        V::T(b) => b.ite(&Int::from_i64(1), &Int::from_i64(0)),
+        V::A(_) => return Err("a list used as a number".into()),
+    })
+}
+
+/// Conversion of `v` to `ty` (assignment, argument passing, casts): truncation and extension of
+/// machine integers, `!= 0` for booleans.
+fn convert(v: &V, ty: &STy, sem: Sem) -> R<V> {
+    Ok(match (v, ty) {
+        (V::A(_), STy::Array(_)) => v.clone(),
+        (_, STy::Array(_)) | (V::A(_), _) => return Err("a list converted to a scalar".into()),
+        (_, STy::Bool) => V::T(truth(v)?),
+        (V::B(..) | V::I(_) | V::T(_), STy::Math) => V::I(to_int(v)?),
+        (_, STy::Int { .. }) if sem == Sem::Python => V::I(to_int(v)?),
+        (V::B(x, s), STy::Int { bits, signed }) => V::B(resize(x, *s, *bits), *signed),
+        (V::I(x), STy::Int { bits, signed }) => V::B(BV::from_int(x, *bits), *signed),
+        (V::T(b), STy::Int { bits, signed }) => {
+            V::B(b.ite(&bv_lit(1, *bits), &bv_lit(0, *bits)), *signed)
+        }
+    })
+}
+
+fn resize(x: &BV, signed: bool, bits: u32) -> BV {
+    let w = x.get_size();
+    match w.cmp(&bits) {
+        std::cmp::Ordering::Equal => x.clone(),
+        std::cmp::Ordering::Greater => x.extract(bits - 1, 0),
+        std::cmp::Ordering::Less if signed => x.sign_ext(bits - w),
+        std::cmp::Ordering::Less => x.zero_ext(bits - w),
+    }
+}
+
+/// Whether two values are equal, as the comparison of outputs sees them.
+fn same(a: &V, b: &V, cross: bool) -> R<Bool> {
+    Ok(match (a, b) {
+        (V::B(x, s), V::B(y, t)) if x.get_size() == y.get_size() && s == t => x.eq(y),
+        (V::T(x), V::T(y)) => x.iff(y),
+        (V::T(_), V::B(..) | V::I(_)) | (V::B(..) | V::I(_), V::T(_)) if !cross => ff(),
+        (V::A(x), V::A(y)) => {
+            let mut all = vec![x.len.eq(&y.len)];
+            for (j, (p, q)) in x.elems.iter().zip(&y.elems).enumerate() {
+                let inside = x.len.gt(Int::from_i64(j as i64));
+                all.push(inside.implies(&same(p, q, cross)?));
+            }
+            Bool::and(&all)
+        }
+        (V::A(_), _) | (_, V::A(_)) => return Err("a list compared with a scalar".into()),
+        _ => to_int(a)?.eq(to_int(b)?),
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// Inputs
+
+/// The shared symbolic value of one logical parameter.
+struct Master {
+    kind: MKind,
+    constraint: Bool,
+}
+
+enum MKind {
+    Scalar(V),
+    List { elems: Vec<V>, len: Int },
+}
+
+impl Master {
+    fn new(i: usize, dom: &Dom, tys: [Option<STy>; 2], bounds: Bounds) -> R<Master> {
+        match dom {
+            Dom::List(inner) => {
+                let len = Int::new_const(format!("len{i}"));
+                let mut constraint = vec![
+                    len.ge(Int::from_i64(0)),
+                    len.le(Int::from_i64(i64::from(bounds.max_len))),
+                ];
+                let mut elems = Vec::new();
+                for j in 0..bounds.max_len {
+                    let (v, c) = scalar(&format!("p{i}_{j}"), inner, &tys)?;
+                    elems.push(v);
+                    constraint.push(c);
+                }
+                Ok(Master {
+                    kind: MKind::List { elems, len },
+                    constraint: Bool::and(&constraint),
+                })
+            }
+            d => {
+                let (v, c) = scalar(&format!("p{i}"), d, &tys)?;
+                Ok(Master {
+                    kind: MKind::Scalar(v),
+                    constraint: c,
+                })
+            }
+        }
+    }
+
+    /// The value this parameter has in `model`.
+    fn value(&self, model: &z3::Model) -> R<Value> {
+        let scalar = |v: &V| -> R<Value> {
+            Ok(match v {
+                V::T(b) => Value::Bool(
+                    model
+                        .eval(b, true)
+                        .and_then(|x| x.as_bool())
+                        .ok_or("no model value")?,
+                ),
+                V::B(x, s) => {
+                    let e = model.eval(x, true).ok_or("no model value")?;
+                    let u = e.as_u64().ok_or("no model value")?;
+                    let w = x.get_size();
+                    let v = if *s && w < 128 && u >> (w - 1) & 1 == 1 {
+                        i128::from(u) - (1i128 << w)
+                    } else {
+                        i128::from(u)
+                    };
+                    Value::Int(v)
+                }
+                V::I(x) => Value::Int(
+                    model
+                        .eval(x, true)
+                        .and_then(|x| x.as_i128())
+                        .ok_or("no model value")?,
+                ),
+                V::A(_) => return Err("nested list".into()),
+            })
+        };
+        match &self.kind {
+            MKind::Scalar(v) => scalar(v),
+            MKind::List { elems, len } => {
+                let n = model
+                    .eval(len, true)
+                    .and_then(|x| x.as_i64())
+                    .ok_or("no model value")?;
+                Ok(Value::List(
+                    elems
+                        .iter()
+                        .take(n.max(0) as usize)
+                        .map(scalar)
+                        .collect::<R<Vec<_>>>()?,
+                ))
+            }
+        }
+    }
+
+    /// This parameter as side `ty` sees it.
+    fn as_side(&self, ty: &STy, sem: Sem) -> R<V> {
+        match (&self.kind, ty) {
+            (MKind::Scalar(v), t) if !matches!(t, STy::Array(_)) => convert(v, t, sem),
+            (MKind::List { elems, len }, STy::Array(e)) => Ok(V::A(Arr {
+                elems: elems
+                    .iter()
+                    .map(|v| convert(v, e, sem))
+                    .collect::<R<Vec<_>>>()?,
+                len: len.clone(),
+            })),
+            _ => Err("a parameter is a list on one side only".into()),
+        }
+    }
+
+    fn len(&self) -> R<&Int> {
+        match &self.kind {
+            MKind::List { len, .. } => Ok(len),
+            MKind::Scalar(_) => Err("a length of something other than a list".into()),
+        }
+    }
+}
+
+/// A scalar input in `dom`: a bit-vector when both sides read it as a machine integer of one
+/// width, otherwise an unbounded integer.
+fn scalar(name: &str, dom: &Dom, tys: &[Option<STy>; 2]) -> R<(V, Bool)> {
+    match dom {
+        Dom::Bool => Ok((V::T(Bool::new_const(name)), tt())),
+        Dom::Int { lo, hi } => {
+            let widths: Vec<Option<u32>> = tys
+                .iter()
+                .map(|t| match t {
+                    Some(STy::Int { bits, .. }) => Some(*bits),
+                    _ => None,
+                })
+                .collect();
+            if let [Some(w), Some(w2)] = widths.as_slice() {
+                if w == w2 && *w <= 64 {
+                    let x = BV::new_const(name, *w);
+                    let signed = *lo < 0;
+                    let (l, h) = (bv_lit(*lo, *w), bv_lit(*hi, *w));
+                    let c = if signed {
+                        and2(&x.bvsge(&l), &x.bvsle(&h))
+                    } else {
+                        and2(&x.bvuge(&l), &x.bvule(&h))
+                    };
+                    return Ok((V::B(x, signed), c));
+                }
+            }
+            let x = Int::new_const(name);
+            let c = and2(&x.ge(Int::from_i128(*lo)), &x.le(Int::from_i128(*hi)));
+            Ok((V::I(x), c))
+        }
+        d => Err(format!("inputs of kind {d:?} are not handled symbolically")),
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Execution
+
+/// What one side's run gives.
+struct Run {
+    raised: Bool,
+    exc: Int,
+    ub: Bool,
+    unwound: Bool,
+    ret: Option<V>,
+    ret_none: Bool,
+    /// Final values of the list parameters, by logical index.
+    lists: BTreeMap<usize, V>,
+    python: bool,
+}
+
+struct Var {
+    v: V,
+    def: Bool,
+}
+
+struct Frame {
+    env: BTreeMap<String, Var>,
+    done: Bool,
+    brk: Bool,
+    cont: Bool,
+    ret: Option<V>,
+    ret_none: Bool,
+    ret_ty: Option<STy>,
+}
+
+impl Frame {
+    fn new(ret_ty: Option<STy>) -> Frame {
+        Frame {
+            env: BTreeMap::new(),
+            done: ff(),
+            brk: ff(),
+            cont: ff(),
+            ret: None,
+            ret_none: ff(),
+            ret_ty,
+        }
+    }
+}
+
+struct Machine<'p> {
+    prog: &'p Program,
+    sem: Sem,
+    bounds: Bounds,
+    raised: Bool,
+    exc: Int,
+    ub: Bool,
+    unwound: Bool,
+    depth: u32,
+    steps: u64,
+}
+
+/// Exception codes (one language's classes; across languages any exception equals any other).
+const ZERO_DIVISION: i64 = 1;
+const INDEX: i64 = 2;
+const UNBOUND: i64 = 3;
+const VALUE: i64 = 4;
+
+/// Statements executed at most, over the whole unrolled program (a bound on the formula's size).
+const MAX_STEPS: u64 = 200_000;
+
+impl<'p> Machine<'p> {
+    fn new(prog: &'p Program, bounds: Bounds) -> Machine<'p> {
+        Machine {
+            prog,
+            sem: prog.sem,
+            bounds,
+            raised: ff(),
+            exc: Int::from_i64(0),
+            ub: ff(),
+            unwound: ff(),
+            depth: 0,
+            steps: 0,
+        }
+    }
+
+    fn run(mut self, sig: &Signature, masters: &[Master]) -> R<Run> {
+        let entry = &self.prog.entry;
+        check_shadowing(entry, self.sem)?;
+        let mut f = Frame::new(entry.ret.clone());
+        let mut list_names = BTreeMap::new();
+        for (k, (name, ty)) in entry.params.iter().enumerate() {
+            let raw = sig.raw.get(k).ok_or("signature and lowering disagree")?;
+            let v = match raw.role {
+                Role::Value(i) => {
+                    if matches!(ty, STy::Array(_)) && sig.params[i].mutable {
+                        list_names.insert(i, name.clone());
+                    }
+                    masters[i].as_side(ty, self.sem)?
+                }
+                Role::LenOf(i) => convert(&V::I(masters[i].len()?.clone()), ty, self.sem)?,
+            };
+            f.env.insert(name.clone(), Var { v, def: tt() });
+        }
+        let body = entry.body.clone();
+        self.block(&mut f, &body, &tt())?;
+        self.finish(&mut f, entry)?;
+        let lists = list_names
+            .into_iter()
+            .map(|(i, n)| (i, f.env[&n].v.clone()))
+            .collect();
+        Ok(Run {
+            raised: self.raised,
+            exc: self.exc,
+            ub: self.ub,
+            unwound: self.unwound,
+            ret: f.ret,
+            ret_none: f.ret_none,
+            lists,
+            python: self.sem == Sem::Python,
+        })
+    }
+
+    /// The end of a function's body: falling off the end returns `None` in Python and is
+    /// undefined for a C function that should return a value.
+    fn finish(&mut self, f: &mut Frame, func: &LFunc) -> R<()> {
+        let falls = Bool::and(&[&f.done.not(), &self.raised.not()]);
+        match self.sem {
+            Sem::Python => f.ret_none = or2(&f.ret_none, &falls),
+            Sem::C if func.ret.is_some() && func.name != "main" => {
+                self.ub = or2(&self.ub, &falls);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn active(&self, f: &Frame, g: &Bool) -> Bool {
+        Bool::and(&[
+            g,
+            &f.done.not(),
+            &f.brk.not(),
+            &f.cont.not(),
+            &self.raised.not(),
+        ])
+    }
+
+    fn raise(&mut self, g: &Bool, cond: &Bool, code: i64) {
+        match self.sem {
+            Sem::C => self.undefined(g, cond),
+            _ => {
+                let c = Bool::and(&[g, cond, &self.raised.not()]);
+                self.exc = c.ite(&Int::from_i64(code), &self.exc);
+                self.raised = or2(&self.raised, &c);
+            }
+        }
+    }
+
+    fn undefined(&mut self, g: &Bool, cond: &Bool) {
+        let c = Bool::and(&[g, cond, &self.raised.not()]);
+        self.ub = or2(&self.ub, &c);
+    }
+
+    fn block(&mut self, f: &mut Frame, sts: &[St], g: &Bool) -> R<()> {
+        for st in sts {
+            let act = self.active(f, g);
+            if konst(&act) == Some(false) {
+                return Ok(());
+            }
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                return Err("the unrolled program is too large".into());
+            }
+            self.stmt(f, st, &act)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, f: &mut Frame, st: &St, act: &Bool) -> R<()> {
+        match st {
+            St::Decl(name, ty, init) => {
+                let (v, def) = match (init, ty) {
+                    (Some(e), Some(t)) => (convert(&self.eval(f, e, act)?, t, self.sem)?, tt()),
+                    (Some(e), None) => (self.eval(f, e, act)?, tt()),
+                    (None, Some(t)) => (undef_of(t, self.sem)?, ff()),
+                    (None, None) => return Err("a declaration without type or value".into()),
+                };
+                self.bind(f, name, v, def, act)?;
+            }
+            St::Assign(Place::Var(name), e) => {
+                let v = self.eval(f, e, act)?;
+                let v = match (f.env.get(name), self.sem) {
+                    (Some(old), Sem::Java | Sem::C) => convert(&v, &static_ty(&old.v), self.sem)?,
+                    _ => v,
+                };
+                if matches!(v, V::A(_)) {
+                    return Err("assignment of a list".into());
+                }
+                self.bind(f, name, v, tt(), act)?;
+            }
+            St::Assign(Place::Index(name, idx), e) => {
+                let (i, v) = if self.sem == Sem::Python {
+                    let v = self.eval(f, e, act)?;
+                    (self.eval(f, idx, act)?, v)
+                } else {
+                    let i = self.eval(f, idx, act)?;
+                    (i, self.eval(f, e, act)?)
+                };
+                let arr = match f.env.get(name).map(|x| &x.v) {
+                    Some(V::A(a)) => a.clone(),
+                    _ => return Err(format!("`{name}` is not a list")),
+                };
+                let (inb, hits) = self.locate(&arr, &i)?;
+                self.raise(act, &inb.not(), INDEX);
+                let w = Bool::and(&[act, &inb, &self.raised.not()]);
+                let mut out = arr.clone();
+                for (j, hit) in hits.iter().enumerate() {
+                    let val = convert(&v, &static_ty(&arr.elems[j]), self.sem)?;
+                    out.elems[j] = ite(&and2(&w, hit), &val, &arr.elems[j])?;
+                }
+                if let Some(var) = f.env.get_mut(name) {
+                    var.v = V::A(out);
+                }
+            }
+            St::If(c, then, els) => {
+                let c = truth(&self.eval(f, c, act)?)?;
+                let g1 = and2(act, &c);
+                let g2 = and2(act, &c.not());
+                self.block(f, then, &g1)?;
+                self.block(f, els, &g2)?;
+            }
+            St::Loop {
+                cond,
+                body,
+                update,
+                test_first,
+            } => self.looped(f, cond, body, update, *test_first, act)?,
+            St::Return(e) => {
+                match e {
+                    Some(e) => {
+                        let v = self.eval(f, e, act)?;
+                        let v = match &f.ret_ty {
+                            Some(t) => convert(&v, t, self.sem)?,
+                            None => v,
+                        };
+                        f.ret = Some(match &f.ret {
+                            None => ite(act, &v, &undef_like(&v))?,
+                            Some(old) => ite(act, &v, old)?,
+                        });
+                        f.ret_none = and2(&f.ret_none, &act.not());
+                    }
+                    None => f.ret_none = or2(&f.ret_none, act),
+                }
+                f.done = or2(&f.done, act);
+            }
+            St::Break => f.brk = or2(&f.brk, act),
+            St::Continue => f.cont = or2(&f.cont, act),
+            St::Call(e) => {
+                self.eval(f, e, act)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn bind(&mut self, f: &mut Frame, name: &str, v: V, def: Bool, act: &Bool) -> R<()> {
+        let var = match f.env.remove(name) {
+            Some(old) => Var {
+                v: ite(act, &v, &old.v)?,
+                def: act.ite(&def, &old.def),
+            },
+            None => Var {
+                v: ite(act, &v, &undef_like(&v))?,
+                def: and2(act, &def),
+            },
+        };
+        f.env.insert(name.to_string(), var);
+        Ok(())
+    }
+
+    fn looped(
+        &mut self,
+        f: &mut Frame,
+        cond: &Ex,
+        body: &[St],
+        update: &[St],
+        test_first: bool,
+        act: &Bool,
+    ) -> R<()> {
+        let (old_brk, old_cont) = (f.brk.clone(), f.cont.clone());
+        f.brk = ff();
+        f.cont = ff();
+        let mut lg = act.clone();
+        for it in 0..self.bounds.unroll {
+            if test_first || it > 0 {
+                let c = truth(&self.eval(f, cond, &lg)?)?;
+                lg = Bool::and(&[&lg, &c, &self.raised.not()]).simplify();
+            }
+            if konst(&lg) == Some(false) {
+                break;
+            }
+            self.block(f, body, &lg)?;
+            f.cont = ff();
+            lg = self.active(f, &lg).simplify();
+            self.block(f, update, &lg)?;
+            lg = self.active(f, &lg).simplify();
+        }
+        if konst(&lg) != Some(false) {
+            // Still looping after `unroll` iterations: outside the bound.
+            let c = truth(&self.eval(f, cond, &lg)?)?;
+            let more = if test_first || self.bounds.unroll > 0 {
+                and2(&lg, &c)
+            } else {
+                lg.clone()
+            };
+            self.unwound = or2(&self.unwound, &and2(&more, &self.raised.not()));
+        }
+        f.brk = old_brk;
+        f.cont = old_cont;
+        Ok(())
+    }
+
+    /// Whether index `i` is inside `arr`, and for each element whether `i` names it.
+    fn locate(&self, arr: &Arr, i: &V) -> R<(Bool, Vec<Bool>)> {
+        let mut hits = Vec::new();
+        let mut inb = Vec::new();
+        for j in 0..arr.elems.len() {
+            let j64 = j as i64;
+            let inside = arr.len.gt(Int::from_i64(j64));
+            let hit = match i {
+                V::B(x, _) => x.eq(bv_lit(i128::from(j64), x.get_size())),
+                V::I(x) if self.sem == Sem::Python => {
+                    // `a[j]` or `a[j - len]`.
+                    or2(
+                        &x.eq(Int::from_i64(j64)),
+                        &(x + &arr.len).eq(Int::from_i64(j64)),
+                    )
+                }
+                V::I(x) => x.eq(Int::from_i64(j64)),
+                V::T(b) if self.sem == Sem::Python => b
+                    .ite(&Int::from_i64(1), &Int::from_i64(0))
+                    .eq(Int::from_i64(j64)),
+                _ => return Err("an index that is not an integer".into()),
+            };
+            let h = and2(&hit, &inside);
+            inb.push(h.clone());
+            hits.push(h);
+        }
+        Ok((Bool::or(&inb), hits))
+    }
+
+    fn read_var(&mut self, f: &Frame, name: &str, g: &Bool) -> R<V> {
+        if let Some(var) = f.env.get(name) {
+            let v = var.v.clone();
+            let undefined = var.def.not();
+            match self.sem {
+                Sem::Python => self.raise(g, &undefined, UNBOUND),
+                Sem::C => self.undefined(g, &undefined),
+                Sem::Java => {}
+            }
+            return Ok(v);
+        }
+        if let Some(c) = self.prog.constants.get(name) {
+            return Ok(self.lit(*c));
+        }
+        Err(format!("unknown name `{name}`"))
+    }
+
+    fn lit(&self, v: i128) -> V {
+        match self.sem {
+            Sem::Python => V::I(Int::from_i128(v)),
+            _ => V::B(bv_lit(v, 32), true),
+        }
+    }
+
+    fn eval(&mut self, f: &mut Frame, e: &Ex, g: &Bool) -> R<V> {
+        Ok(match e {
+            Ex::Lit(v) => self.lit(*v),
+            Ex::BoolLit(b) => V::T(Bool::from_bool(*b)),
+            Ex::Var(n) => self.read_var(f, n, g)?,
+            Ex::Bin(op, a, b) => {
+                let x = self.eval(f, a, g)?;
+                let y = self.eval(f, b, g)?;
+                self.binary(*op, &x, &y, g)?
+            }
+            Ex::Not(a) => V::T(truth(&self.eval(f, a, g)?)?.not()),
+            Ex::Neg(a) => {
+                let x = self.eval(f, a, g)?;
+                match x {
+                    V::I(i) => V::I(i.unary_minus()),
+                    V::T(_) if self.sem == Sem::Python => V::I(to_int(&x)?.unary_minus()),
+                    V::B(..) | V::T(_) => {
+                        let (x, s) = self.promote1(&x)?;
+                        if self.sem == Sem::C && s {
+                            let min = bv_lit(-(1i128 << (x.get_size() - 1)), x.get_size());
+                            self.undefined(g, &x.eq(&min));
+                        }
+                        V::B(x.bvneg(), s)
+                    }
+                    V::A(_) => return Err("a list negated".into()),
+                }
+            }
+            Ex::BitNot(a) => {
+                let x = self.eval(f, a, g)?;
+                match x {
+                    V::I(_) | V::T(_) if self.sem == Sem::Python => {
+                        V::I(to_int(&x)?.unary_minus() - Int::from_i64(1))
+                    }
+                    _ => {
+                        let (x, s) = self.promote1(&x)?;
+                        V::B(x.bvnot(), s)
+                    }
+                }
+            }
+            Ex::And(a, b) | Ex::Or(a, b) => {
+                let is_and = matches!(e, Ex::And(..));
+                let x = self.eval(f, a, g)?;
+                let tx = truth(&x)?;
+                let g2 = and2(g, &if is_and { tx.clone() } else { tx.not() });
+                let y = self.eval(f, b, &g2)?;
+                match (&x, &y) {
+                    (V::T(_), V::T(_)) | (_, _) if self.sem != Sem::Python => {
+                        let ty = truth(&y)?;
+                        V::T(if is_and {
+                            and2(&tx, &ty)
+                        } else {
+                            or2(&tx, &ty)
+                        })
+                    }
+                    _ => {
+                        // Python yields an operand.
+                        if is_and {
+                            ite(&tx, &y, &x)?
+                        } else {
+                            ite(&tx, &x, &y)?
+                        }
+                    }
+                }
+            }
+            Ex::Cond(c, a, b) => {
+                let c = truth(&self.eval(f, c, g)?)?;
+                let x = self.eval(f, a, &and2(g, &c))?;
+                let y = self.eval(f, b, &and2(g, &c.not()))?;
+                let (x, y) = self.unify(&x, &y)?;
+                ite(&c, &x, &y)?
+            }
+            Ex::Index(a, i) => {
+                let arr = match self.eval(f, a, g)? {
+                    V::A(arr) => arr,
+                    _ => return Err("indexing something other than a list".into()),
+                };
+                let i = self.eval(f, i, g)?;
+                let (inb, hits) = self.locate(&arr, &i)?;
+                self.raise(g, &inb.not(), INDEX);
+                let mut out = match arr.elems.first() {
+                    Some(first) => undef_like(first),
+                    None => return Err("an empty list bound".into()),
+                };
+                for (j, hit) in hits.iter().enumerate().rev() {
+                    out = ite(hit, &arr.elems[j], &out)?;
+                }
+                out
+            }
+            Ex::Len(a) => {
+                let arr = match self.eval(f, a, g)? {
+                    V::A(arr) => arr,
+                    _ => return Err("the length of something other than a list".into()),
+                };
+                match self.sem {
+                    Sem::Python => V::I(arr.len),
+                    _ => V::B(BV::from_int(&arr.len, 32), true),
+                }
+            }
+            Ex::Cast(ty, a) => {
+                let x = self.eval(f, a, g)?;
+                convert(&x, ty, self.sem)?
+            }
+            Ex::Call(name, args) => self.call(f, name, args, g)?,
+        })
+    }
+
+    /// Two operands brought to one type for `?:` (the usual conversions for machine integers).
+    fn unify(&self, x: &V, y: &V) -> R<(V, V)> {
+        match (x, y) {
+            (V::B(..) | V::T(_), V::B(..)) | (V::B(..), V::T(_)) if self.sem != Sem::Python => {
+                let (a, b, s) = self.promote2(x, y)?;
+                Ok((V::B(a, s), V::B(b, s)))
+            }
+            (V::I(_), V::T(_)) | (V::T(_), V::I(_)) if self.sem == Sem::Python => {
+                Err("a conditional expression of mixed types".into())
+            }
+            _ => Ok((x.clone(), y.clone())),
+        }
+    }
+
+    /// Integer promotion of one operand (Java and C): at least `int`.
+    fn promote1(&self, x: &V) -> R<(BV, bool)> {
+        let (bv, s) = match x {
+            V::B(b, s) => (b.clone(), *s),
+            V::T(b) => (b.ite(&bv_lit(1, 32), &bv_lit(0, 32)), true),
+            V::I(i) => (BV::from_int(i, 64), true),
+            V::A(_) => return Err("a list in arithmetic".into()),
+        };
+        let w = bv.get_size();
+        if w < 32 {
+            Ok((resize(&bv, s, 32), true))
+        } else {
+            Ok((bv, s || self.sem == Sem::Java))
+        }
+    }
+
+    /// The usual arithmetic conversions (Java's binary numeric promotion).
+    fn promote2(&self, x: &V, y: &V) -> R<(BV, BV, bool)> {
+        let (a, sa) = self.promote1(x)?;
+        let (b, sb) = self.promote1(y)?;
+        let (wa, wb) = (a.get_size(), b.get_size());
+        let w = wa.max(wb);
+        let s = if self.sem == Sem::Java {
+            true
+        } else if wa == wb {
+            sa && sb
+        } else if wa > wb {
+            sa
+        } else {
+            sb
+        };
+        Ok((resize(&a, sa, w), resize(&b, sb, w), s))
+    }
+
+    fn binary(&mut self, op: Op, x: &V, y: &V, g: &Bool) -> R<V> {
+        if self.sem == Sem::Python {
+            return self.py_binary(op, x, y, g);
+        }
+        if let (V::T(a), V::T(b)) = (x, y) {
+            // Non-short-circuit boolean operators and comparisons of booleans.
+            match op {
+                Op::BitAnd => return Ok(V::T(and2(a, b))),
+                Op::BitOr => return Ok(V::T(or2(a, b))),
+                Op::BitXor | Op::Ne => return Ok(V::T(a.xor(b))),
+                Op::Eq => return Ok(V::T(a.iff(b))),
+                _ => {}
+            }
+        }
+        if matches!(op, Op::Shl | Op::Shr | Op::UShr) {
+            return self.shift(op, x, y, g);
+        }
+        let (a, b, s) = self.promote2(x, y)?;
+        let w = a.get_size();
+        let c = self.sem == Sem::C;
+        let zero = bv_lit(0, w);
+        Ok(match op {
+            Op::Add => {
+                if c && s {
+                    let ok = and2(&a.bvadd_no_overflow(&b, true), &a.bvadd_no_underflow(&b));
+                    self.undefined(g, &ok.not());
+                }
+                V::B(a.bvadd(&b), s)
+            }
+            Op::Sub => {
+                if c && s {
+                    let ok = and2(&a.bvsub_no_overflow(&b), &a.bvsub_no_underflow(&b, true));
+                    self.undefined(g, &ok.not());
+                }
+                V::B(a.bvsub(&b), s)
+            }
+            Op::Mul => {
+                if c && s {
+                    let ok = and2(&a.bvmul_no_overflow(&b, true), &a.bvmul_no_underflow(&b));
+                    self.undefined(g, &ok.not());
+                }
+                V::B(a.bvmul(&b), s)
+            }
+            Op::Div | Op::Rem => {
+                self.raise(g, &b.eq(&zero), ZERO_DIVISION);
+                if c && s {
+                    self.undefined(g, &a.bvsdiv_no_overflow(&b).not());
+                }
+                let r = match (op, s) {
+                    (Op::Div, true) => a.bvsdiv(&b),
+                    (Op::Div, false) => a.bvudiv(&b),
+                    (_, true) => a.bvsrem(&b),
+                    (_, false) => a.bvurem(&b),
+                };
+                V::B(r, s)
+            }
+            Op::BitAnd => V::B(a.bvand(&b), s),
+            Op::BitOr => V::B(a.bvor(&b), s),
+            Op::BitXor => V::B(a.bvxor(&b), s),
+            Op::Lt => V::T(if s { a.bvslt(&b) } else { a.bvult(&b) }),
+            Op::Le => V::T(if s { a.bvsle(&b) } else { a.bvule(&b) }),
+            Op::Gt => V::T(if s { a.bvsgt(&b) } else { a.bvugt(&b) }),
+            Op::Ge => V::T(if s { a.bvsge(&b) } else { a.bvuge(&b) }),
+            Op::Eq => V::T(a.eq(&b)),
+            Op::Ne => V::T(a.eq(&b).not()),
+            Op::Shl | Op::Shr | Op::UShr => unreachable!("shifts are handled above"),
+        })
+    }
+
+    fn shift(&mut self, op: Op, x: &V, y: &V, g: &Bool) -> R<V> {
+        let (a, s) = self.promote1(x)?;
+        let (n, ns) = self.promote1(y)?;
+        let w = a.get_size();
+        let count = if self.sem == Sem::Java {
+            resize(&n, false, w).bvand(bv_lit(i128::from(w - 1), w))
+        } else {
+            let nw = n.get_size();
+            let neg = if ns { n.bvslt(bv_lit(0, nw)) } else { ff() };
+            let big = if nw > 16 || w < (1u32 << nw) {
+                n.bvuge(bv_lit(i128::from(w), nw))
+            } else {
+                ff()
+            };
+            self.undefined(g, &or2(&neg, &big));
+            resize(&n, false, w)
+        };
+        Ok(match op {
+            Op::Shl => {
+                let r = a.bvshl(&count);
+                if self.sem == Sem::C && s {
+                    let zero = bv_lit(0, w);
+                    let bad = Bool::or(&[
+                        &a.bvslt(&zero),
+                        &r.bvashr(&count).eq(&a).not(),
+                        &r.bvslt(&zero),
+                    ]);
+                    self.undefined(g, &bad);
+                }
+                V::B(r, s)
+            }
+            Op::Shr if s => V::B(a.bvashr(&count), s),
+            _ => V::B(a.bvlshr(&count), s),
+        })
+    }
+
+    fn py_binary(&mut self, op: Op, x: &V, y: &V, g: &Bool) -> R<V> {
+        if let (V::T(a), V::T(b)) = (x, y) {
+            match op {
+                Op::BitAnd => return Ok(V::T(and2(a, b))),
+                Op::BitOr => return Ok(V::T(or2(a, b))),
+                Op::BitXor => return Ok(V::T(a.xor(b))),
+                _ => {}
+            }
+        }
+        let a = to_int(x)?;
+        let b = to_int(y)?;
+        let zero = Int::from_i64(0);
+        Ok(match op {
+            Op::Add => V::I(&a + &b),
+            Op::Sub => V::I(&a - &b),
+            Op::Mul => V::I(&a * &b),
+            Op::Div | Op::Rem => {
+                self.raise(g, &b.eq(&zero), ZERO_DIVISION);
+                // Z3's integer division is Euclidean; Python's floors.
+                let q = b
+                    .gt(&zero)
+                    .ite(&a.div(&b), &a.unary_minus().div(b.unary_minus()));
+                if op == Op::Div {
+                    V::I(q)
+                } else {
+                    V::I(&a - &(&b * &q))
+                }
+            }
+            Op::Shl | Op::Shr => {
+                let Some(k) = b.simplify().as_i64() else {
+                    return Err("a shift by a count that is not a constant".into());
+                };
+                if k < 0 {
+                    self.raise(g, &tt(), VALUE);
+                    return Ok(V::I(a));
+                }
+                if k > 128 {
+                    return Err("a shift by more than 128".into());
+                }
+                let p = Int::from_i128(1i128 << k.min(126));
+                if op == Op::Shl {
+                    V::I(&a * &p)
+                } else {
+                    V::I(a.div(&p))
+                }
+            }
+            Op::UShr | Op::BitAnd | Op::BitOr | Op::BitXor => {
+                return Err("bitwise operators on Python integers".into())
+            }
+            Op::Lt => V::T(a.lt(&b)),
+            Op::Le => V::T(a.le(&b)),
+            Op::Gt => V::T(a.gt(&b)),
+            Op::Ge => V::T(a.ge(&b)),
+            Op::Eq => V::T(a.eq(&b)),
+            Op::Ne => V::T(a.eq(&b).not()),
+        })
+    }
+
+    fn call(&mut self, f: &mut Frame, name: &str, args: &[Ex], g: &Bool) -> R<V> {
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.eval(f, a, g)?);
+        }
+        match name {
+            "%abs" => {
+                let [x] = vals.as_slice() else {
+                    return Err("abs arity".into());
+                };
+                return match x {
+                    V::I(i) => Ok(V::I(i.lt(Int::from_i64(0)).ite(&i.unary_minus(), i))),
+                    V::T(_) if self.sem == Sem::Python => Ok(V::I(to_int(x)?)),
+                    _ => {
+                        let (b, s) = self.promote1(x)?;
+                        let w = b.get_size();
+                        if !s {
+                            return Ok(V::B(b, s));
+                        }
+                        if self.sem == Sem::C {
+                            self.undefined(g, &b.eq(bv_lit(-(1i128 << (w - 1)), w)));
+                        }
+                        Ok(V::B(b.bvslt(bv_lit(0, w)).ite(&b.bvneg(), &b), s))
+                    }
+                };
+            }
+            "%min" | "%max" => {
+                if vals.len() < 2 {
+                    return Err("min/max of fewer than two values".into());
+                }
+                let mut acc = vals[0].clone();
+                for v in &vals[1..] {
+                    let (x, y) = if self.sem == Sem::Python {
+                        if matches!(acc, V::T(_)) || matches!(v, V::T(_)) {
+                            return Err("min/max of booleans".into());
+                        }
+                        (acc.clone(), v.clone())
+                    } else {
+                        let (x, y, s) = self.promote2(&acc, v)?;
+                        (V::B(x, s), V::B(y, s))
+                    };
+                    // Python's min keeps the first of equal values; for integers that is the
+                    // same value.
+                    let less = match self.binary(Op::Lt, &y, &x, g)? {
+                        V::T(b) => b,
+                        _ => return Err("comparison".into()),
+                    };
+                    acc = if name == "%min" {
+                        ite(&less, &y, &x)?
+                    } else {
+                        let greater = match self.binary(Op::Gt, &y, &x, g)? {
+                            V::T(b) => b,
+                            _ => return Err("comparison".into()),
+                        };
+                        ite(&greater, &y, &x)?
+                    };
+                }
+                return Ok(acc);
+            }
+            "%int" => {
+                let [x] = vals.as_slice() else {
+                    return Err("int() arity".into());
+                };
+                return Ok(V::I(to_int(x)?));
+            }
+            _ => {}
+        }
+        let func = if name == self.prog.entry.name {
+            &self.prog.entry
+        } else {
+            self.prog
+                .functions
+                .get(name)
+                .ok_or_else(|| format!("call of `{name}`, which is not lowered"))?
+        };
+        if func.params.len() != vals.len() {
+            return Err(format!("call of `{name}` with another number of arguments"));
+        }
+        check_shadowing(func, self.sem)?;
+        let mut callee = Frame::new(func.ret.clone());
+        let mut write_back = Vec::new();
+        for ((pname, pty), (v, a)) in func.params.iter().zip(vals.iter().zip(args)) {
+            let v = if self.sem == Sem::Python && !matches!(pty, STy::Array(_)) {
+                v.clone()
+            } else {
+                convert(v, pty, self.sem)?
+            };
+            if matches!(v, V::A(_)) {
+                match a {
+                    Ex::Var(caller) => write_back.push((caller.clone(), pname.clone())),
+                    _ => return Err("a list argument that is not a variable".into()),
+                }
+            }
+            callee.env.insert(pname.clone(), Var { v, def: tt() });
+        }
+        if self.depth >= self.bounds.depth {
+            self.unwound = or2(&self.unwound, &and2(g, &self.raised.not()));
+            return match &func.ret {
+                Some(t) => undef_of(t, self.sem),
+                None if self.sem == Sem::Python => Ok(V::I(Int::fresh_const("undef"))),
+                None => Ok(V::T(ff())),
+            };
+        }
+        self.depth += 1;
+        let body = func.body.clone();
+        let res = self.block(&mut callee, &body, g);
+        self.depth -= 1;
+        res?;
+        self.finish(&mut callee, func)?;
+        for (caller, param) in write_back {
+            let v = callee.env[&param].v.clone();
+            if let Some(var) = f.env.get_mut(&caller) {
+                var.v = v;
+            }
+        }
+        if self.sem == Sem::Python && konst(&callee.ret_none) != Some(false) {
+            if callee.ret.is_some() {
+                return Err(format!(
+                    "`{name}` returns None on some paths and a value on others"
+                ));
+            }
+            // Only used as a statement, or compared with None, which is not lowered.
+            return Ok(V::T(ff()));
+        }
+        Ok(match callee.ret {
+            Some(v) => v,
+            None => V::T(ff()),
+        })
+    }
+}
+
+/// The static type of a value, for conversions on assignment.
+fn static_ty(v: &V) -> STy {
+    match v {
+        V::B(x, s) => STy::Int {
+            bits: x.get_size(),
+            signed: *s,
+        },
+        V::I(_) => STy::Math,
+        V::T(_) => STy::Bool,
+        V::A(a) => STy::Array(Box::new(
+            a.elems.first().map(static_ty).unwrap_or(STy::Math),
+        )),
+    }
+}
+
+/// Block scopes are flattened by the lowering, so a C declaration that shadows a variable of an
+/// enclosing scope (or a parameter) would overwrite it: such functions are refused.
+fn check_shadowing(func: &LFunc, sem: Sem) -> R<()> {
+    if sem != Sem::C {
+        return Ok(());
+    }
+    fn walk(sts: &[St], outer: &mut Vec<String>, depth: usize) -> R<()> {
+        let mark = outer.len();
+        for st in sts {
+            match st {
+                St::Decl(n, ..) => {
+                    if outer[..mark].contains(n) && depth > 0 {
+                        return Err(format!("`{n}` is declared again in an inner scope"));
+                    }
+                    outer.push(n.clone());
+                }
+                St::If(_, a, b) => {
+                    walk(a, outer, depth + 1)?;
+                    walk(b, outer, depth + 1)?;
+                }
+                St::Loop { body, update, .. } => {
+                    walk(body, outer, depth + 1)?;
+                    walk(update, outer, depth + 1)?;
+                }
+                _ => {}
+            }
+        }
+        outer.truncate(mark);
+        Ok(())
+    }
+    let mut names: Vec<String> = func.params.iter().map(|(n, _)| n.clone()).collect();
+    for st in &func.body {
+        if let St::Decl(n, ..) = st {
+            if names.contains(n) {
+                return Err(format!("`{n}` is declared again in the function"));
+            }
+        }
+    }
+    walk(&func.body, &mut names, 1)
+}
+
+/// The condition under which the two runs differ.
+fn differ(a: &Run, b: &Run, cross: bool) -> R<Bool> {
+    let exc_differs = if cross {
+        ff()
+    } else {
+        Bool::and(&[&a.raised, &b.raised, &a.exc.eq(&b.exc).not()])
+    };
+    let mut out_same = Vec::new();
+    match (&a.ret, &b.ret) {
+        (Some(x), Some(y)) => {
+            let values = same(x, y, cross)?;
+            if a.python || b.python {
+                let nones = a.ret_none.iff(&b.ret_none);
+                out_same.push(and2(&nones, &or2(&a.ret_none, &values)));
+            } else {
+                out_same.push(values);
+            }
+        }
+        (None, None) => out_same.push(a.ret_none.iff(&b.ret_none)),
+        (Some(_), None) | (None, Some(_)) if a.python || b.python => {
+            // One side only ever returns None (or nothing is returned on either side's paths
+            // but one): the same exactly when both return None.
+            let (none_side, other) = if a.ret.is_none() { (a, b) } else { (b, a) };
+            out_same.push(and2(&none_side.ret_none, &other.ret_none));
+        }
+        _ => return Err("one function returns a value and the other does not".into()),
+    }
+    for (i, x) in &a.lists {
+        if let Some(y) = b.lists.get(i) {
+            out_same.push(same(x, y, cross)?);
+        }
+    }
+    let both_normal = and2(&a.raised.not(), &b.raised.not());
+    Ok(Bool::or(&[
+        &a.raised.xor(&b.raised),
+        &exc_differs,
+        &and2(&both_normal, &Bool::and(&out_same).not()),
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::equiv::types::{common_domain, select_function, signature};
+    use crate::syntax::Language;
+
+    fn run(lang: Language, a: &str, b: &str, name: &str) -> Symbolic {
+        let fa = ParsedFile::parse(lang, a.to_string());
+        let fb = ParsedFile::parse(lang, b.to_string());
+        let ga = select_function(&fa, Some(name)).unwrap();
+        let gb = select_function(&fb, Some(name)).unwrap();
+        let sa = signature(&fa, &ga).unwrap();
+        let sb = signature(&fb, &gb).unwrap();
+        let doms = common_domain(&sa, &sb).unwrap();
+        check((&fa, &ga, &sa), (&fb, &gb, &sb), &doms, Bounds::default())
+    }
+
+    fn cex(o: Symbolic) -> Vec<Value> {
+        match o {
+            Symbolic::Counterexample(v) => v,
+            other => panic!("expected a counterexample, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn java_overflow_is_a_difference() {
+        let a = "class A { static int f(int x) { return (x + 1) * 5; } }";
+        let b = "class A { static int f(int x) { return x * 5 + 5; } }";
+        assert_eq!(
+            run(Language::Java, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+        let b =
+            "class A { static int f(int x) { if (x > 2147483600) return 0; return x * 5 + 5; } }";
+        let v = cex(run(Language::Java, a, b, "f"));
+        let Value::Int(x) = v[0] else { panic!() };
+        assert!(x > 2147483600);
+    }
+
+    #[test]
+    fn widening_before_the_multiplication_matters() {
+        let a = "class A { static long f(int x) { return x * 3L; } }";
+        let b = "class A { static long f(int x) { return x * 3; } }";
+        let v = cex(run(Language::Java, a, b, "f"));
+        let Value::Int(x) = v[0] else { panic!() };
+        assert!(i128::from(x as i32) * 3 != i128::from((x as i32).wrapping_mul(3)));
+    }
+
+    #[test]
+    fn a_rare_branch_is_found() {
+        let a = "def f(x, y):\n    if x * 7 == y + 123456789:\n        return 1\n    return 0\n";
+        let b = "def f(x, y):\n    return 0\n";
+        let v = cex(run(Language::Python, a, b, "f"));
+        let (Value::Int(x), Value::Int(y)) = (&v[0], &v[1]) else {
+            panic!()
+        };
+        assert_eq!(x * 7, y + 123456789);
+    }
+
+    #[test]
+    fn python_floor_division_and_modulo() {
+        let a = "def f(a, b):\n    return a // b * b + a % b\n";
+        let b = "def f(a, b):\n    if b == 0:\n        return a // b\n    return a\n";
+        assert_eq!(
+            run(Language::Python, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+        // C truncates: -7 / 2 * 2 + -7 % 2 is still -7, but `/` alone differs from `>> 1`.
+        let a = "int f(int a) { return a / 2; }";
+        let b = "int f(int a) { return a >> 1; }";
+        let v = cex(run(Language::C, a, b, "f"));
+        let Value::Int(x) = v[0] else { panic!() };
+        assert!(x < 0 && x % 2 != 0);
+    }
+
+    #[test]
+    fn loops_and_lists_within_the_bound() {
+        let a = "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n";
+        let b = "def f(xs):\n    s = 0\n    i = len(xs) - 1\n    while i >= 0:\n        s = s + xs[i]\n        i -= 1\n    return s\n";
+        assert_eq!(
+            run(Language::Python, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+        let b = "def f(xs):\n    s = 0\n    for i in range(1, len(xs)):\n        s += xs[i]\n    return s\n";
+        let v = cex(run(Language::Python, a, b, "f"));
+        let Value::List(xs) = &v[0] else { panic!() };
+        assert!(matches!(xs.first(), Some(Value::Int(x)) if *x != 0));
+    }
+
+    #[test]
+    fn c_undefined_behaviour_is_not_a_difference() {
+        // Both overflow for the same inputs, where C says nothing.
+        let a = "int f(int x) { return x + 1 > x; }";
+        let b = "int f(int x) { return 1; }";
+        assert_eq!(
+            run(Language::C, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+        let a = "unsigned f(unsigned x) { return x + 1 > x; }";
+        let b = "unsigned f(unsigned x) { return 1; }";
+        let v = cex(run(Language::C, a, b, "f"));
+        assert_eq!(v[0], Value::Int(4294967295));
+    }
+
+    #[test]
+    fn exceptions_are_outcomes() {
+        let a = "class A { static int f(int a, int b) { return a / b; } }";
+        let b = "class A { static int f(int a, int b) { if (b == 0) return 0; return a / b; } }";
+        let v = cex(run(Language::Java, a, b, "f"));
+        assert_eq!(v[1], Value::Int(0));
+        let b = "class A { static int f(int a, int b) { int q = a / b; return q; } }";
+        assert_eq!(
+            run(Language::Java, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+    }
+
+    #[test]
+    fn mutated_lists_are_compared() {
+        let a = "def f(xs):\n    for i in range(len(xs)):\n        xs[i] = xs[i] * 2\n";
+        let b = "def f(xs):\n    for i in range(len(xs)):\n        xs[i] = xs[i] + xs[i]\n";
+        assert_eq!(
+            run(Language::Python, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+        let b = "def f(xs):\n    for i in range(len(xs) - 1):\n        xs[i] = xs[i] + xs[i]\n";
+        let v = cex(run(Language::Python, a, b, "f"));
+        assert!(matches!(&v[0], Value::List(xs) if !xs.is_empty()));
+    }
+
+    #[test]
+    fn helpers_are_inlined_and_recursion_is_bounded() {
+        let a = "def g(x):\n    return x * x\n\ndef f(x):\n    return g(x) + 1\n";
+        let b = "def f(x):\n    return x * x + 1\n";
+        assert_eq!(
+            run(Language::Python, a, b, "f"),
+            Symbolic::Bounded(Bounds::default())
+        );
+        let a = "int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }";
+        let b = "int fact(int n) { int r = 1; for (int i = 2; i <= n; i++) r = r * i; return r; }";
+        assert_eq!(
+            run(Language::C, a, b, "fact"),
+            Symbolic::Bounded(Bounds::default())
+        );
+    }
+
+    #[test]
+    fn what_is_not_lowered_is_unknown() {
+        let a = "def f(s):\n    return s.upper()\n";
+        let b = "def f(s):\n    return s.lower()\n";
+        assert!(matches!(
+            run(Language::Python, a, b, "f"),
+            Symbolic::Unknown(_)
+        ));
+    }
+}
