@@ -20,6 +20,7 @@
 
 use super::OutputFormat;
 use crate::analysis::equiv::program::{program_entry, CompareMode};
+use crate::analysis::equiv::smt::Bounds;
 use crate::analysis::equiv::types::select_function;
 use crate::analysis::equiv::Verdict;
 use crate::exec::equiv::{
@@ -41,6 +42,10 @@ pub struct EquivArgs {
     /// Deterministic evidence only (no LLM call).
     #[arg(long)]
     pub no_llm: bool,
+    /// Skip the bounded symbolic check (Z3): no `bounded_equivalent` verdict, no solver-found
+    /// counterexample.
+    #[arg(long)]
+    pub no_smt: bool,
     /// Number of inputs for differential testing (programs: inputs generated from the given
     /// ones; default 300 for functions, 100 for programs).
     #[arg(long)]
@@ -200,6 +205,7 @@ pub fn run(args: &EquivArgs) -> anyhow::Result<i32> {
             trials: args.trials.unwrap_or(300),
             seed: args.seed,
             limits,
+            symbolic: (!args.no_smt).then(Bounds::default),
         },
         execute: true,
         llm_samples: (!args.no_llm).then_some(args.samples),

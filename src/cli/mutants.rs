@@ -18,6 +18,7 @@
 
 use super::OutputFormat;
 use crate::analysis::equiv::mutant::Tally;
+use crate::analysis::equiv::smt::Bounds;
 use crate::exec::equiv::{DiffOptions, EquivOptions};
 use crate::exec::mutants::{
     classify_mutant, load_cargo_mutants, load_eqbench, load_mutantbench, load_mutmut, load_pit,
@@ -72,6 +73,10 @@ pub struct MutantsArgs {
     /// Deterministic evidence only (no LLM call).
     #[arg(long)]
     pub no_llm: bool,
+    /// Skip the bounded symbolic check (Z3): no `bounded_equivalent` verdict, no solver-found
+    /// counterexample.
+    #[arg(long)]
+    pub no_smt: bool,
     /// Number of inputs for differential testing per mutant.
     #[arg(long, default_value_t = 200)]
     pub trials: usize,
@@ -248,6 +253,7 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<i32> {
                 wall: Duration::from_secs(args.timeout.max(1)),
                 memory_mb: args.memory_mb.max(64),
             },
+            symbolic: (!args.no_smt).then(Bounds::default),
         },
         execute: true,
         llm_samples: (!args.no_llm).then_some(args.samples),

@@ -197,6 +197,8 @@ pub struct DiffOptions {
     pub trials: usize,
     pub seed: u64,
     pub limits: Limits,
+    /// The bounded symbolic check's bounds; `None` skips it (`--no-smt`).
+    pub symbolic: Option<Bounds>,
 }
 
 /// Proof first, then differential testing.
@@ -259,7 +261,10 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             };
         }
     };
-    let symbolic = symbolic(a, b, &doms);
+    let symbolic = match opts.symbolic {
+        Some(bounds) => symbolic(a, b, &doms, bounds),
+        None => Symbolic::Unknown("not asked for".into()),
+    };
     let mut inputs = generate(&doms, opts.trials.max(1), opts.seed);
     // The solver's candidate counterexample runs first; it counts only if execution confirms it.
     let smt_input = match &symbolic {
@@ -268,7 +273,7 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             inputs.insert(0, v.clone());
             Some(0)
         }
-        Symbolic::Bounded(_) => None,
+        Symbolic::Bounded(..) => None,
         Symbolic::Unknown(why) => {
             notes.push(format!("no bounded symbolic check: {why}"));
             None
@@ -365,8 +370,8 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         ));
     }
     match symbolic {
-        Symbolic::Bounded(bounds) if trials > 0 => {
-            notes.push(bounded_note(bounds));
+        Symbolic::Bounded(bounds, complete) if trials > 0 => {
+            notes.push(bounded_note(bounds, complete));
             Deterministic {
                 verdict: Verdict::BoundedEquivalent,
                 method: "bounded_smt",
@@ -384,24 +389,31 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
 }
 
 /// What a bounded verdict covers, in words.
-fn bounded_note(b: Bounds) -> String {
-    format!(
-        "bounded check (Z3): no difference for any input whose loops run at most {} iterations, whose calls nest at most {} deep and whose lists have at most {} elements; machine integers at their real width",
-        b.unroll, b.depth, b.max_len
-    )
+fn bounded_note(b: Bounds, complete: bool) -> String {
+    if complete {
+        format!(
+            "bounded check (Z3): no difference for any input whose lists have at most {} elements (no input runs a loop more than {} times or nests calls more than {} deep); machine integers at their real width",
+            b.max_len, b.unroll, b.depth
+        )
+    } else {
+        format!(
+            "bounded check (Z3): no difference for any input whose loops run at most {} iterations, whose calls nest at most {} deep and whose lists have at most {} elements; machine integers at their real width",
+            b.unroll, b.depth, b.max_len
+        )
+    }
 }
 
 /// The bounded symbolic check of the two sides ([`crate::analysis::equiv::smt`]).
-fn symbolic(a: &Side, b: &Side, doms: &[crate::analysis::equiv::types::Dom]) -> Symbolic {
+fn symbolic(
+    a: &Side,
+    b: &Side,
+    doms: &[crate::analysis::equiv::types::Dom],
+    bounds: Bounds,
+) -> Symbolic {
     let fa = ParsedFile::parse(a.language, a.text.clone());
     let fb = ParsedFile::parse(b.language, b.text.clone());
     match (reselect(&fa, &a.sig), reselect(&fb, &b.sig)) {
-        (Ok(ga), Ok(gb)) => smt::check(
-            (&fa, &ga, &a.sig),
-            (&fb, &gb, &b.sig),
-            doms,
-            Bounds::default(),
-        ),
+        (Ok(ga), Ok(gb)) => smt::check((&fa, &ga, &a.sig), (&fb, &gb, &b.sig), doms, bounds),
         (Err(e), _) | (_, Err(e)) => Symbolic::Unknown(e),
     }
 }
@@ -979,6 +991,7 @@ impl Default for EquivOptions {
                     wall: Duration::from_secs(60),
                     memory_mb: 2048,
                 },
+                symbolic: Some(Bounds::default()),
             },
             execute: true,
             llm_samples: None,
@@ -1084,11 +1097,11 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
     if verdict == Verdict::Unknown {
         // The bounded symbolic check runs nothing, so it may answer without consent to execute;
         // its counterexample cannot be confirmed here and stays a note.
-        match common_domain(&a.sig, &b.sig).map(|d| symbolic(a, b, &d)) {
-            Ok(Symbolic::Bounded(bounds)) => {
+        match common_domain(&a.sig, &b.sig).map(|d| symbolic(a, b, &d, Bounds::default())) {
+            Ok(Symbolic::Bounded(bounds, complete)) => {
                 verdict = Verdict::BoundedEquivalent;
                 method = "bounded_smt";
-                notes.push(bounded_note(bounds));
+                notes.push(bounded_note(bounds, complete));
             }
             Ok(Symbolic::Counterexample(v)) => notes.push(format!(
                 "the bounded check (Z3) found a candidate counterexample, not executed: inputs {}",

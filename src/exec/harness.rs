@@ -553,12 +553,45 @@ pub fn c_family(
                                 Value::List(items) => items.clone(),
                                 _ => Vec::new(),
                             };
-                            if matches!(**e, Ty::Str | Ty::List(_) | Ty::Unknown) {
-                                return Err(
-                                    "C/C++ lists of strings or lists are not supported".into()
-                                );
-                            }
                             let cleaned = clean_type(&raw.decl);
+                            if **e == Ty::Str {
+                                // `char **` / `char *[]` (NULL-terminated, as `argv` is) or
+                                // `std::vector<std::string>`; read, not reported back.
+                                let texts: Vec<String> = items
+                                    .iter()
+                                    .map(|v| match v {
+                                        Value::Str(t) => c_str(t),
+                                        _ => c_str(""),
+                                    })
+                                    .collect();
+                                if cleaned.contains("vector") {
+                                    let _ = writeln!(
+                                        s,
+                                        "    std::vector<std::string> {name} = {{{}}};",
+                                        texts.join(", ")
+                                    );
+                                } else {
+                                    for (j, t) in texts.iter().enumerate() {
+                                        let _ = writeln!(s, "    char {name}_{j}[] = {t};");
+                                    }
+                                    let ptrs: Vec<String> =
+                                        (0..texts.len()).map(|j| format!("{name}_{j}")).collect();
+                                    let _ = writeln!(
+                                        s,
+                                        "    char *{name}[] = {{{}}};",
+                                        ptrs.iter()
+                                            .map(String::as_str)
+                                            .chain(["NULL"])
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    );
+                                }
+                                call_args.push(name);
+                                continue;
+                            }
+                            if matches!(**e, Ty::List(_) | Ty::Unknown) {
+                                return Err("C/C++ lists of lists are not supported".into());
+                            }
                             let lits: Vec<String> = items.iter().map(c_scalar).collect();
                             if cleaned.contains("vector") {
                                 let inner = cleaned

@@ -136,6 +136,7 @@ pub fn compare_with_head(
                 wall: Duration::from_secs(30),
                 memory_mb: 2048,
             },
+            symbolic: Some(crate::analysis::equiv::smt::Bounds::default()),
         },
         execute,
         llm_samples: None,

@@ -3,13 +3,13 @@
 //! `CARGO_MANIFEST_DIR/../shared/datasets` (or `EQUIV_DATASETS`); nothing is copied.
 //!
 //! ```text
-//! cargo test --test equiv_eval -- --ignored --nocapture
-//! EQUIV_EVAL_LIMIT=100 EQUIV_EVAL_TRIALS=100 cargo test --test equiv_eval -- --ignored --nocapture eqbench
-//! EQUIV_EVAL_LANG=c EQUIV_EVAL_VERBOSE=1 cargo test --test equiv_eval -- --ignored --nocapture eqbench
+//! cargo test --test it equiv_eval:: -- --ignored --nocapture
+//! EQUIV_EVAL_LIMIT=100 EQUIV_EVAL_TRIALS=100 cargo test --test it equiv_eval::eqbench -- --ignored --nocapture
+//! EQUIV_EVAL_LANG=c EQUIV_EVAL_VERBOSE=1 cargo test --test it equiv_eval::eqbench -- --ignored --nocapture
 //! ```
 //!
-//! Printed per benchmark and language: accuracy overall, on equivalent pairs (`equivalent` or
-//! `likely_equivalent` is right), on non-equivalent pairs (`not_equivalent` is right), the
+//! Printed per benchmark and language: accuracy overall, on equivalent pairs (`equivalent`,
+//! `bounded_equivalent` or `likely_equivalent` is right), on non-equivalent pairs (`not_equivalent` is right), the
 //! decision gap `Acc(non-equivalent) - Acc(equivalent)` (research notes, section 2), and how
 //! many verdicts were `unknown` (counted as wrong).
 

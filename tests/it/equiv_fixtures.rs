@@ -6,7 +6,13 @@
 //!   tier `confirmed`, method `differential`, a counterexample whose A and B outcomes differ);
 //! * `equivalent--*`: proved by normalisation (verdict `equivalent`, tier `confirmed`);
 //! * `likely_equivalent--*`: never refuted; verdict `likely_equivalent` after differential
-//!   trials (or `equivalent` if a proof exists), tier `analyzer-only`.
+//!   trials (or `equivalent` if a proof exists), tier `analyzer-only`;
+//! * `bounded_equivalent--*`: the bounded symbolic check (Z3) finds no difference and the trials
+//!   none either: verdict `bounded_equivalent`, tier `analyzer-only`, method `bounded_smt`, the
+//!   bounds named in a note.
+//!
+//! A `not_equivalent` counterexample may come from the generated inputs (method `differential`)
+//! or from the solver's model (method `symbolic`); either way it was executed.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -99,9 +105,19 @@ fn check(dir: &Path) -> Result<(), String> {
             let c = &v["counterexample"];
             verdict == "not_equivalent"
                 && tier == "confirmed"
-                && v["method"] == "differential"
+                && (v["method"] == "differential" || v["method"] == "symbolic")
                 && c["inputs"].is_array()
                 && c["a"] != c["b"]
+        }
+        "bounded_equivalent" => {
+            verdict == "bounded_equivalent"
+                && tier == "analyzer-only"
+                && v["method"] == "bounded_smt"
+                && v["trials"].as_u64().unwrap_or(0) >= 20
+                && v["notes"].as_array().is_some_and(|n| {
+                    n.iter()
+                        .any(|n| n.as_str().is_some_and(|t| t.contains("lists have at most")))
+                })
         }
         "equivalent" => {
             verdict == "equivalent" && tier == "confirmed" && v["method"] == "normalisation"
@@ -492,10 +508,12 @@ fn every_proof_survives_execution_of_mutated_pairs() {
         wall: std::time::Duration::from_secs(60),
         memory_mb: 2048,
     };
+    // The proof is what is tested: the symbolic check is not asked.
     let opts = DiffOptions {
         trials: 40,
         seed: 7,
         limits,
+        symbolic: None,
     };
     let mut comments = 0usize;
     let mut executed = 0usize;
@@ -608,4 +626,31 @@ fn memcheck_sees_uninitialised_reads_in_c_functions() {
         Some(false),
         "x = 5 initialises y"
     );
+}
+
+/// A difference that the generated inputs almost never reach (one input in billions) is found by
+/// the bounded symbolic check's model, then confirmed by running both sides on it.
+#[test]
+fn a_difference_random_inputs_miss_is_found_by_the_solver() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/equiv/not_equivalent--java-magic-input");
+    let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+        .args(["equiv", "--no-llm", "--format", "json"])
+        .arg(dir.join("a.java"))
+        .arg(dir.join("b.java"))
+        .output()
+        .expect("crosscheck runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json report");
+    assert_eq!(v["verdict"], "not_equivalent", "{v}");
+    assert_eq!(v["method"], "symbolic", "{v}");
+    let c = &v["counterexample"];
+    assert_eq!(c["origin"], "smt", "{v}");
+    let code = c["inputs"][0].as_i64().expect("an integer input");
+    let level = c["inputs"][1].as_i64().expect("an integer input");
+    assert_eq!(
+        (code as i32).wrapping_mul(31).wrapping_add(level as i32),
+        1234567,
+        "the model's input takes the special case: {v}"
+    );
+    assert_eq!(c["b"], -1, "{v}");
 }

@@ -187,7 +187,11 @@ async fn a_mutant_is_refuted_with_a_counterexample_when_the_user_enables_executi
     let action = equivalence_action(&list).expect("the action on clamp");
     let r = run_check(&c, action).await;
     assert_eq!(r["verdict"], "not_equivalent", "{r}");
-    assert_eq!(r["method"], "differential");
+    // The counterexample ran: from the generated inputs, or the solver's model run first.
+    assert!(
+        matches!(r["method"].as_str(), Some("differential" | "symbolic")),
+        "{r}"
+    );
     assert_eq!(r["executed"], true);
     let x = r["counterexample"]["inputs"][0].as_i64().unwrap();
     assert!(x > 10, "{r}");

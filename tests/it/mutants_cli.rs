@@ -65,7 +65,8 @@ fn commuted_integer_addition_is_proved_equivalent() {
 fn returning_the_argument_instead_of_the_limit_is_refuted_with_a_counterexample() {
     let m = mutant(mutantbench(), "py-return");
     assert_eq!(m["verdict"], "not_equivalent");
-    assert_eq!(m["method"], "differential");
+    // Found by the bounded symbolic check's model, then executed.
+    assert_eq!(m["method"], "symbolic", "{m}");
     let c = &m["counterexample"];
     let x = c["inputs"][0].as_i64().expect("an integer input");
     assert!(x > 10, "only inputs above LIMIT tell them apart: {c}");
@@ -74,9 +75,11 @@ fn returning_the_argument_instead_of_the_limit_is_refuted_with_a_counterexample(
 }
 
 #[test]
-fn classic_boundary_mutant_of_a_clamp_is_likely_equivalent() {
+fn classic_boundary_mutant_of_a_clamp_is_bounded_equivalent() {
+    // Loop-free integer code: the bounded check covers every input, and the trials agree.
     let m = mutant(mutantbench(), "py-boundary-equivalent");
-    assert_eq!(m["verdict"], "likely_equivalent");
+    assert_eq!(m["verdict"], "bounded_equivalent", "{m}");
+    assert_eq!(m["tier"], "analyzer-only", "{m}");
     assert!(m["trials"].as_u64().unwrap() >= 50);
     assert_eq!(m["counterexample"], Value::Null);
 }
@@ -87,7 +90,7 @@ fn x_times_two_and_x_plus_x_are_not_refuted() {
     assert!(
         matches!(
             m["verdict"].as_str(),
-            Some("equivalent" | "likely_equivalent")
+            Some("equivalent" | "bounded_equivalent")
         ),
         "{m}"
     );
@@ -96,7 +99,7 @@ fn x_times_two_and_x_plus_x_are_not_refuted() {
 #[test]
 fn c_mutants_compile_under_ubsan_and_are_classified() {
     let eq = mutant(mutantbench(), "c-boundary-equivalent");
-    assert_eq!(eq["verdict"], "likely_equivalent", "{eq}");
+    assert_eq!(eq["verdict"], "bounded_equivalent", "{eq}");
     let neq = mutant(mutantbench(), "c-swap");
     assert_eq!(neq["verdict"], "not_equivalent", "{neq}");
     let c = &neq["counterexample"];
@@ -243,7 +246,7 @@ fn mutmut3_survivors_are_rebuilt_and_classified() {
     let ms = out["mutants"].as_array().unwrap();
     assert_eq!(ms.len(), 3, "exit code 0 only: {out:#}");
     let eq = mutant(&out, "lib.x_clamp__mutmut_1");
-    assert_eq!(eq["verdict"], "likely_equivalent", "{eq}");
+    assert_eq!(eq["verdict"], "bounded_equivalent", "{eq}");
     assert_eq!(eq["function"], "clamp");
     let neq = mutant(&out, "lib.x_clamp__mutmut_2");
     assert_eq!(neq["verdict"], "not_equivalent", "{neq}");
@@ -333,4 +336,18 @@ fn unreadable_input_is_an_error_not_a_panic() {
         Duration::from_secs(60),
     );
     assert_eq!(garbage.status.code(), Some(1));
+}
+
+#[test]
+fn without_the_solver_an_equivalent_mutant_is_only_likely_equivalent() {
+    let out = run_json(&[
+        "mutants",
+        "--mutmut",
+        "mutmut/mutants",
+        "--no-llm",
+        "--no-smt",
+    ]);
+    let eq = mutant(&out, "lib.x_clamp__mutmut_1");
+    assert_eq!(eq["verdict"], "likely_equivalent", "{eq}");
+    assert_eq!(eq["method"], "differential", "{eq}");
 }

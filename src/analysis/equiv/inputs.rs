@@ -143,7 +143,8 @@ fn small(dom: &Dom) -> Vec<Value> {
     b.into_iter().take(n).collect()
 }
 
-fn default_value(dom: &Dom) -> Value {
+/// A plain value of the domain (what a parameter gets while others vary).
+pub fn default_value(dom: &Dom) -> Value {
     match dom {
         Dom::Int { lo, hi } => Value::Int(if *lo <= 1 && 1 <= *hi { 1 } else { *lo }),
         Dom::Float { .. } => Value::Float(1.0),

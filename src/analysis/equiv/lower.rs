@@ -38,6 +38,9 @@ pub enum STy {
     Math,
     Bool,
     Array(Box<STy>),
+    /// An entry parameter of a type the lowered language does not have (strings, objects,
+    /// floating point): it has no value, and a function that reads it is not checked.
+    Opaque,
 }
 
 impl STy {
@@ -191,8 +194,10 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
     let mut params = Vec::new();
     for raw in &sig.raw {
         let ty = match raw.role {
-            super::types::Role::Value(i) => STy::from_ty(&sig.params[i].ty, sem)
-                .ok_or_else(|| format!("parameter `{}` has an unsupported type", raw.name))?,
+            // A parameter of another type is opaque: the function may not read it.
+            super::types::Role::Value(i) => {
+                STy::from_ty(&sig.params[i].ty, sem).unwrap_or(STy::Opaque)
+            }
             super::types::Role::LenOf(_) => {
                 let t = parse_type(file.language, &raw.decl);
                 STy::from_ty(&t, sem)

@@ -55,7 +55,7 @@ impl Default for Bounds {
             unroll: 10,
             max_len: 5,
             depth: 6,
-            timeout_ms: 20_000,
+            timeout_ms: 10_000,
         }
     }
 }
@@ -65,8 +65,9 @@ impl Default for Bounds {
 pub enum Symbolic {
     /// An input on which the two sides differ, one value per logical parameter. To be executed.
     Counterexample(Vec<Value>),
-    /// No input within the bounds makes the two sides differ.
-    Bounded(Bounds),
+    /// No input within the bounds makes the two sides differ; `true` when no input reaches the
+    /// loop or call bound (then only the list length bounds the claim).
+    Bounded(Bounds, bool),
     /// No symbolic verdict, and why.
     Unknown(String),
 }
@@ -93,13 +94,62 @@ pub fn check(a: SideRef<'_, '_>, b: SideRef<'_, '_>, doms: &[Dom], bounds: Bound
     }
 }
 
-/// [`check`] on lowered programs.
+/// [`check`] on lowered programs. Loops are unrolled `bounds.unroll` times first; while no
+/// difference is found and some input still runs past a bound, again with 4 and 12 times as
+/// many iterations (and as many more nested calls), as far as the formula stays small.
 pub fn check_programs(
     a: (&Program, &Signature),
     b: (&Program, &Signature),
     doms: &[Dom],
     bounds: Bounds,
 ) -> R<Symbolic> {
+    let mut last: Option<Symbolic> = None;
+    // The time limit is shared: half for the first attempt, a quarter for each larger one.
+    for (factor, share) in [(1, 2), (4, 4), (12, 4)] {
+        let b2 = Bounds {
+            unroll: bounds.unroll * factor,
+            depth: bounds.depth * factor,
+            timeout_ms: bounds.timeout_ms / share,
+            ..bounds
+        };
+        match attempt(a, b, doms, b2) {
+            Ok((Symbolic::Bounded(done, false), true)) => {
+                last = Some(Symbolic::Bounded(
+                    Bounds {
+                        timeout_ms: bounds.timeout_ms,
+                        ..done
+                    },
+                    false,
+                ))
+            }
+            Ok((Symbolic::Bounded(done, complete), _)) => {
+                return Ok(Symbolic::Bounded(
+                    Bounds {
+                        timeout_ms: bounds.timeout_ms,
+                        ..done
+                    },
+                    complete,
+                ))
+            }
+            // A larger attempt that runs out of time keeps the smaller one's answer.
+            Ok((Symbolic::Unknown(_), _)) if last.is_some() => break,
+            Ok((outcome, _)) => return Ok(outcome),
+            Err(e) if last.is_none() => return Err(e),
+            // A larger unrolling that cannot be built keeps the smaller one's answer.
+            Err(_) => break,
+        }
+    }
+    last.ok_or_else(|| "no attempt".to_string())
+}
+
+/// One check within `bounds`: the outcome, and whether some input runs past the loop or call
+/// bound (so that larger bounds could say more).
+fn attempt(
+    a: (&Program, &Signature),
+    b: (&Program, &Signature),
+    doms: &[Dom],
+    bounds: Bounds,
+) -> R<(Symbolic, bool)> {
     if a.1.params.len() != doms.len() || b.1.params.len() != doms.len() {
         return Err("parameter counts differ".into());
     }
@@ -119,44 +169,49 @@ pub fn check_programs(
     for m in &masters {
         solver.assert(&m.constraint);
     }
-    for r in [&ra, &rb] {
-        solver.assert(r.ub.not());
-        solver.assert(r.unwound.not());
-    }
+    let defined = Bool::or(&[&ra.ub, &rb.ub]).not();
+    let reached = Bool::or(&[&ra.unwound, &rb.unwound]);
+    solver.assert(&defined);
+    solver.push();
+    solver.assert(reached.not());
+    let unknown = |solver: &Solver| {
+        Symbolic::Unknown(format!(
+            "solver: {}",
+            solver.get_reason_unknown().unwrap_or_default()
+        ))
+    };
     // The bounds must leave some input that both sides run to its end: otherwise "no difference"
     // would be empty.
     match solver.check() {
         SatResult::Sat => {}
         SatResult::Unsat => {
-            return Ok(Symbolic::Unknown(format!(
-                "no input finishes within the bounds (loops unrolled {} times, calls {} deep, lists up to {} elements) without undefined behaviour",
-                bounds.unroll, bounds.depth, bounds.max_len
-            )))
+            return Ok((
+                Symbolic::Unknown(format!(
+                    "no input finishes within the bounds (loops unrolled {} times, calls {} deep, lists up to {} elements) without undefined behaviour",
+                    bounds.unroll, bounds.depth, bounds.max_len
+                )),
+                true,
+            ))
         }
-        SatResult::Unknown => {
-            return Ok(Symbolic::Unknown(format!(
-                "solver: {}",
-                solver.get_reason_unknown().unwrap_or_default()
-            )))
-        }
+        SatResult::Unknown => return Ok((unknown(&solver), false)),
     }
-    let differ = differ(&ra, &rb, cross)?;
-    solver.assert(&differ);
+    solver.assert(&differ(&ra, &rb, cross)?);
     match solver.check() {
-        SatResult::Unsat => Ok(Symbolic::Bounded(bounds)),
-        SatResult::Unknown => Ok(Symbolic::Unknown(format!(
-            "solver: {}",
-            solver.get_reason_unknown().unwrap_or_default()
-        ))),
+        SatResult::Unsat => {}
+        SatResult::Unknown => return Ok((unknown(&solver), false)),
         SatResult::Sat => {
             let model = solver.get_model().ok_or("the solver gave no model")?;
             let inputs = masters
                 .iter()
                 .map(|m| m.value(&model))
                 .collect::<R<Vec<_>>>()?;
-            Ok(Symbolic::Counterexample(inputs))
+            return Ok((Symbolic::Counterexample(inputs), false));
         }
     }
+    solver.pop(1);
+    solver.assert(&reached);
+    let past = solver.check() != SatResult::Unsat;
+    Ok((Symbolic::Bounded(bounds, !past), past))
 }
 
 /// The lowered type each side gives logical parameter `i` (a list's element type for lists).
@@ -262,7 +317,7 @@ fn undef_of(ty: &STy, sem: Sem) -> R<V> {
         STy::Int { bits, signed } => V::B(BV::fresh_const("undef", *bits), *signed),
         STy::Math => V::I(Int::fresh_const("undef")),
         STy::Bool => V::T(Bool::fresh_const("undef")),
-        STy::Array(_) => return Err("an array without a value".into()),
+        STy::Array(_) | STy::Opaque => return Err("a value of an opaque type".into()),
     })
 }
 
@@ -290,6 +345,7 @@ fn to_int(v: &V) -> R<Int> {
 fn convert(v: &V, ty: &STy, sem: Sem) -> R<V> {
     Ok(match (v, ty) {
         (V::A(_), STy::Array(_)) => v.clone(),
+        (_, STy::Opaque) => return Err("a value of an opaque type".into()),
         (_, STy::Array(_)) | (V::A(_), _) => return Err("a list converted to a scalar".into()),
         (_, STy::Bool) => V::T(truth(v)?),
         (V::B(..) | V::I(_) | V::T(_), STy::Math) => V::I(to_int(v)?),
@@ -341,12 +397,44 @@ struct Master {
 }
 
 enum MKind {
+    /// A parameter the lowered functions cannot read (an opaque type): a plain value of its
+    /// domain is passed when the counterexample runs.
+    Absent(Value),
+    /// A list whose elements cannot be read but whose length can (C's `argv` after `argc`):
+    /// that many plain elements.
+    AbsentList {
+        elem: Value,
+        len: Int,
+    },
     Scalar(V),
-    List { elems: Vec<V>, len: Int },
+    List {
+        elems: Vec<V>,
+        len: Int,
+    },
 }
 
 impl Master {
     fn new(i: usize, dom: &Dom, tys: [Option<STy>; 2], bounds: Bounds) -> R<Master> {
+        if tys.iter().any(|t| t == &Some(STy::Opaque)) {
+            if let Dom::List(e) = dom {
+                let len = Int::new_const(format!("len{i}"));
+                let constraint = and2(
+                    &len.ge(Int::from_i64(0)),
+                    &len.le(Int::from_i64(OPAQUE_LIST_MAX)),
+                );
+                return Ok(Master {
+                    kind: MKind::AbsentList {
+                        elem: super::inputs::default_value(e),
+                        len,
+                    },
+                    constraint,
+                });
+            }
+            return Ok(Master {
+                kind: MKind::Absent(super::inputs::default_value(dom)),
+                constraint: tt(),
+            });
+        }
         match dom {
             Dom::List(inner) => {
                 let len = Int::new_const(format!("len{i}"));
@@ -406,6 +494,14 @@ impl Master {
             })
         };
         match &self.kind {
+            MKind::Absent(v) => Ok(v.clone()),
+            MKind::AbsentList { elem, len } => {
+                let n = model
+                    .eval(len, true)
+                    .and_then(|x| x.as_i64())
+                    .ok_or("no model value")?;
+                Ok(Value::List(vec![elem.clone(); n.max(0) as usize]))
+            }
             MKind::Scalar(v) => scalar(v),
             MKind::List { elems, len } => {
                 let n = model
@@ -440,8 +536,10 @@ impl Master {
 
     fn len(&self) -> R<&Int> {
         match &self.kind {
-            MKind::List { len, .. } => Ok(len),
-            MKind::Scalar(_) => Err("a length of something other than a list".into()),
+            MKind::List { len, .. } | MKind::AbsentList { len, .. } => Ok(len),
+            MKind::Scalar(_) | MKind::Absent(_) => {
+                Err("a length of something other than a list".into())
+            }
         }
     }
 }
@@ -543,6 +641,9 @@ const INDEX: i64 = 2;
 const UNBOUND: i64 = 3;
 const VALUE: i64 = 4;
 
+/// Elements of a list that only its length is read of (`argv`), at most.
+const OPAQUE_LIST_MAX: i64 = 64;
+
 /// Statements executed at most, over the whole unrolled program (a bound on the formula's size).
 const MAX_STEPS: u64 = 200_000;
 
@@ -568,6 +669,15 @@ impl<'p> Machine<'p> {
         let mut list_names = BTreeMap::new();
         for (k, (name, ty)) in entry.params.iter().enumerate() {
             let raw = sig.raw.get(k).ok_or("signature and lowering disagree")?;
+            let absent = match raw.role {
+                Role::Value(i) => {
+                    matches!(masters[i].kind, MKind::Absent(_) | MKind::AbsentList { .. })
+                }
+                Role::LenOf(i) => matches!(masters[i].kind, MKind::Absent(_)),
+            };
+            if *ty == STy::Opaque || absent {
+                continue;
+            }
             let v = match raw.role {
                 Role::Value(i) => {
                     if matches!(ty, STy::Array(_)) && sig.params[i].mutable {
@@ -581,7 +691,7 @@ impl<'p> Machine<'p> {
         }
         let body = entry.body.clone();
         self.block(&mut f, &body, &tt())?;
-        self.finish(&mut f, entry)?;
+        self.finish(&mut f, entry, &tt())?;
         let lists = list_names
             .into_iter()
             .map(|(i, n)| (i, f.env[&n].v.clone()))
@@ -600,8 +710,8 @@ impl<'p> Machine<'p> {
 
     /// The end of a function's body: falling off the end returns `None` in Python and is
     /// undefined for a C function that should return a value.
-    fn finish(&mut self, f: &mut Frame, func: &LFunc) -> R<()> {
-        let falls = Bool::and(&[&f.done.not(), &self.raised.not()]);
+    fn finish(&mut self, f: &mut Frame, func: &LFunc, g: &Bool) -> R<()> {
+        let falls = Bool::and(&[g, &f.done.not(), &self.raised.not()]);
         match self.sem {
             Sem::Python => f.ret_none = or2(&f.ret_none, &falls),
             Sem::C if func.ret.is_some() && func.name != "main" => {
@@ -1274,7 +1384,7 @@ impl<'p> Machine<'p> {
         let res = self.block(&mut callee, &body, g);
         self.depth -= 1;
         res?;
-        self.finish(&mut callee, func)?;
+        self.finish(&mut callee, func, g)?;
         for (caller, param) in write_back {
             let v = callee.env[&param].v.clone();
             if let Some(var) = f.env.get_mut(&caller) {
@@ -1410,6 +1520,13 @@ mod tests {
         check((&fa, &ga, &sa), (&fb, &gb, &sb), &doms, Bounds::default())
     }
 
+    fn bounded(o: Symbolic) -> bool {
+        match o {
+            Symbolic::Bounded(..) => true,
+            other => panic!("expected a bounded verdict, got {other:?}"),
+        }
+    }
+
     fn cex(o: Symbolic) -> Vec<Value> {
         match o {
             Symbolic::Counterexample(v) => v,
@@ -1421,10 +1538,7 @@ mod tests {
     fn java_overflow_is_a_difference() {
         let a = "class A { static int f(int x) { return (x + 1) * 5; } }";
         let b = "class A { static int f(int x) { return x * 5 + 5; } }";
-        assert_eq!(
-            run(Language::Java, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::Java, a, b, "f")));
         let b =
             "class A { static int f(int x) { if (x > 2147483600) return 0; return x * 5 + 5; } }";
         let v = cex(run(Language::Java, a, b, "f"));
@@ -1456,10 +1570,7 @@ mod tests {
     fn python_floor_division_and_modulo() {
         let a = "def f(a, b):\n    return a // b * b + a % b\n";
         let b = "def f(a, b):\n    if b == 0:\n        return a // b\n    return a\n";
-        assert_eq!(
-            run(Language::Python, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::Python, a, b, "f")));
         // C truncates: -7 / 2 * 2 + -7 % 2 is still -7, but `/` alone differs from `>> 1`.
         let a = "int f(int a) { return a / 2; }";
         let b = "int f(int a) { return a >> 1; }";
@@ -1472,10 +1583,7 @@ mod tests {
     fn loops_and_lists_within_the_bound() {
         let a = "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n";
         let b = "def f(xs):\n    s = 0\n    i = len(xs) - 1\n    while i >= 0:\n        s = s + xs[i]\n        i -= 1\n    return s\n";
-        assert_eq!(
-            run(Language::Python, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::Python, a, b, "f")));
         let b = "def f(xs):\n    s = 0\n    for i in range(1, len(xs)):\n        s += xs[i]\n    return s\n";
         let v = cex(run(Language::Python, a, b, "f"));
         let Value::List(xs) = &v[0] else { panic!() };
@@ -1487,10 +1595,7 @@ mod tests {
         // Both overflow for the same inputs, where C says nothing.
         let a = "int f(int x) { return x + 1 > x; }";
         let b = "int f(int x) { return 1; }";
-        assert_eq!(
-            run(Language::C, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::C, a, b, "f")));
         let a = "unsigned f(unsigned x) { return x + 1 > x; }";
         let b = "unsigned f(unsigned x) { return 1; }";
         let v = cex(run(Language::C, a, b, "f"));
@@ -1504,20 +1609,14 @@ mod tests {
         let v = cex(run(Language::Java, a, b, "f"));
         assert_eq!(v[1], Value::Int(0));
         let b = "class A { static int f(int a, int b) { int q = a / b; return q; } }";
-        assert_eq!(
-            run(Language::Java, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::Java, a, b, "f")));
     }
 
     #[test]
     fn mutated_lists_are_compared() {
         let a = "def f(xs):\n    for i in range(len(xs)):\n        xs[i] = xs[i] * 2\n";
         let b = "def f(xs):\n    for i in range(len(xs)):\n        xs[i] = xs[i] + xs[i]\n";
-        assert_eq!(
-            run(Language::Python, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::Python, a, b, "f")));
         let b = "def f(xs):\n    for i in range(len(xs) - 1):\n        xs[i] = xs[i] + xs[i]\n";
         let v = cex(run(Language::Python, a, b, "f"));
         assert!(matches!(&v[0], Value::List(xs) if !xs.is_empty()));
@@ -1527,16 +1626,14 @@ mod tests {
     fn helpers_are_inlined_and_recursion_is_bounded() {
         let a = "def g(x):\n    return x * x\n\ndef f(x):\n    return g(x) + 1\n";
         let b = "def f(x):\n    return x * x + 1\n";
-        assert_eq!(
-            run(Language::Python, a, b, "f"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::Python, a, b, "f")));
         let a = "int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }";
         let b = "int fact(int n) { int r = 1; for (int i = 2; i <= n; i++) r = r * i; return r; }";
-        assert_eq!(
-            run(Language::C, a, b, "fact"),
-            Symbolic::Bounded(Bounds::default())
-        );
+        assert!(bounded(run(Language::C, a, b, "fact")));
+        // Small inputs, which return before the deepest call, are inputs too.
+        let a = "int f(int n) { if (n <= 0) return 0; return 1 + f(n - 1); }";
+        let b = "int f(int n) { return n <= 0 ? 0 : (n == 3 ? 4 : n); }";
+        assert_eq!(cex(run(Language::C, a, b, "f")), vec![Value::Int(3)]);
     }
 
     #[test]
