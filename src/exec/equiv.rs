@@ -268,7 +268,7 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     let mut inputs = generate(&doms, opts.trials.max(1), opts.seed);
     // The solver's candidate counterexample runs first; it counts only if execution confirms it.
     let smt_input = match &symbolic {
-        Symbolic::Counterexample(v) => {
+        Symbolic::Counterexample(v, _) => {
             inputs.retain(|x| x != v);
             inputs.insert(0, v.clone());
             Some(0)
@@ -326,19 +326,40 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     for (i, inp) in inputs.iter().enumerate() {
         let x = oa.get(i).unwrap_or(&Outcome::Missing);
         let y = ob.get(i).unwrap_or(&Outcome::Missing);
-        match compare(x, y, sides) {
+        // The solver showed that one side's loop never ends on its input (the loop state
+        // repeats): running past the time limit there, while the other side ends, confirms it.
+        let never_ends = match (&symbolic, smt_input == Some(i)) {
+            (Symbolic::Counterexample(_, [da, db]), true) => {
+                let ended =
+                    |o: &Outcome| matches!(o, Outcome::Value { .. } | Outcome::Exception(_));
+                (*da && !*db && *x == Outcome::Timeout && ended(y))
+                    || (*db && !*da && *y == Outcome::Timeout && ended(x))
+            }
+            _ => false,
+        };
+        let cmp = if never_ends {
+            Cmp::Differ
+        } else {
+            compare(x, y, sides)
+        };
+        match cmp {
             Cmp::Equal => trials += 1,
             Cmp::Discard => discarded += 1,
             Cmp::Differ => {
                 // Undefined behaviour the sanitizer missed (an uninitialised read) is no
-                // evidence: such an input is discarded.
-                if [a, b]
-                    .iter()
-                    .any(|s| memcheck_reports(s, inp, opts.limits) == Some(true))
+                // evidence: such an input is discarded. (A side that never ends is not run
+                // again: the solver's model has no undefined behaviour.)
+                if !never_ends
+                    && [a, b]
+                        .iter()
+                        .any(|s| memcheck_reports(s, inp, opts.limits) == Some(true))
                 {
                     discarded += 1;
                     ub_inputs += 1;
                     continue;
+                }
+                if never_ends {
+                    notes.push("on this input one side's loop never ends (the solver found its state repeating) and it ran past the time limit, while the other side returned".into());
                 }
                 trials += 1;
                 let from_solver = smt_input == Some(i);
@@ -380,7 +401,7 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
                 notes,
             }
         }
-        Symbolic::Counterexample(_) => {
+        Symbolic::Counterexample(..) => {
             notes.push("the solver's candidate counterexample gave the same result when executed (a construct the symbolic model does not capture); no bounded verdict".into());
             Deterministic::no_difference(trials, notes)
         }
@@ -1103,7 +1124,7 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
                 method = "bounded_smt";
                 notes.push(bounded_note(bounds, complete));
             }
-            Ok(Symbolic::Counterexample(v)) => notes.push(format!(
+            Ok(Symbolic::Counterexample(v, _)) => notes.push(format!(
                 "the bounded check (Z3) found a candidate counterexample, not executed: inputs {}",
                 Json::Array(v.iter().map(Value::to_json).collect())
             )),

@@ -15,7 +15,7 @@ use super::equiv::{check, side_from_text, EquivOptions, Pick};
 use crate::analysis::equiv::mutant::{apply_unified_diff, mutmut_pair, parse_pit};
 use crate::analysis::equiv::Verdict;
 use crate::crosscheck::record::Tier;
-use crate::syntax::Language;
+use crate::syntax::{Language, ParsedFile};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 
@@ -277,13 +277,41 @@ pub fn load_mutantbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
     Ok(out)
 }
 
-fn eqbench_entry(desc: &Path) -> Option<String> {
-    let v: Json = serde_json::from_str(&std::fs::read_to_string(desc).ok()?).ok()?;
-    let program = v["program name"].as_str().unwrap_or("");
+/// The entry functions an EqBench description names, best first. EqBench labels whole programs:
+/// the entry is `program name` (`Add.main`: class `Add`, function `main`; or a bare name such as
+/// `rf`); `function name` (C) and `method name` (Java) name the function the change is in,
+/// which is the entry only when the program name names no function of the file.
+pub fn eqbench_entries(desc: &Path) -> Vec<String> {
+    let Some(v) = std::fs::read_to_string(desc)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Json>(&t).ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let program = v["program name"].as_str().unwrap_or("").trim();
     match program.rsplit_once('.') {
-        Some((_, f)) if !f.is_empty() => Some(f.to_string()),
-        _ => v["method name"].as_str().map(String::from),
+        Some((_, f)) if !f.is_empty() => out.push(f.to_string()),
+        _ if !program.is_empty() => out.push(program.to_string()),
+        _ => {}
     }
+    for key in ["function name", "method name"] {
+        if let Some(f) = v[key].as_str().map(str::trim).filter(|f| !f.is_empty()) {
+            out.push(f.to_string());
+        }
+    }
+    out
+}
+
+/// The first of `candidates` that `text` defines as a function (by its parsed name, so
+/// `snippet (int x)` written with a space counts), if any.
+pub fn first_defined(text: &str, language: Language, candidates: &[String]) -> Option<String> {
+    let file = ParsedFile::parse(language, text.to_string());
+    let funcs = crate::syntax::functions::collect_functions(&file);
+    candidates
+        .iter()
+        .find(|c| funcs.iter().any(|g| &g.simple_name == *c))
+        .cloned()
 }
 
 /// EqBench: every `Eq`/`Neq` folder under `DIR` gives a Java and a C case (`oldV`/`newV` or
@@ -324,10 +352,19 @@ pub fn load_eqbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
             }
             let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
             let original = read(&old);
-            let function = eqbench_entry(&p.join(desc));
-            let target = match (&function, &original) {
-                (Some(f), Ok(t)) if t.contains(&format!("{f}(")) => Target::Name(f.clone()),
-                _ => Target::Auto,
+            let language = if ext == "java" {
+                Language::Java
+            } else {
+                Language::C
+            };
+            let candidates = eqbench_entries(&p.join(desc));
+            let target = match original
+                .as_ref()
+                .ok()
+                .and_then(|t| first_defined(t, language, &candidates))
+            {
+                Some(f) => Target::Name(f),
+                None => Target::Auto,
             };
             out.push(MutantCase {
                 id: format!("{rel}:{ext}"),

@@ -13,6 +13,7 @@
 //! decision gap `Acc(non-equivalent) - Acc(equivalent)` (research notes, section 2), and how
 //! many verdicts were `unknown` (counted as wrong).
 
+use crosscheck::exec::mutants::{eqbench_entries, first_defined};
 use crosscheck::syntax::functions::collect_functions;
 use crosscheck::syntax::{Language, ParsedFile};
 use serde_json::Value;
@@ -133,42 +134,12 @@ fn parallel<T: Send + Sync, R: Send>(jobs: Vec<T>, f: impl Fn(&T) -> R + Sync) -
     out.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The entry functions a description names, best first. EqBench labels whole programs: the
-/// entry is `program name` (`Add.main`: class `Add`, function `main`; or a bare name such as
-/// `rf`); `function name` (C) and `method name` (Java) name the function the change is in,
-/// which is the entry only when the program name names no function of the file.
-fn entry_functions(desc: &Path) -> Vec<String> {
-    let Some(v) = std::fs::read_to_string(desc)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let program = v["program name"].as_str().unwrap_or("").trim();
-    match program.rsplit_once('.') {
-        Some((_, f)) if !f.is_empty() => out.push(f.to_string()),
-        _ if !program.is_empty() => out.push(program.to_string()),
-        _ => {}
-    }
-    for key in ["function name", "method name"] {
-        if let Some(f) = v[key].as_str().map(str::trim).filter(|f| !f.is_empty()) {
-            out.push(f.to_string());
-        }
-    }
-    out
-}
-
-/// `FILE:function` for the first candidate the file defines (tree-sitter reads `snippet (int
-/// x)` with its space), else the bare file (the tool then refuses several candidates).
-fn with_function(path: &Path, lang: Language, candidates: &[String]) -> String {
+/// `FILE:function` for the first entry the description names that the file defines (the one
+/// rule `crosscheck mutants --eqbench` uses), else the bare file (the tool then refuses several
+/// candidates).
+fn with_function(path: &Path, lang: Language, desc: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let file = ParsedFile::parse(lang, text);
-    let funcs = collect_functions(&file);
-    match candidates
-        .iter()
-        .find(|c| funcs.iter().any(|g| &g.simple_name == *c))
-    {
+    match first_defined(&text, lang, &eqbench_entries(desc)) {
         Some(f) => format!("{}:{f}", path.display()),
         None => path.display().to_string(),
     }
@@ -209,7 +180,6 @@ fn eqbench() {
             continue;
         }
         let verdicts = parallel(pairs.clone(), |(dir, _)| {
-            let funcs = entry_functions(&dir.join(desc));
             let (old, new) = if dir.join(format!("oldV.{ext}")).exists() {
                 (
                     dir.join(format!("oldV.{ext}")),
@@ -222,8 +192,8 @@ fn eqbench() {
                 )
             };
             run_equiv(
-                &with_function(&old, lang, &funcs),
-                &with_function(&new, lang, &funcs),
+                &with_function(&old, lang, &dir.join(desc)),
+                &with_function(&new, lang, &dir.join(desc)),
                 trials,
             )
         });

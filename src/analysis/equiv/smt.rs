@@ -63,8 +63,9 @@ impl Default for Bounds {
 /// What the solver found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Symbolic {
-    /// An input on which the two sides differ, one value per logical parameter. To be executed.
-    Counterexample(Vec<Value>),
+    /// An input on which the two sides differ, one value per logical parameter, and which sides
+    /// the solver found never to end on it (their loop state repeats). To be executed.
+    Counterexample(Vec<Value>, [bool; 2]),
     /// No input within the bounds makes the two sides differ; `true` when no input reaches the
     /// loop or call bound (then only the list length bounds the claim).
     Bounded(Bounds, bool),
@@ -96,7 +97,7 @@ pub fn check(a: SideRef<'_, '_>, b: SideRef<'_, '_>, doms: &[Dom], bounds: Bound
 
 /// [`check`] on lowered programs. Loops are unrolled `bounds.unroll` times first; while no
 /// difference is found and some input still runs past a bound, again with 4 and 12 times as
-/// many iterations (and as many more nested calls), as far as the formula stays small.
+/// many iterations (and 2 and 4 times as many nested calls), as far as the formula stays small.
 pub fn check_programs(
     a: (&Program, &Signature),
     b: (&Program, &Signature),
@@ -105,10 +106,12 @@ pub fn check_programs(
 ) -> R<Symbolic> {
     let mut last: Option<Symbolic> = None;
     // The time limit is shared: half for the first attempt, a quarter for each larger one.
-    for (factor, share) in [(1, 2), (4, 4), (12, 4)] {
+    // Call depth grows more slowly than loops: a function that calls itself twice inlines
+    // exponentially many bodies.
+    for (factor, depth, share) in [(1, 1, 2), (4, 2, 4), (12, 4, 4)] {
         let b2 = Bounds {
             unroll: bounds.unroll * factor,
-            depth: bounds.depth * factor,
+            depth: bounds.depth * depth,
             timeout_ms: bounds.timeout_ms / share,
             ..bounds
         };
@@ -205,7 +208,13 @@ fn attempt(
                 .iter()
                 .map(|m| m.value(&model))
                 .collect::<R<Vec<_>>>()?;
-            return Ok((Symbolic::Counterexample(inputs), false));
+            let diverges = [&ra, &rb].map(|r| {
+                model
+                    .eval(&r.diverges, true)
+                    .and_then(|b| b.as_bool())
+                    .unwrap_or(false)
+            });
+            return Ok((Symbolic::Counterexample(inputs, diverges), false));
         }
     }
     solver.pop(1);
@@ -587,6 +596,7 @@ struct Run {
     exc: Int,
     ub: Bool,
     unwound: Bool,
+    diverges: Bool,
     ret: Option<V>,
     ret_none: Bool,
     /// Final values of the list parameters, by logical index.
@@ -631,6 +641,8 @@ struct Machine<'p> {
     exc: Int,
     ub: Bool,
     unwound: Bool,
+    /// A loop on this path provably never ends.
+    diverges: Bool,
     depth: u32,
     steps: u64,
 }
@@ -645,7 +657,7 @@ const VALUE: i64 = 4;
 const OPAQUE_LIST_MAX: i64 = 64;
 
 /// Statements executed at most, over the whole unrolled program (a bound on the formula's size).
-const MAX_STEPS: u64 = 200_000;
+const MAX_STEPS: u64 = 20_000;
 
 impl<'p> Machine<'p> {
     fn new(prog: &'p Program, bounds: Bounds) -> Machine<'p> {
@@ -657,6 +669,7 @@ impl<'p> Machine<'p> {
             exc: Int::from_i64(0),
             ub: ff(),
             unwound: ff(),
+            diverges: ff(),
             depth: 0,
             steps: 0,
         }
@@ -701,6 +714,7 @@ impl<'p> Machine<'p> {
             exc: self.exc,
             ub: self.ub,
             unwound: self.unwound,
+            diverges: self.diverges,
             ret: f.ret,
             ret_none: f.ret_none,
             lists,
@@ -877,7 +891,16 @@ impl<'p> Machine<'p> {
         f.brk = ff();
         f.cont = ff();
         let mut lg = act.clone();
+        let mut last_start: Option<Vec<(String, V, Bool)>> = None;
         for it in 0..self.bounds.unroll {
+            if it + 1 == self.bounds.unroll {
+                last_start = Some(
+                    f.env
+                        .iter()
+                        .map(|(n, v)| (n.clone(), v.v.clone(), v.def.clone()))
+                        .collect(),
+                );
+            }
             if test_first || it > 0 {
                 let c = truth(&self.eval(f, cond, &lg)?)?;
                 lg = Bool::and(&[&lg, &c, &self.raised.not()]).simplify();
@@ -899,7 +922,26 @@ impl<'p> Machine<'p> {
             } else {
                 lg.clone()
             };
-            self.unwound = or2(&self.unwound, &and2(&more, &self.raised.not()));
+            let more = and2(&more, &self.raised.not());
+            // The last iteration left every variable as it found it: the body is a function of
+            // the variables alone, so the loop never ends (a run that differs from any result).
+            let repeats = match &last_start {
+                Some(start) if start.len() == f.env.len() => {
+                    let mut all = Vec::new();
+                    for (n, v, def) in start {
+                        let Some(now) = f.env.get(n) else {
+                            all.push(ff());
+                            break;
+                        };
+                        all.push(same(v, &now.v, false).unwrap_or_else(|_| ff()));
+                        all.push(def.iff(&now.def));
+                    }
+                    Bool::and(&all)
+                }
+                _ => ff(),
+            };
+            self.diverges = or2(&self.diverges, &and2(&more, &repeats));
+            self.unwound = or2(&self.unwound, &and2(&more, &repeats.not()));
         }
         f.brk = old_brk;
         f.cont = old_cont;
@@ -1365,6 +1407,10 @@ impl<'p> Machine<'p> {
             };
             if matches!(v, V::A(_)) {
                 match a {
+                    // The same list passed twice would be two copies here, one object there.
+                    Ex::Var(caller) if write_back.iter().any(|(c, _)| c == caller) => {
+                        return Err("one list passed as two arguments".into())
+                    }
                     Ex::Var(caller) => write_back.push((caller.clone(), pname.clone())),
                     _ => return Err("a list argument that is not a variable".into()),
                 }
@@ -1496,10 +1542,17 @@ fn differ(a: &Run, b: &Run, cross: bool) -> R<Bool> {
         }
     }
     let both_normal = and2(&a.raised.not(), &b.raised.not());
+    let both_end = and2(&a.diverges.not(), &b.diverges.not());
     Ok(Bool::or(&[
-        &a.raised.xor(&b.raised),
-        &exc_differs,
-        &and2(&both_normal, &Bool::and(&out_same).not()),
+        &a.diverges.xor(&b.diverges),
+        &and2(
+            &both_end,
+            &Bool::or(&[
+                &a.raised.xor(&b.raised),
+                &exc_differs,
+                &and2(&both_normal, &Bool::and(&out_same).not()),
+            ]),
+        ),
     ]))
 }
 
@@ -1529,7 +1582,7 @@ mod tests {
 
     fn cex(o: Symbolic) -> Vec<Value> {
         match o {
-            Symbolic::Counterexample(v) => v,
+            Symbolic::Counterexample(v, _) => v,
             other => panic!("expected a counterexample, got {other:?}"),
         }
     }
@@ -1634,6 +1687,34 @@ mod tests {
         let a = "int f(int n) { if (n <= 0) return 0; return 1 + f(n - 1); }";
         let b = "int f(int n) { return n <= 0 ? 0 : (n == 3 ? 4 : n); }";
         assert_eq!(cex(run(Language::C, a, b, "f")), vec![Value::Int(3)]);
+    }
+
+    #[test]
+    fn a_loop_that_never_ends_is_a_difference() {
+        // REVE's triangular sum with the increment left out: for n >= 1 the first never ends.
+        let a = "class A { static int tr(int n) { int r = 0; int i = 0; while (i < n) { r = r + i; } return r; } }";
+        let b = "class A { static int tr(int n) { int r = 0; int i = 0; while (i < n) { r = r + i; i = i + 1; } return r; } }";
+        match run(Language::Java, a, b, "tr") {
+            Symbolic::Counterexample(v, diverges) => {
+                assert!(matches!(v[0], Value::Int(n) if n >= 1), "{v:?}");
+                assert_eq!(diverges, [true, false]);
+            }
+            other => panic!("expected a counterexample, got {other:?}"),
+        }
+        // A loop that ends late is not one that never ends.
+        let b = "class A { static int tr(int n) { int r = 0; int i = 0; while (i < n) { r = r + i; i = i + 1; } return r; } }";
+        assert!(bounded(run(Language::Java, b, b, "tr")));
+    }
+
+    #[test]
+    fn one_list_passed_twice_is_refused() {
+        // Here `a` and `b` are one object: writing `a[0]` changes `b[0]`.
+        let a = "def g(a, b):\n    a[0] = 1\n    return b[0]\n\ndef f(xs):\n    if len(xs) == 0:\n        return 0\n    return g(xs, xs)\n";
+        let b = "def f(xs):\n    if len(xs) == 0:\n        return 0\n    return 1\n";
+        match run(Language::Python, a, b, "f") {
+            Symbolic::Unknown(why) => assert!(why.contains("two arguments"), "{why}"),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
     }
 
     #[test]
