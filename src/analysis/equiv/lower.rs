@@ -429,6 +429,10 @@ impl<'a> Lower<'a> {
                 let Some(e) = n.named_child(0) else {
                     return Ok(()); // `;`
                 };
+                // A docstring (or any string literal as a statement) does nothing.
+                if matches!(e.kind(), kind::STRING | kind::CONCATENATED_STRING) {
+                    return Ok(());
+                }
                 self.effect(e, out)?;
             }
             kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => self.decl(n, out)?,
