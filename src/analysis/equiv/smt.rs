@@ -1591,7 +1591,12 @@ mod tests {
         let sa = signature(&fa, &ga).unwrap();
         let sb = signature(&fb, &gb).unwrap();
         let doms = common_domain(&sa, &sb).unwrap();
-        check((&fa, &ga, &sa), (&fb, &gb, &sb), &doms, Bounds::default())
+        // A generous time limit: the tests share a loaded machine, and a timeout is no verdict.
+        let bounds = Bounds {
+            timeout_ms: 30_000,
+            ..Bounds::default()
+        };
+        check((&fa, &ga, &sa), (&fb, &gb, &sb), &doms, bounds)
     }
 
     fn bounded(o: Symbolic) -> bool {
