@@ -116,23 +116,19 @@ pub fn check_programs(
             ..bounds
         };
         match attempt(a, b, doms, b2) {
-            Ok((Symbolic::Bounded(done, false), true)) => {
-                last = Some(Symbolic::Bounded(
-                    Bounds {
-                        timeout_ms: bounds.timeout_ms,
-                        ..done
-                    },
-                    false,
-                ))
-            }
-            Ok((Symbolic::Bounded(done, complete), _)) => {
-                return Ok(Symbolic::Bounded(
+            // Reported with the whole time limit, which the attempts shared.
+            Ok((Symbolic::Bounded(done, complete), past)) => {
+                let answer = Symbolic::Bounded(
                     Bounds {
                         timeout_ms: bounds.timeout_ms,
                         ..done
                     },
                     complete,
-                ))
+                );
+                if !past {
+                    return Ok(answer);
+                }
+                last = Some(answer);
             }
             // A larger attempt that runs out of time keeps the smaller one's answer.
             Ok((Symbolic::Unknown(_), _)) if last.is_some() => break,
@@ -1046,22 +1042,19 @@ impl<'p> Machine<'p> {
                 let tx = truth(&x)?;
                 let g2 = and2(g, &if is_and { tx.clone() } else { tx.not() });
                 let y = self.eval(f, b, &g2)?;
-                match (&x, &y) {
-                    (V::T(_), V::T(_)) | (_, _) if self.sem != Sem::Python => {
-                        let ty = truth(&y)?;
-                        V::T(if is_and {
-                            and2(&tx, &ty)
-                        } else {
-                            or2(&tx, &ty)
-                        })
-                    }
-                    _ => {
-                        // Python yields an operand.
-                        if is_and {
-                            ite(&tx, &y, &x)?
-                        } else {
-                            ite(&tx, &x, &y)?
-                        }
+                if self.sem != Sem::Python {
+                    let ty = truth(&y)?;
+                    V::T(if is_and {
+                        and2(&tx, &ty)
+                    } else {
+                        or2(&tx, &ty)
+                    })
+                } else {
+                    // Python yields an operand.
+                    if is_and {
+                        ite(&tx, &y, &x)?
+                    } else {
+                        ite(&tx, &x, &y)?
                     }
                 }
             }
