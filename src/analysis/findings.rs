@@ -374,6 +374,12 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
     ) {
         return Vec::new();
     }
+    // Python's one pattern rule is `shell=True`: text without the word has no finding, and a
+    // definition without it is not visited (a text search is much cheaper than a walk).
+    const PYTHON_WORD: &str = "shell";
+    if lang == Language::Python && !file.text.contains(PYTHON_WORD) {
+        return Vec::new();
+    }
     let imports = if lang == Language::Python {
         python_from_imports(file)
     } else {
@@ -394,6 +400,11 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
                 unchecked_call(path, file, n, &mut out)
             }
             (Language::Python, kind::CALL) => shell_true(path, file, n, &imports, &mut out),
+            (Language::Python, kind::FUNCTION_DEFINITION | kind::CLASS_DEFINITION)
+                if !file.node_text(n).contains(PYTHON_WORD) =>
+            {
+                return Visit::Skip;
+            }
             (Language::C | Language::Cpp, kind::CALL_EXPRESSION) => {
                 c_call(path, file, n, &mut consts, &mut out)
             }

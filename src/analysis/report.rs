@@ -189,7 +189,7 @@ impl FunctionResult {
 /// entries it used, so the memo holds at most one entry per function of the last version.
 #[derive(Debug, Default)]
 pub struct FunctionMemo {
-    entries: std::collections::HashMap<String, FunctionResult>,
+    entries: std::collections::HashMap<String, std::sync::Arc<FunctionResult>>,
     /// Functions analysed / reused by the last analysis (for tests and traces).
     pub analysed: usize,
     pub reused: usize,
@@ -301,7 +301,8 @@ pub fn analyze_parsed_with(
     } else {
         String::new()
     };
-    let mut kept: std::collections::HashMap<String, FunctionResult> = Default::default();
+    let mut kept: std::collections::HashMap<String, std::sync::Arc<FunctionResult>> =
+        Default::default();
     let (mut analysed, mut reused) = (0, 0);
     for func in file.functions() {
         if cancel.is_cancelled() {
@@ -320,9 +321,9 @@ pub fn analyze_parsed_with(
             let r = m.entries.get(k).or_else(|| kept.get(k))?;
             let delta = func.start_line as isize - r.report.start_line as isize;
             if delta == 0 {
-                Some(r.clone())
+                Some(std::sync::Arc::clone(r))
             } else {
-                r.moved(delta)
+                r.moved(delta).map(std::sync::Arc::new)
             }
         });
         let result = match prior {
@@ -332,19 +333,19 @@ pub fn analyze_parsed_with(
             }
             None => {
                 analysed += 1;
-                analyze_function(path, file, func, cancel)
+                std::sync::Arc::new(analyze_function(path, file, func, cancel))
             }
         };
         if let Some(k) = key {
             if !cancel.is_cancelled() {
-                kept.insert(k, result.clone());
+                kept.insert(k, std::sync::Arc::clone(&result));
             }
         }
         let FunctionResult {
             report,
             findings: fn_findings,
             errors: fn_errors,
-        } = result;
+        } = std::sync::Arc::unwrap_or_clone(result);
         found.extend(fn_findings);
         for e in fn_errors {
             if listed.insert(e.clone()) {

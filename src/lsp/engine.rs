@@ -13,6 +13,10 @@ use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::{Deserialize, Serialize};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+/// Stack of the thread that runs the file-local taint pass (as deep as the server's analysis
+/// threads: the interpreter recurses over nested expressions).
+const TAINT_STACK_BYTES: usize = 32 * 1024 * 1024;
+
 /// Rule id of a caught internal error.
 pub const INTERNAL_ERROR: &str = "internal-error";
 
@@ -211,9 +215,35 @@ fn analyze_inner(
     memo: Option<&mut FunctionMemo>,
 ) -> (FileReport, Vec<FunctionFacts>, Vec<Finding>) {
     let mut memo = memo;
-    let mut report = analyze_parsed_with(path, parsed, cancel, memo.as_deref_mut());
-    let taint =
-        crate::analysis::taint::analyze_file_with(path, parsed, memo.map(|m| &mut m.taint), cancel);
+    // The CFG/data-flow pass and the file-local taint pass read the same parse and write
+    // separate parts of the memo: they run side by side (the function list is found once,
+    // first, and shared). The result is the same as running them one after the other.
+    let _ = parsed.functions();
+    let taint_memo =
+        std::sync::Mutex::new(memo.as_deref_mut().map(|m| std::mem::take(&mut m.taint)));
+    let run_taint = || {
+        let mut held = taint_memo.lock().unwrap_or_else(|p| p.into_inner());
+        crate::analysis::taint::analyze_file_with(path, parsed, held.as_mut(), cancel)
+    };
+    let (mut report, taint) = std::thread::scope(|scope| {
+        let taint_job = std::thread::Builder::new()
+            .name("crosscheck-taint".into())
+            .stack_size(TAINT_STACK_BYTES)
+            .spawn_scoped(scope, run_taint);
+        let report = analyze_parsed_with(path, parsed, cancel, memo.as_deref_mut());
+        let taint = match taint_job {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: one after the other.
+            Err(_) => run_taint(),
+        };
+        (report, taint)
+    });
+    let taint_memo = taint_memo.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let (Some(m), Some(t)) = (memo, taint_memo) {
+        m.taint = t;
+    }
     report.tainted_variables = taint.tainted_variables_for(path).to_vec();
     let mut all = std::mem::take(&mut report.findings);
     all.extend(crate::analysis::findings::flow_findings(

@@ -275,10 +275,13 @@ fn open_scope<'t>(
 
 /// The walk: named nodes in document order with one tree cursor (no recursion, so deep
 /// input cannot overflow the stack; no allocation per node). Only nodes of a
-/// [`scope_kinds`] kind are examined; [`reference_functions`] examines every named node.
+/// [`scope_kinds`] kind are examined; [`reference_functions`] examines every named node. A
+/// function whose text cannot define another (see `LangSpec::nested_function_words`) is not
+/// descended into.
 fn find_functions_in<'t>(file: &ParsedFile, root: Node<'t>) -> Vec<Function<'t>> {
     let table = scope_kind_ids(file.language);
     let may_open = |n: Node<'_>| table.get(usize::from(n.kind_id())).copied().unwrap_or(true);
+    let nested_words = crate::syntax::lang::spec(file.language).nested_function_words;
     let mut out = Vec::new();
     // Scopes live in an arena; `parents[d]` is the scope of the nodes at depth d + 1 on the
     // cursor's path.
@@ -314,14 +317,36 @@ fn find_functions_in<'t>(file: &ParsedFile, root: Node<'t>) -> Vec<Function<'t>>
             continue;
         }
         let si = parents.last().copied().unwrap_or(0);
+        descend = true;
         child_scope = if may_open(node) {
-            open_scope(file, node, si, &mut scopes, &mut out)
+            let before = out.len();
+            let scope = open_scope(file, node, si, &mut scopes, &mut out);
+            if out.len() > before {
+                if let Some(words) = nested_words {
+                    descend = may_define_functions(file, node, words);
+                }
+            }
+            scope
         } else {
             si
         };
-        descend = true;
     }
     out
+}
+
+/// False when the function `node` cannot contain a nested function, lambda or class: its
+/// text after its name (after its first token when it has none) has none of the language's
+/// `nested_function_words` (a plain text search, much cheaper than visiting the nodes).
+fn may_define_functions(file: &ParsedFile, node: Node<'_>, words: &[&str]) -> bool {
+    let from = node
+        .child_by_field_name(field::NAME)
+        .or_else(|| node.child(0))
+        .map_or(node.start_byte(), |n| n.end_byte());
+    let rest = file
+        .text
+        .get(from.max(node.start_byte())..node.end_byte())
+        .unwrap_or("");
+    words.iter().any(|w| rest.contains(w))
 }
 
 /// The walk without the kind table, over each node's named children.

@@ -10,6 +10,7 @@ pub mod normalize;
 pub mod parse;
 pub mod position;
 pub mod preproc;
+mod splice;
 pub mod walk;
 
 pub use cancel::Cancel;

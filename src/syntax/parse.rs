@@ -114,6 +114,9 @@ pub struct ParsedFile {
     pub errors: Vec<SourceError>,
     /// True when parsing stopped early (cancelled); the tree is then absent-or-partial.
     pub cancelled: bool,
+    /// True when the last edit was checked by parsing only the top-level item it lies in
+    /// (the edited old tree was the new parse; see `syntax::splice`).
+    pub item_reparse: bool,
     /// Per-file facts computed at most once per parse (see [`ParsedFile::imported_names`]).
     imports: std::sync::OnceLock<BTreeSet<String>>,
     /// The file's functions, found at most once per parse (see [`ParsedFile::functions`]).
@@ -142,6 +145,7 @@ impl Clone for ParsedFile {
             lines: self.lines.clone(),
             errors: self.errors.clone(),
             cancelled: self.cancelled,
+            item_reparse: self.item_reparse,
             imports: self.imports.clone(),
             // The copy's functions are found again on first use (they would borrow the
             // original's tree copy).
@@ -221,6 +225,7 @@ impl ParsedFile {
             lines,
             errors: Vec::new(),
             cancelled,
+            item_reparse: false,
             imports: std::sync::OnceLock::new(),
             functions: std::sync::OnceLock::new(),
         };
@@ -266,6 +271,23 @@ impl ParsedFile {
             new_end_position,
         });
         let mut parser = new_parser(self.language);
+        // An edit inside one top-level item, checked by parsing that item alone: the edited
+        // tree is then the new parse (see `splice`), at the cost of the item, not the file.
+        if !self.cancelled
+            && super::splice::edited_tree_is_parse(
+                self.language,
+                &mut parser,
+                &text,
+                &self.tree,
+                start,
+                new_end,
+            )
+        {
+            let tree = self.tree.clone();
+            *self = Self::from_tree(self.language, text, Some(tree));
+            self.item_reparse = true;
+            return;
+        }
         let old = if self.cancelled {
             None
         } else {

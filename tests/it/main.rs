@@ -57,6 +57,7 @@ mod pointsto_fixtures;
 mod pointsto_ptaben;
 mod pointsto_robustness;
 mod rules_registry;
+mod splice_edits;
 mod stats_cli;
 mod stats_edge_cases;
 mod stats_properties;

@@ -60,6 +60,26 @@ pub fn spawn_indexing(state: &Arc<State>, roots: Vec<PathBuf>) {
     });
 }
 
+/// Files read and parsed per blocking task while indexing: small enough that a document
+/// edit waits for at most one chunk's worth of parsing on the other core.
+const INDEX_CHUNK: usize = 8;
+
+/// The longest indexing waits for document analyses before reading its next chunk (so that
+/// typing without pause does not stop indexing for good).
+const INDEX_YIELD_MAX: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Indexing runs at a lower priority than the documents: before each chunk it waits while a
+/// document analysis is queued or running (up to [`INDEX_YIELD_MAX`]).
+async fn yield_to_documents(state: &State) {
+    let started = std::time::Instant::now();
+    while state.engine_queued.load(Ordering::SeqCst) > 0
+        && started.elapsed() < INDEX_YIELD_MAX
+        && !state.cancel.is_cancelled()
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
 /// Reads and parses the analysable files of the given folders (on blocking threads),
 /// reporting `$/progress` when the client supports it, then wakes the workspace loop.
 async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
@@ -98,10 +118,11 @@ async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
         .await
         .unwrap_or_default();
         let n = files.len().max(1);
-        for (i, chunk) in files.chunks(32).enumerate() {
+        for (i, chunk) in files.chunks(INDEX_CHUNK).enumerate() {
             if state.cancel.is_cancelled() {
                 break;
             }
+            yield_to_documents(&state).await;
             let chunk: Vec<PathBuf> = chunk.to_vec();
             let max = settings.max_file_bytes;
             let parsed = tokio::task::spawn_blocking(move || {
@@ -131,7 +152,7 @@ async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
                 }
             }
             if let Some(p) = &progress {
-                let done = ((i + 1) * 32).min(n);
+                let done = ((i + 1) * INDEX_CHUNK).min(n);
                 p.report_with_message(
                     format!("{done}/{n} files in {}", root.display()),
                     (done * 100 / n) as u32,

@@ -21,6 +21,8 @@ pub(super) static SPEC: LangSpec = LangSpec {
     ],
     member_fields: &[("field_expression", "argument", "field")],
     call,
+    nested_function_words: None,
+    reparse_top_level_alone: false,
 };
 
 fn call<'t>(spec: &LangSpec, node: Node<'t>) -> Option<CallSyntax<'t>> {

@@ -48,6 +48,8 @@ pub(super) static SPEC: LangSpec = LangSpec {
     ],
     member_fields: &[("field_access", "object", "field")],
     call,
+    nested_function_words: Some(&["->", "class", "new", "interface", "enum", "record"]),
+    reparse_top_level_alone: false,
 };
 
 fn call<'t>(spec: &LangSpec, node: Node<'t>) -> Option<CallSyntax<'t>> {

@@ -45,6 +45,8 @@ pub(super) static SPEC: LangSpec = LangSpec {
     ],
     member_fields: &[("member_expression", "object", "property")],
     call,
+    nested_function_words: None,
+    reparse_top_level_alone: false,
 };
 
 /// Calls of JavaScript and TypeScript.

@@ -166,6 +166,17 @@ pub struct LangSpec {
     pub member_fields: &'static [(&'static str, &'static str, &'static str)],
     /// Takes a call node of this language apart (`None` for a node that is no call).
     pub call: for<'t> fn(&LangSpec, Node<'t>) -> Option<CallSyntax<'t>>,
+    /// Words without one of which the text of a function after its name (or its first token,
+    /// for anonymous functions) cannot define a nested function, lambda or class: function
+    /// discovery does not descend into a function whose rest has none of them. `None` when
+    /// the language can define a function without a keyword (a JavaScript method in an object
+    /// literal, a C++ lambda): every node is visited then.
+    pub nested_function_words: Option<&'static [&'static str]>,
+    /// True when an edit inside one top-level item may be checked by parsing that item alone
+    /// (`syntax::splice`): every top-level item starts in the same parser and scanner state
+    /// (Python: column 0, no open bracket), and tree-sitter's own incremental reparse of the
+    /// language does not reuse the items after the edit. Other languages reparse as usual.
+    pub reparse_top_level_alone: bool,
 }
 
 impl LangSpec {
@@ -478,6 +489,8 @@ mod tests {
             classes: &[(Class::Call, &["calll", "call"])],
             member_fields: &[("attribute", "object", "atribute")],
             call: |_, _| None,
+            nested_function_words: None,
+            reparse_top_level_alone: false,
         };
         let bad = invalid_kinds(Language::Python, &BAD);
         assert_eq!(bad.len(), 2, "{bad:?}");
@@ -488,6 +501,8 @@ mod tests {
             classes: &[(Class::Call, &["method_invocation"])],
             member_fields: &[],
             call: |_, _| None,
+            nested_function_words: None,
+            reparse_top_level_alone: false,
         };
         assert_eq!(invalid_kinds(Language::Python, &OTHER).len(), 1);
     }

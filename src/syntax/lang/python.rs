@@ -31,6 +31,8 @@ pub(super) static SPEC: LangSpec = LangSpec {
     ],
     member_fields: &[("attribute", "object", "attribute")],
     call,
+    nested_function_words: Some(&["def", "lambda", "class"]),
+    reparse_top_level_alone: true,
 };
 
 fn call<'t>(spec: &LangSpec, node: Node<'t>) -> Option<CallSyntax<'t>> {

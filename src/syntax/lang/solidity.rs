@@ -41,6 +41,8 @@ pub(super) static SPEC: LangSpec = LangSpec {
     ],
     member_fields: &[("member_expression", "object", "property")],
     call,
+    nested_function_words: None,
+    reparse_top_level_alone: false,
 };
 
 /// `f(a)`, `o.f(a)`, `to.call{value: v}(d)`: arguments are `call_argument` children (see
