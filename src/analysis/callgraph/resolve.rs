@@ -64,6 +64,10 @@ pub(super) struct Resolver<'a, 't> {
     /// Precomputed method-lookup order per class.
     mros: Vec<Vec<ClassId>>,
     fuel: Cell<usize>,
+    /// Python units by the last segment of their module name, in unit order: `find_module`
+    /// looks at the units that can match instead of every unit (per lookup it was linear in
+    /// the workspace, so resolving a workspace was quadratic).
+    python_modules: std::collections::HashMap<&'a str, Vec<usize>>,
     /// Set when a depth or fuel limit degraded a result.
     pub degraded: Cell<bool>,
 }
@@ -72,12 +76,21 @@ impl<'a, 't> Resolver<'a, 't> {
     /// A resolver over a non-empty index (`None` when there are no files).
     pub fn new(ix: &'a Index<'t>) -> Option<Self> {
         let first = ix.units.first()?.file;
+        let mut python_modules: std::collections::HashMap<&'a str, Vec<usize>> = Default::default();
+        for (i, u) in ix.units.iter().enumerate() {
+            if u.lang == Language::Python {
+                if let Some(last) = u.module.last() {
+                    python_modules.entry(last.as_str()).or_default().push(i);
+                }
+            }
+        }
         let mut r = Resolver {
             ix,
             first,
             bases: vec![Vec::new(); ix.classes.len()],
             mros: Vec::new(),
             fuel: Cell::new(usize::MAX),
+            python_modules,
             degraded: Cell::new(false),
         };
         let mut bases = Vec::with_capacity(ix.classes.len());
@@ -591,7 +604,14 @@ impl<'a, 't> Resolver<'a, 't> {
                 return None;
             }
             let mut best: Vec<(usize, usize)> = Vec::new();
-            for (i, u) in self.ix.units.iter().enumerate() {
+            let candidates = want
+                .last()
+                .and_then(|last| self.python_modules.get(last))
+                .map_or(&[][..], Vec::as_slice);
+            for &i in candidates {
+                let Some(u) = self.ix.units.get(i) else {
+                    continue;
+                };
                 if u.lang != Language::Python || u.module.len() < want.len() {
                     continue;
                 }
