@@ -21,10 +21,12 @@
 //! * [`checks`]: the cross-check engine as the scheduler's checker.
 //! * [`transport`]: input hardening (malformed frames are answered, not fatal).
 //! * [`workspace`]: folders, files on disk, the call graph and workspace findings.
+//! * [`background`]: threads at a lower CPU priority for the workspace analysis and indexing.
 //! * [`settings_schema`]: the editor settings schema (`crosscheck schema lsp-settings`).
 //! * [`client`]: a minimal LSP client (in-process tests and the latency benchmark).
 //! * [`bench`](mod@bench): the didChange -> publishDiagnostics latency benchmark.
 
+pub mod background;
 pub mod bench;
 pub mod checks;
 pub mod client;

@@ -1138,7 +1138,7 @@ impl State {
             let started = std::time::Instant::now();
             let flag = cancel.clone();
             let mut cache = std::mem::take(&mut *lock(&self.interproc_cache));
-            let joined = tokio::task::spawn_blocking(move || {
+            let joined = super::background::run_low_priority("workspace", move || {
                 let r =
                     workspace::compute_interproc(generation, &units, &providers, &mut cache, &flag);
                 tracing::debug!(
@@ -1162,7 +1162,7 @@ impl State {
                 self.wake_workspace();
                 continue;
             }
-            let Ok(new) = joined else {
+            let Some(new) = joined else {
                 self.wakes_done.fetch_max(target, Ordering::SeqCst);
                 continue;
             };

@@ -125,7 +125,7 @@ async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
             yield_to_documents(&state).await;
             let chunk: Vec<PathBuf> = chunk.to_vec();
             let max = settings.max_file_bytes;
-            let parsed = tokio::task::spawn_blocking(move || {
+            let parsed = crate::lsp::background::run_low_priority("index", move || {
                 chunk
                     .into_iter()
                     .map(|p| {

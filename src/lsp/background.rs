@@ -1,0 +1,80 @@
+//! Background work at a lower CPU priority than the documents.
+//!
+//! The workspace analysis (call graph and taint over every file of a language family) and
+//! indexing (reading and parsing the workspace) run on threads of their own whose scheduling
+//! priority is lowered (Linux: `nice` 10, which Linux keeps per thread). A document analysis
+//! started by an edit then gets the cores first while a background run is still going or winding
+//! down after its cancellation. The threads are not from tokio's blocking pool: a pool
+//! thread, once lowered, could not be raised again by an unprivileged process and would slow
+//! the next document analysis it ran.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Stack of a background thread (as deep as the server's runtime threads: analyses recurse).
+const STACK_BYTES: usize = 32 * 1024 * 1024;
+
+/// The `nice` value of background threads.
+#[cfg(target_os = "linux")]
+const NICE: i32 = 10;
+
+/// Runs `f` on a thread of its own at a lower scheduling priority and returns its result;
+/// `None` when no thread could be started or `f` panicked (the panic is logged).
+pub async fn run_low_priority<F, R>(name: &str, f: F) -> Option<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let what = name.to_string();
+    let spawned = std::thread::Builder::new()
+        .name(format!("crosscheck-{name}"))
+        .stack_size(STACK_BYTES)
+        .spawn(move || {
+            lower_priority();
+            let r = catch_unwind(AssertUnwindSafe(f));
+            if r.is_err() {
+                tracing::error!("background task {what} panicked");
+            }
+            let _ = tx.send(r.ok());
+        });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start background task {name}: {e}");
+        return None;
+    }
+    rx.await.ok().flatten()
+}
+
+#[cfg(target_os = "linux")]
+fn lower_priority() {
+    // SAFETY: setpriority only reads its integer arguments; `who = 0` is the calling thread.
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, NICE) };
+    if rc != 0 {
+        tracing::debug!("could not lower the priority of a background thread");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn returns_the_result_and_survives_a_panic() {
+        assert_eq!(run_low_priority("test", || 6 * 7).await, Some(42));
+        let panicked: Option<()> = run_low_priority("test", || panic!("boom")).await;
+        assert_eq!(panicked, None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_thread_runs_niced_and_the_caller_does_not() {
+        let inner = run_low_priority("test", || unsafe {
+            libc::getpriority(libc::PRIO_PROCESS, 0)
+        })
+        .await;
+        let outer = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        assert_eq!(inner, Some(outer + NICE).map(|n| n.min(19)));
+    }
+}
