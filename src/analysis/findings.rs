@@ -375,7 +375,7 @@ pub fn pattern_findings(path: &str, file: &ParsedFile, cancel: &Cancel) -> Vec<F
         return Vec::new();
     }
     // Python's one pattern rule is `shell=True`: text without the word has no finding, and a
-    // definition without it is not visited (a text search is much cheaper than a walk).
+    // definition without it is not visited.
     const PYTHON_WORD: &str = "shell";
     if lang == Language::Python && !file.text.contains(PYTHON_WORD) {
         return Vec::new();

@@ -336,7 +336,7 @@ fn find_functions_in<'t>(file: &ParsedFile, root: Node<'t>) -> Vec<Function<'t>>
 
 /// False when the function `node` cannot contain a nested function, lambda or class: its
 /// text after its name (after its first token when it has none) has none of the language's
-/// `nested_function_words` (a plain text search, much cheaper than visiting the nodes).
+/// `nested_function_words` (one text search instead of visiting the body's nodes).
 fn may_define_functions(file: &ParsedFile, node: Node<'_>, words: &[&str]) -> bool {
     let from = node
         .child_by_field_name(field::NAME)

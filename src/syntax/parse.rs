@@ -259,9 +259,15 @@ impl ParsedFile {
         text.push_str(new_text);
         text.push_str(&self.text[old_end..]);
         let new_end = start + new_text.len();
-        let new_lines = LineIndex::new(&text);
-        let lc = new_lines.to_line_col(&text, new_end, ColumnEncoding::Utf8);
-        let new_end_position = Point::new(lc.line as usize, lc.col as usize);
+        // Where the inserted text ends, from the start position and the text itself (the new
+        // text's line index is built once, by `from_tree`).
+        let new_end_position = match new_text.rfind('\n') {
+            Some(last) => Point::new(
+                start_position.row + new_text.matches('\n').count(),
+                new_text.len() - last - 1,
+            ),
+            None => Point::new(start_position.row, start_position.column + new_text.len()),
+        };
         self.tree.edit(&InputEdit {
             start_byte: start,
             old_end_byte: old_end,

@@ -1721,7 +1721,6 @@ mod tests {
             other => panic!("expected a counterexample, got {other:?}"),
         }
         // A loop that ends late is not one that never ends.
-        let b = "class A { static int tr(int n) { int r = 0; int i = 0; while (i < n) { r = r + i; i = i + 1; } return r; } }";
         assert!(bounded(run(Language::Java, b, b, "tr")));
     }
 
