@@ -4,13 +4,15 @@
 //!
 //! ```text
 //! crosscheck equiv A B [--format json|text] [--no-llm] [--trials N] [--seed S]
-//!                      [--program [--inputs DIR] [--compare exact|tokens]]
+//!                      [--program [--inputs DIR] [--compare exact|tokens]] [--all-entries]
 //! ```
 //! `A` and `B` are files holding one function each, or `FILE:function`. With `--program` (and
 //! automatically when no function is named and a file is a program that reads standard input,
 //! or a program with no single entry function) the two files are compared as whole programs:
 //! standard input -> (standard output, exit status) on the files of `--inputs` and on inputs
-//! generated from their shape (`exec::program`). JSON output:
+//! generated from their shape (`exec::program`). With `--all-entries` two files are compared
+//! entry point by entry point (`exec::equiv::check_entries`; `compared.pairs` lists each pair
+//! and its verdict). JSON output:
 //! `{"verdict", "tier", "method", "compared": {"a", "b"}, "counterexample" | null, "trials",
 //! "notes", "llm": {...} | null}` where `trials` counts the inputs compared (inputs that hit
 //! undefined behaviour, a timeout, or fall outside the common domain are discarded and not
@@ -24,7 +26,8 @@ use crate::analysis::equiv::smt::Bounds;
 use crate::analysis::equiv::types::select_function;
 use crate::analysis::equiv::Verdict;
 use crate::exec::equiv::{
-    check, check_programs, load_side, split_spec, DiffOptions, EquivOptions, EquivReport,
+    check, check_entries, check_programs, load_side, split_spec, DiffOptions, EquivOptions,
+    EquivReport,
 };
 use crate::exec::program::{read_inputs, Program, ProgramOptions};
 use crate::exec::sandbox::{self, Limits};
@@ -53,6 +56,11 @@ pub struct EquivArgs {
     /// Compare the files as whole programs (stdin -> stdout and exit status).
     #[arg(long)]
     pub program: bool,
+    /// Compare the two files entry point by entry point: every function that nothing else in
+    /// its file calls (constructors and `main` included), paired by class, name and number of
+    /// parameters. Not equivalent when a pair is refuted; otherwise the weakest pair's verdict.
+    #[arg(long, conflicts_with = "program")]
+    pub all_entries: bool,
     /// Sample inputs of the programs: every file of DIR (only its `*.in` files if it has any).
     #[arg(long, value_name = "DIR")]
     pub inputs: Option<std::path::PathBuf>,
@@ -190,6 +198,9 @@ pub fn run(args: &EquivArgs) -> anyhow::Result<i32> {
         wall: Duration::from_secs(args.timeout.max(1)),
         memory_mb: args.memory_mb.max(64),
     };
+    if args.all_entries {
+        return run_entries(args, limits);
+    }
     if args.program || looks_like_program(&args.a) || looks_like_program(&args.b) {
         return run_programs(args, limits);
     }
@@ -198,9 +209,23 @@ pub fn run(args: &EquivArgs) -> anyhow::Result<i32> {
             "--inputs applies to programs (--program); functions get generated arguments"
         );
     }
-    let a = load_side(&args.a).map_err(|e| anyhow::anyhow!(e))?;
-    let b = load_side(&args.b).map_err(|e| anyhow::anyhow!(e))?;
-    let opts = EquivOptions {
+    let several = |e: String| {
+        if e.contains("several functions could be the entry point") {
+            anyhow::anyhow!("{e}, or compare every entry point with --all-entries")
+        } else {
+            anyhow::anyhow!(e)
+        }
+    };
+    let a = load_side(&args.a).map_err(several)?;
+    let b = load_side(&args.b).map_err(several)?;
+    let opts = function_options(args, limits);
+    let report = check(&a, &b, &opts);
+    print_report(args, &report)?;
+    Ok(0)
+}
+
+fn function_options(args: &EquivArgs, limits: Limits) -> EquivOptions {
+    EquivOptions {
         diff: DiffOptions {
             trials: args.trials.unwrap_or(300),
             seed: args.seed,
@@ -209,8 +234,25 @@ pub fn run(args: &EquivArgs) -> anyhow::Result<i32> {
         },
         execute: true,
         llm_samples: (!args.no_llm).then_some(args.samples),
-    };
-    let report = check(&a, &b, &opts);
+    }
+}
+
+fn run_entries(args: &EquivArgs, limits: Limits) -> anyhow::Result<i32> {
+    for spec in [&args.a, &args.b] {
+        if let (_, Some(f)) = split_spec(spec) {
+            anyhow::bail!("{spec}: --all-entries compares whole files; drop `:{f}`");
+        }
+    }
+    if args.inputs.is_some() {
+        anyhow::bail!("--inputs applies to programs (--program)");
+    }
+    let opts = function_options(args, limits);
+    let report = check_entries(
+        std::path::Path::new(&args.a),
+        std::path::Path::new(&args.b),
+        &opts,
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     print_report(args, &report)?;
     Ok(0)
 }

@@ -607,6 +607,11 @@ pub fn run_side(
             sandbox::run(&program, &args, d, limits).map_err(|e| format!("{program}: {e}"))?;
         let mut done = false;
         let mut last_seen: Option<usize> = None;
+        let printed = if matches!(side.language, Language::C | Language::Cpp) {
+            printed_by_case(&out.stdout)
+        } else {
+            std::collections::HashMap::new()
+        };
         for line in out.stdout.lines() {
             let Some(pos) = line.find(harness::MARK) else {
                 continue;
@@ -624,6 +629,10 @@ pub fn run_side(
                 ));
             }
             if let Some((i, o)) = Outcome::from_line(payload) {
+                let o = match printed.get(&i) {
+                    Some(text) => o.with_printed(text),
+                    None => o,
+                };
                 if let Some(slot) = outcomes.get_mut(i) {
                     *slot = o;
                     last_seen = Some(last_seen.map_or(i, |l| l.max(i)));
@@ -671,6 +680,44 @@ pub fn run_side(
     // `base_args` is reused across restarts; keep the borrow checker honest about it.
     base_args.clear();
     Ok(outcomes)
+}
+
+/// The text each input's call printed in a C/C++ harness's output: what lies between the
+/// case's `{"i":N,"begin":true}` line and the next marked line (whose leading newline is the
+/// harness's own). Capped at 64 KB per input.
+fn printed_by_case(stdout: &str) -> std::collections::HashMap<usize, String> {
+    let mut out = std::collections::HashMap::new();
+    let mark = harness::MARK;
+    let mut at = 0;
+    while let Some(pos) = stdout[at..].find(mark) {
+        let start = at + pos + mark.len();
+        let line_end = stdout[start..]
+            .find('\n')
+            .map_or(stdout.len(), |e| start + e);
+        at = line_end;
+        let payload = &stdout[start..line_end];
+        if !payload.contains("\"begin\"") {
+            continue;
+        }
+        let Some(i) = serde_json::from_str::<Json>(payload)
+            .ok()
+            .and_then(|j| j.get("i").and_then(Json::as_u64))
+        else {
+            continue;
+        };
+        let body_start = (line_end + 1).min(stdout.len());
+        let body_end = stdout[body_start..]
+            .find(mark)
+            .map_or(stdout.len(), |e| body_start + e);
+        let mut text = &stdout[body_start..body_end];
+        text = text.strip_suffix('\n').unwrap_or(text);
+        let mut cut = text.len().min(65536);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.insert(i as usize, text[..cut].to_string());
+    }
+    out
 }
 
 /// Writes and compiles a C/C++ harness for `inputs` into `d` as `./harness` (with UBSan when
@@ -740,9 +787,12 @@ pub fn memcheck_reports(side: &Side, input: &[Value], limits: Limits) -> Option<
             wall: limits.wall * 20,
             memory_mb: limits.memory_mb.max(4096),
         },
+        // Not the ASan mode: valgrind runs under the address-space limit like any other code
+        // under test (without one, a side that allocates without end took the machine's
+        // memory, and every process with it).
         &sandbox::Extra {
             stdin: None,
-            asan: true,
+            asan: false,
         },
     )
     .ok()?;
@@ -1088,6 +1138,204 @@ pub fn check_programs(
         llm,
         json!({"a": a.describe(), "b": b.describe(), "outputs": opts.compare.name()}),
     )
+}
+
+/// How one entry's function is keyed across the two files: name, parameters a caller passes,
+/// and its class; a top-level class the other file does not define is the file's own class
+/// under another name (`oldV` / `newV`) and keys as `*`.
+fn entry_key(f: &crate::syntax::functions::Function<'_>, other: &ParsedFile) -> String {
+    let class = f.class.as_deref().map(|c| {
+        let (first, rest) = c.split_once('.').unwrap_or((c, ""));
+        let defined_there = collect_functions(other).iter().any(|g| {
+            g.class
+                .as_deref()
+                .is_some_and(|k| k.split('.').next() == Some(first))
+        });
+        let first = if defined_there { first } else { "*" };
+        if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first}.{rest}")
+        }
+    });
+    let simple = match (&f.class, f.kind) {
+        // A constructor is named after its class, which may be the renamed one.
+        (Some(_), crate::syntax::functions::FunctionKind::Constructor) => "<init>".to_string(),
+        _ => f.simple_name.clone(),
+    };
+    format!(
+        "{}{simple}/{}",
+        class.map(|c| format!("{c}.")).unwrap_or_default(),
+        f.call_arity()
+    )
+}
+
+/// Compares two files entry point by entry point ([`entry_points`] of either file, paired by
+/// [`entry_key`]), each pair through the whole chain of [`check`]. `not_equivalent` as soon
+/// as a pair is refuted (the report names that pair and its counterexample); otherwise the
+/// weakest verdict of the pairs, `unknown` when an entry has no counterpart or a pair cannot
+/// be compared. `compared.pairs` lists every pair with its verdict.
+///
+/// [`entry_points`]: crate::analysis::equiv::types::entry_points
+pub fn check_entries(a: &Path, b: &Path, opts: &EquivOptions) -> Result<EquivReport, String> {
+    let read = |p: &Path| -> Result<(Language, String), String> {
+        let lang =
+            Language::from_path(p).ok_or_else(|| format!("{}: unknown language", p.display()))?;
+        let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        Ok((lang, text))
+    };
+    let (la, ta) = read(a)?;
+    let (lb, tb) = read(b)?;
+    if la != lb {
+        return Err("entry-by-entry comparison needs two files of one language".into());
+    }
+    check_entries_texts((a, &ta), (b, &tb), la, opts)
+}
+
+/// [`check_entries`] on texts in memory (`label`s name them in reports).
+pub fn check_entries_texts(
+    (a, ta): (&Path, &str),
+    (b, tb): (&Path, &str),
+    lang: Language,
+    opts: &EquivOptions,
+) -> Result<EquivReport, String> {
+    use crate::analysis::equiv::types::entry_points;
+    if !crate::analysis::equiv::supports(lang) {
+        return Err(format!(
+            "{}: equiv supports Python, Java, C and C++",
+            a.display()
+        ));
+    }
+    let (la, lb) = (lang, lang);
+    let fa = ParsedFile::parse(la, ta.to_string());
+    let fb = ParsedFile::parse(lb, tb.to_string());
+    let all_a = collect_functions(&fa);
+    let all_b = collect_functions(&fb);
+    let ea = entry_points(&fa);
+    let eb = entry_points(&fb);
+    if ea.is_empty() && eb.is_empty() {
+        return Err(format!("{}: no function found", a.display()));
+    }
+    // Every entry of either side, with the counterpart of the same key on the other side
+    // (an entry of one side may be a helper of the other).
+    let mut pairs: Vec<(String, Option<usize>, Option<usize>)> = Vec::new();
+    let key_a: Vec<String> = all_a.iter().map(|f| entry_key(f, &fb)).collect();
+    let key_b: Vec<String> = all_b.iter().map(|f| entry_key(f, &fa)).collect();
+    let named = |fs: &[crate::syntax::functions::Function<'_>],
+                 f: &crate::syntax::functions::Function<'_>| {
+        fs.iter().position(|g| g.node.id() == f.node.id())
+    };
+    for e in &ea {
+        if let Some(i) = named(&all_a, e) {
+            let j = key_b.iter().position(|k| *k == key_a[i]);
+            pairs.push((key_a[i].clone(), Some(i), j));
+        }
+    }
+    for e in &eb {
+        if let Some(j) = named(&all_b, e) {
+            if !pairs.iter().any(|(k, _, _)| *k == key_b[j]) {
+                let i = key_a.iter().position(|k| *k == key_b[j]);
+                pairs.push((key_b[j].clone(), i, Some(j)));
+            }
+        }
+    }
+    let strength = |v: Verdict| match v {
+        Verdict::Equivalent => 3,
+        Verdict::BoundedEquivalent => 2,
+        Verdict::LikelyEquivalent => 1,
+        _ => 0,
+    };
+    let mut listed: Vec<Json> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut weakest: Option<EquivReport> = None;
+    let mut trials = 0usize;
+    let mut missing = false;
+    let no_llm = EquivOptions {
+        llm_samples: None,
+        ..*opts
+    };
+    for (key, i, j) in &pairs {
+        let (Some(i), Some(j)) = (i, j) else {
+            missing = true;
+            let side = if i.is_some() { "B" } else { "A" };
+            notes.push(format!("{key}: no counterpart in {side}"));
+            listed.push(
+                json!({"entry": key, "verdict": "unknown", "note": format!("not in {side}")}),
+            );
+            continue;
+        };
+        let load = |label: &Path, lang, text: &str, line: usize| {
+            side_from_text(label, lang, text.to_string(), Pick::Line(line))
+        };
+        let (sa, sb) = match (
+            load(a, la, ta, all_a[*i].start_line),
+            load(b, lb, tb, all_b[*j].start_line),
+        ) {
+            (Ok(x), Ok(y)) => (x, y),
+            (Err(e), _) | (_, Err(e)) => {
+                missing = true;
+                notes.push(format!("{key}: {e}"));
+                listed.push(json!({"entry": key, "verdict": "unknown", "note": e}));
+                continue;
+            }
+        };
+        let r = check(&sa, &sb, &no_llm);
+        trials += r.deterministic.trials;
+        listed.push(json!({
+            "entry": key,
+            "a": sa.describe(),
+            "b": sb.describe(),
+            "verdict": r.verdict.name(),
+            "method": r.method,
+        }));
+        if r.verdict == Verdict::NotEquivalent && r.deterministic.counterexample.is_some() {
+            let mut r = r;
+            r.compared = json!({"a": sa.describe(), "b": sb.describe(), "pairs": listed});
+            r.deterministic.notes.insert(
+                0,
+                format!("entry by entry: {key} differs (the other entries were not all compared)"),
+            );
+            return Ok(r);
+        }
+        for n in &r.deterministic.notes {
+            notes.push(format!("{key}: {n}"));
+        }
+        if weakest
+            .as_ref()
+            .is_none_or(|w| strength(r.verdict) < strength(w.verdict))
+        {
+            weakest = Some(r);
+        }
+    }
+    let describe = |p: &Path, es: &[crate::syntax::functions::Function<'_>]| {
+        format!(
+            "{}: entry points {}",
+            p.display(),
+            es.iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let compared = json!({"a": describe(a, &ea), "b": describe(b, &eb), "pairs": listed});
+    let mut det = match weakest {
+        Some(w) if !missing => w.deterministic,
+        _ => Deterministic {
+            verdict: Verdict::Unknown,
+            method: "none",
+            counterexample: None,
+            trials: 0,
+            notes: Vec::new(),
+        },
+    };
+    det.trials = trials;
+    det.notes = notes;
+    det.notes
+        .insert(0, format!("entry by entry: {} pair(s)", pairs.len()));
+    let llm = opts
+        .llm_samples
+        .and_then(|n| ask_llm_texts((la, ta), (lb, tb), n));
+    Ok(report(det, llm, compared))
 }
 
 /// The normalisation proof alone (nothing runs): `equivalent` or `unknown`.

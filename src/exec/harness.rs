@@ -79,7 +79,7 @@ fn py_lit(v: &Value, ty: &Ty) -> String {
             let parts: Vec<String> = items.iter().map(|x| py_lit(x, elem(ty))).collect();
             format!("[{}]", parts.join(", "))
         }
-        Value::None | Value::Other(_) => "None".into(),
+        Value::None | Value::Other(_) | Value::Object { .. } => "None".into(),
     }
 }
 
@@ -124,7 +124,7 @@ pub fn python(sig: &Signature, inputs: &[Vec<Value>]) -> String {
     s
 }
 
-const PY_PRELUDE: &str = r#"import sys, json, struct, copy, signal
+const PY_PRELUDE: &str = r#"import sys, io, json, struct, copy, signal
 sys.setrecursionlimit(5000)
 def _d(bits):
     return struct.unpack('<d', struct.pack('<q', bits))[0]
@@ -171,13 +171,18 @@ def main():
     start = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     for i in range(start, len(INPUTS)):
         args = copy.deepcopy(INPUTS[i])
+        printed = io.StringIO()
         try:
             signal.setitimer(signal.ITIMER_REAL, LIMIT)
+            sys.stdout = printed
             try:
                 r = fn(*args)
             finally:
+                sys.stdout = out
                 signal.setitimer(signal.ITIMER_REAL, 0)
-            line = {"i": i, "r": enc(r), "a": [enc(args[j]) for j in MUTABLE]}
+            # What the call printed is part of its effect.
+            line = {"i": i, "r": enc(r), "a": [enc(args[j]) for j in MUTABLE],
+                    "o": ["l", [["n"], ["l", []], ["s", printed.getvalue()[:65536]]]]}
         except _Timeout:
             line = {"i": i, "t": True}
         except BaseException as e:
@@ -253,6 +258,20 @@ fn java_boxed(v: &Value, ty: &Ty, decl: &str) -> String {
         Ty::Bool => format!("Boolean.valueOf({})", java_prim(v, ty)),
         Ty::Char => format!("Character.valueOf({})", java_prim(v, ty)),
         Ty::Str => java_prim(v, ty),
+        Ty::Object(o) => match v {
+            Value::Object { ctor, args } => match o.ctors.get(*ctor) {
+                Some(params) => {
+                    let parts: Vec<String> = args
+                        .iter()
+                        .zip(params)
+                        .map(|(a, (t, d))| java_boxed(a, t, d))
+                        .collect();
+                    format!("new {}({})", o.class, parts.join(", "))
+                }
+                None => "null".into(),
+            },
+            _ => "null".into(),
+        },
         Ty::List(e) => {
             let items: Vec<Value> = match v {
                 Value::List(items) => items.clone(),
@@ -278,19 +297,27 @@ fn java_boxed(v: &Value, ty: &Ty, decl: &str) -> String {
 }
 
 /// The Java harness (`CcHarness.java`), calling `class_name.name` through reflection (private,
-/// static and instance methods alike; instances from the no-argument constructor).
+/// static and instance methods alike). An instance method's receiver is built per input: from
+/// the no-argument constructor, or, when the class has none, as the first input
+/// ([`Signature::receiver`]); its fields after the call are reported (`"o"`). A constructor
+/// ([`Signature::constructs`]) is called and the new object is the result.
 pub fn java(sig: &Signature, class_name: &str, inputs: &[Vec<Value>]) -> String {
     let mut s = String::new();
     s.push_str("public class CcHarness {\n");
     let _ = writeln!(s, "  static final String MARK = {};", java_str(MARK));
     let _ = writeln!(s, "  static final int N = {};", inputs.len());
-    let _ = writeln!(s, "  static final int K = {};", sig.params.len());
+    let skip = usize::from(sig.receiver);
+    let _ = writeln!(s, "  static final int K = {};", sig.params.len() - skip);
+    let _ = writeln!(s, "  static final boolean RECEIVER = {};", sig.receiver);
+    let _ = writeln!(s, "  static final boolean CONSTRUCTS = {};", sig.constructs);
+    // Indices into the call's arguments (the receiver is not one of them).
     let mutable: Vec<String> = sig
         .params
         .iter()
         .enumerate()
+        .skip(skip)
         .filter(|(_, p)| p.mutable)
-        .map(|(i, _)| i.to_string())
+        .map(|(i, _)| (i - skip).to_string())
         .collect();
     let _ = writeln!(
         s,
@@ -309,12 +336,19 @@ pub fn java(sig: &Signature, class_name: &str, inputs: &[Vec<Value>]) -> String 
     for (c, block) in inputs.chunks(chunk).enumerate() {
         let _ = writeln!(s, "  static Object[] input{c}(int i) {{\n    switch (i) {{");
         for (j, inp) in block.iter().enumerate() {
-            let args: Vec<String> = inp
-                .iter()
-                .zip(&sig.params)
-                .zip(&sig.raw)
-                .map(|((v, p), r)| java_boxed(v, &p.ty, &r.decl))
-                .collect();
+            let mut args: Vec<String> = Vec::new();
+            if sig.receiver {
+                if let Some((v, p)) = inp.first().zip(sig.params.first()) {
+                    args.push(java_boxed(v, &p.ty, ""));
+                }
+            }
+            args.extend(
+                inp.iter()
+                    .skip(skip)
+                    .zip(sig.params.iter().skip(skip))
+                    .zip(&sig.raw)
+                    .map(|((v, p), r)| java_boxed(v, &p.ty, &r.decl)),
+            );
             let _ = writeln!(
                 s,
                 "      case {}: return new Object[]{{{}}};",
@@ -349,7 +383,7 @@ const JAVA_MAIN: &str = r#"
     b.append('"');
   }
   static void enc(StringBuilder b, Object o, int depth) {
-    if (depth > 50) { b.append("[\"o\",\"deep\"]"); return; }
+    if (depth > 50 || b.length() > (1 << 20)) { b.append("[\"o\",\"deep\"]"); return; }
     if (o == null) { b.append("[\"n\"]"); }
     else if (o instanceof Integer || o instanceof Long || o instanceof Short || o instanceof Byte
         || o instanceof java.math.BigInteger) { b.append("[\"i\",\"").append(o.toString()).append("\"]"); }
@@ -368,31 +402,114 @@ const JAVA_MAIN: &str = r#"
       boolean first = true;
       for (Object x : (Iterable<?>) o) { if (!first) b.append(','); first = false; enc(b, x, depth + 1); }
       b.append("]]");
+    } else if (o instanceof Enum) { b.append("[\"s\","); esc(b, ((Enum<?>) o).name()); b.append("]"); }
+    else if (!o.getClass().getName().startsWith("java.")) {
+      // An object of the user's classes: its instance fields in declaration order, the
+      // superclasses' after its own (class names differ between the two versions).
+      if (depth > 8) { b.append("[\"o\",\"deep\"]"); return; }
+      b.append("[\"l\",[");
+      boolean first = true;
+      for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+        for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+          if (java.lang.reflect.Modifier.isStatic(f.getModifiers()) || f.isSynthetic()) continue;
+          Object v;
+          try { f.setAccessible(true); v = f.get(o); } catch (Throwable t) { continue; }
+          if (!first) b.append(',');
+          first = false;
+          enc(b, v, depth + 1);
+        }
+      }
+      b.append("]]");
+    } else if (String.valueOf(o).equals(o.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(o)))) {
+      // Object.toString: an identity hash, different in every run.
+      b.append("[\"o\","); esc(b, o.getClass().getName()); b.append("]");
     } else { b.append("[\"o\","); String t = String.valueOf(o); esc(b, o.getClass().getName() + ":" + (t.length() > 200 ? t.substring(0, 200) : t)); b.append("]"); }
   }
+  static final java.io.PrintStream OUT = System.out;
   static void emit(String s) {
-    synchronized (LOCK) { System.out.print("\n" + MARK + s + "\n"); System.out.flush(); }
+    synchronized (LOCK) { OUT.print("\n" + MARK + s + "\n"); OUT.flush(); }
+  }
+  // The class's non-private static fields: their values after class initialisation, restored
+  // before each input (inputs are independent, whatever ran before them), and reported after
+  // each call.
+  static java.lang.reflect.Field[] statics = new java.lang.reflect.Field[0];
+  static Object[] initial = new Object[0];
+  static Object copy(Object v) {
+    if (v == null || !v.getClass().isArray()) return v;
+    int n = java.lang.reflect.Array.getLength(v);
+    Object c = java.lang.reflect.Array.newInstance(v.getClass().getComponentType(), n);
+    for (int i = 0; i < n; i++) java.lang.reflect.Array.set(c, i, copy(java.lang.reflect.Array.get(v, i)));
+    return c;
+  }
+  static void snapshot(Class<?> c) {
+    java.util.List<java.lang.reflect.Field> fs = new java.util.ArrayList<>();
+    for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+      // Private static fields (caches, counters) are the class's own business.
+      int mod = f.getModifiers();
+      if (!java.lang.reflect.Modifier.isStatic(mod) || java.lang.reflect.Modifier.isPrivate(mod) || f.isSynthetic()) continue;
+      try { f.setAccessible(true); fs.add(f); } catch (Throwable t) { }
+    }
+    statics = fs.toArray(new java.lang.reflect.Field[0]);
+    initial = new Object[statics.length];
+    for (int k = 0; k < statics.length; k++) {
+      try { initial[k] = copy(statics[k].get(null)); } catch (Throwable t) { }
+    }
+  }
+  static void restore() {
+    for (int k = 0; k < statics.length; k++) {
+      java.lang.reflect.Field f = statics[k];
+      try {
+        if (!java.lang.reflect.Modifier.isFinal(f.getModifiers())) { f.set(null, copy(initial[k])); }
+        else {
+          Object now = f.get(null);
+          if (now != null && now.getClass().isArray()) {
+            Object was = copy(initial[k]);
+            System.arraycopy(was, 0, now, 0, java.lang.reflect.Array.getLength(was));
+          }
+        }
+      } catch (Throwable t) { }
+    }
+  }
+  static void encStatics(StringBuilder b) {
+    b.append("[\"l\",[");
+    for (int k = 0; k < statics.length; k++) {
+      if (k > 0) b.append(',');
+      Object v;
+      try { v = statics[k].get(null); } catch (Throwable t) { v = null; }
+      enc(b, v, 1);
+    }
+    b.append("]]");
   }
   public static void main(String[] argv) throws Exception {
     int start = argv.length > 0 ? Integer.parseInt(argv[0]) : 0;
     java.lang.reflect.Method m = null;
-    Object inst = null;
+    java.lang.reflect.Constructor<?> make = null;
     try {
       Class<?> c = Class.forName(CLASS);
-      for (java.lang.reflect.Method x : c.getDeclaredMethods()) {
-        if (x.getName().equals(NAME) && x.getParameterCount() == K) { m = x; }
-      }
-      if (m == null) { emit("{\"load_error\":\"no method\"}"); System.exit(0); }
-      m.setAccessible(true);
-      if (!java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
-        java.lang.reflect.Constructor<?> k = c.getDeclaredConstructor();
-        k.setAccessible(true);
-        inst = k.newInstance();
+      if (CONSTRUCTS) {
+        for (java.lang.reflect.Constructor<?> x : c.getDeclaredConstructors()) {
+          if (x.getParameterCount() == K) { make = x; }
+        }
+        if (make == null) { emit("{\"load_error\":\"no constructor\"}"); System.exit(0); }
+        make.setAccessible(true);
+      } else {
+        for (java.lang.reflect.Method x : c.getDeclaredMethods()) {
+          if (x.getName().equals(NAME) && x.getParameterCount() == K) { m = x; }
+        }
+        if (m == null) { emit("{\"load_error\":\"no method\"}"); System.exit(0); }
+        m.setAccessible(true);
+        if (!java.lang.reflect.Modifier.isStatic(m.getModifiers()) && !RECEIVER) {
+          make = c.getDeclaredConstructor();
+          make.setAccessible(true);
+        }
       }
     } catch (Throwable t) {
       StringBuilder b = new StringBuilder("{\"load_error\":"); esc(b, t.toString()); b.append("}");
       emit(b.toString()); System.exit(0);
     }
+    try { snapshot(Class.forName(CLASS)); } catch (Throwable t) { }
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream capture = new java.io.PrintStream(printed, true);
     Thread dog = new Thread(() -> {
       while (true) {
         try { Thread.sleep(50); } catch (InterruptedException e) { return; }
@@ -406,25 +523,53 @@ const JAVA_MAIN: &str = r#"
     dog.setDaemon(true);
     dog.start();
     for (int i = start; i < N; i++) {
-      Object[] args = input(i);
       StringBuilder b = new StringBuilder();
+      restore();
+      printed.reset();
+      System.setOut(capture);
       startedAt = System.currentTimeMillis();
       current = i;
       try {
-        Object r = m.invoke(inst, args);
+        // Building the inputs runs the user's constructors: inside the time limit, and an
+        // exception there is this input's outcome.
+        Object[] args = input(i);
+        Object inst = null;
+        if (RECEIVER) {
+          inst = args[0];
+          args = java.util.Arrays.copyOfRange(args, 1, args.length);
+        }
+        Object r;
+        if (CONSTRUCTS) { r = make.newInstance(args); }
+        else {
+          if (make != null) inst = make.newInstance();
+          r = m.invoke(inst, args);
+        }
         current = -1;
+        System.setOut(OUT);
+        capture.flush();
         b.append("{\"i\":").append(i).append(",\"r\":");
         enc(b, r, 0);
         b.append(",\"a\":[");
         for (int j = 0; j < MUTABLE.length; j++) { if (j > 0) b.append(','); enc(b, args[MUTABLE[j]], 0); }
-        b.append("]}");
+        // State after the call: the receiver's fields, the class's static fields, and what
+        // the call printed.
+        b.append("],\"o\":[\"l\",[");
+        if (inst != null) enc(b, inst, 0); else b.append("[\"n\"]");
+        b.append(',');
+        encStatics(b);
+        b.append(",[\"s\",");
+        String text = printed.toString();
+        esc(b, text.length() > 65536 ? text.substring(0, 65536) : text);
+        b.append("]]]}");
       } catch (java.lang.reflect.InvocationTargetException e) {
         current = -1;
+        System.setOut(OUT);
         Throwable cause = e.getCause() == null ? e : e.getCause();
         b.setLength(0);
         b.append("{\"i\":").append(i).append(",\"e\":"); esc(b, cause.getClass().getName()); b.append("}");
       } catch (Throwable e) {
         current = -1;
+        System.setOut(OUT);
         b.setLength(0);
         b.append("{\"i\":").append(i).append(",\"e\":"); esc(b, e.getClass().getName()); b.append("}");
       }
@@ -653,6 +798,11 @@ pub fn c_family(
         };
         let call = format!("{callee}({})", call_args.join(", "));
         let void = clean_type(&sig.ret_decl) == "void";
+        // What the call prints lies between this line and its result line.
+        let _ = writeln!(
+            s,
+            "    printf(\"\\n\" CC_MARK \"{{\\\"i\\\":%d,\\\"begin\\\":true}}\\n\", cc_i);"
+        );
         if void {
             let _ = writeln!(s, "    {call};");
             let _ = writeln!(s, "    printf(\"\\n\" CC_MARK \"{{\\\"i\\\":%d,\\\"r\\\":[\\\"n\\\"],\\\"a\\\":[\", cc_i);");
@@ -685,7 +835,20 @@ pub fn c_family(
                 let _ = writeln!(s, "    CC_ENC({p});");
             }
         }
-        s.push_str("    printf(\"]}\\n\");\n    break;\n  }\n");
+        // The state after the call: no receiver, the globals, the printed text (filled in
+        // by the reader, [`printed_by_case`]).
+        s.push_str("    printf(\"],\\\"o\\\":[\\\"l\\\",[[\\\"n\\\"],[\\\"l\\\",[\");\n");
+        for (j, g) in sig.globals.iter().enumerate() {
+            if j > 0 {
+                s.push_str("    printf(\",\");\n");
+            }
+            if g.array {
+                let _ = writeln!(s, "    CC_LIST({0}, sizeof({0}) / sizeof({0}[0]));", g.name);
+            } else {
+                let _ = writeln!(s, "    CC_ENC({});", g.name);
+            }
+        }
+        s.push_str("    printf(\"]],[\\\"s\\\",\\\"\\\"]]]}\\n\");\n    break;\n  }\n");
     }
     s.push_str("  default: break;\n  }\n}\n");
     let _ = writeln!(s, "#define CC_N {}", inputs.len());

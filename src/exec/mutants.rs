@@ -11,7 +11,7 @@
 //! | mutmut 2 | `.mutmut-cache` (SQLite: `SourceFile`, `Line`, `Mutant` with status `bad_survived`) | none: only the original line and the index of mutmut's operator are stored, so survivors are listed `unknown` |
 //! | PIT | `mutations.xml`, `status='SURVIVED'` | none: PIT mutates bytecode and records only class, method, line, mutator and a description, so survivors are listed `unknown` |
 
-use super::equiv::{check, side_from_text, EquivOptions, Pick};
+use super::equiv::{check, check_entries_texts, side_from_text, EquivOptions, Pick};
 use crate::analysis::equiv::mutant::{apply_unified_diff, mutmut_pair, parse_pit};
 use crate::analysis::equiv::Verdict;
 use crate::crosscheck::record::Tier;
@@ -28,6 +28,9 @@ pub enum Target {
     Name(String),
     /// The function enclosing the first changed line, in each program's own numbering.
     Lines { original: usize, mutated: usize },
+    /// Every entry point of each program, pair by pair (`equiv --all-entries`): a program
+    /// whose description names no function it defines.
+    AllEntries,
 }
 
 /// One mutant: the original program and the mutated one (or why there is none).
@@ -130,6 +133,7 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         return MutantVerdict::unknown(case, "the mutant changes nothing".into());
     }
     let (pa, pb) = match &case.target {
+        Target::AllEntries => return classify_entries(case, &mutated, language, opts),
         Target::Auto => (Pick::Auto, Pick::Auto),
         Target::Name(n) => (Pick::Name(n), Pick::Name(n)),
         Target::Lines { original, mutated } => (Pick::Line(*original), Pick::Line(*mutated)),
@@ -171,6 +175,43 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         trials: report.deterministic.trials,
         notes,
         llm: report.llm.as_ref().map(|l| l.json.clone()),
+    }
+}
+
+/// [`classify_mutant`] for [`Target::AllEntries`].
+fn classify_entries(
+    case: &MutantCase,
+    mutated: &str,
+    language: Language,
+    opts: &EquivOptions,
+) -> MutantVerdict {
+    match check_entries_texts(
+        (&case.path, &case.original),
+        (&case.path, mutated),
+        language,
+        opts,
+    ) {
+        Ok(report) => MutantVerdict {
+            id: case.id.clone(),
+            format: case.format,
+            file: case.path.display().to_string(),
+            language: Some(language),
+            function: None,
+            expected: case.expected,
+            deterministic: report.deterministic.verdict,
+            verdict: report.verdict,
+            tier: report.tier,
+            method: report.method,
+            counterexample: report.deterministic.counterexample.clone(),
+            trials: report.deterministic.trials,
+            notes: report.deterministic.notes.clone(),
+            llm: report.llm.as_ref().map(|l| l.json.clone()),
+        },
+        Err(e) => {
+            let mut v = MutantVerdict::unknown(case, e);
+            v.language = Some(language);
+            v
+        }
     }
 }
 
@@ -364,7 +405,8 @@ pub fn load_eqbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
                 .and_then(|t| first_defined(t, language, &candidates))
             {
                 Some(f) => Target::Name(f),
-                None => Target::Auto,
+                // A whole program with several entry points (no description names one).
+                None => Target::AllEntries,
             };
             out.push(MutantCase {
                 id: format!("{rel}:{ext}"),

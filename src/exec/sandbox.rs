@@ -155,6 +155,47 @@ pub fn run(
     run_with(program, args, dir, limits, &Extra::default())
 }
 
+/// The resident memory of every process in process group `pgid`, in KB (Linux `/proc`;
+/// 0 elsewhere).
+fn group_rss_kb(pgid: u32) -> u64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    #[cfg(unix)]
+    // SAFETY: sysconf only reads a configuration value.
+    let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
+    #[cfg(not(unix))]
+    let page_kb = 4u64;
+    let mut total = 0u64;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may hold spaces): state is field 3, the
+        // process group field 5, the resident set (pages) field 24.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2).and_then(|g| g.parse::<u32>().ok()) != Some(pgid) {
+            continue;
+        }
+        let pages = fields
+            .get(21)
+            .and_then(|r| r.parse::<u64>().ok())
+            .unwrap_or(0);
+        total += pages * page_kb;
+    }
+    total
+}
+
 /// More ways to run: standard input, and a memory limit fit for AddressSanitizer.
 #[derive(Debug, Clone, Default)]
 pub struct Extra<'a> {
@@ -265,11 +306,18 @@ pub fn run_with(
     });
     let deadline = Instant::now() + limits.wall;
     let mut timed_out = false;
+    let mut polls = 0u32;
+    // A backstop for runs without an address-space limit (ASan): the process group's
+    // resident memory, checked every quarter second, may not pass twice the limit.
+    let rss_cap_kb = limits.memory_mb.saturating_mul(2048);
     let status = loop {
         match child.try_wait()? {
             Some(s) => break s,
             None => {
-                if Instant::now() >= deadline {
+                polls += 1;
+                let over =
+                    extra.asan && polls.is_multiple_of(25) && group_rss_kb(child.id()) > rss_cap_kb;
+                if over || Instant::now() >= deadline {
                     timed_out = true;
                     let _ = Command::new("kill")
                         .args(["-KILL", &format!("-{}", child.id())])

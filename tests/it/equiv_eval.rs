@@ -34,9 +34,13 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 fn run_equiv(a: &str, b: &str, trials: usize) -> String {
+    // A file named without a function is a program whose description names none of its
+    // functions: it is compared entry point by entry point.
+    let whole = !a.contains(".java:") && !a.contains(".c:");
     let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
         .args(["equiv", "--no-llm", "--format", "json", "--timeout", "60"])
         .args(["--trials", &trials.to_string()])
+        .args(whole.then_some("--all-entries"))
         .arg(a)
         .arg(b)
         .output();
@@ -135,8 +139,8 @@ fn parallel<T: Send + Sync, R: Send>(jobs: Vec<T>, f: impl Fn(&T) -> R + Sync) -
 }
 
 /// `FILE:function` for the first entry the description names that the file defines (the one
-/// rule `crosscheck mutants --eqbench` uses), else the bare file (the tool then refuses several
-/// candidates).
+/// rule `crosscheck mutants --eqbench` uses), else the bare file (compared entry point by entry
+/// point, as `crosscheck mutants --eqbench` does).
 fn with_function(path: &Path, lang: Language, desc: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     match first_defined(&text, lang, &eqbench_entries(desc)) {

@@ -654,3 +654,87 @@ fn a_difference_random_inputs_miss_is_found_by_the_solver() {
     );
     assert_eq!(c["b"], -1, "{v}");
 }
+
+/// Two files with several entry points: refused without `--all-entries` (naming the flag),
+/// compared pair by pair with it (the constructor, which `scaled` calls, is no entry; the
+/// receivers are built through it). A difference in the constructor alone refutes the files,
+/// and a constructor named as the function is compared by the new object's fields.
+#[test]
+fn several_entry_points_are_compared_pair_by_pair_with_all_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = |ctor_body: &str, scale_body: &str| {
+        format!(
+            "class Vec2 {{\n    double x;\n    double y;\n\n    Vec2(double x, double y) {{\n{ctor_body}\n    }}\n\n    Vec2 scaled(double k) {{\n{scale_body}\n    }}\n\n    double dot(Vec2 o) {{\n        return x * o.x + y * o.y;\n    }}\n}}\n"
+        )
+    };
+    let ctor = "        this.x = x;\n        this.y = y;";
+    let scale = "        return new Vec2(x * k, y * k);";
+    let a = dir.path().join("a.java");
+    let same = dir.path().join("same.java");
+    let ctor_changed = dir.path().join("ctor.java");
+    std::fs::write(&a, class(ctor, scale)).unwrap();
+    std::fs::write(
+        &same,
+        class(
+            "        this.y = y;\n        this.x = x;",
+            "        double nx = k * x;\n        return new Vec2(nx, k * y);",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &ctor_changed,
+        class("        this.x = x;\n        this.y = Math.abs(y);", scale),
+    )
+    .unwrap();
+    let run = |extra: &[&str], b: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+            .args(["equiv", "--no-llm", "--format", "json", "--trials", "100"])
+            .args(extra)
+            .arg(&a)
+            .arg(b)
+            .output()
+            .unwrap()
+    };
+    let refused = run(&[], &same);
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("scaled") && err.contains("dot") && err.contains("--all-entries"),
+        "{err}"
+    );
+
+    let out = run(&["--all-entries"], &same);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "likely_equivalent", "{v}");
+    let pairs = v["compared"]["pairs"].as_array().unwrap();
+    let entries: Vec<&str> = pairs.iter().filter_map(|p| p["entry"].as_str()).collect();
+    assert_eq!(entries, ["Vec2.scaled/1", "Vec2.dot/1"], "{v}");
+    assert!(pairs.iter().all(|p| p["verdict"] != "unknown"), "{v}");
+
+    let out = run(&["--all-entries"], &ctor_changed);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "not_equivalent", "{v}");
+    let c = &v["counterexample"];
+    assert_ne!(c["a"], c["b"], "{v}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+        .args(["equiv", "--no-llm", "--format", "json", "--trials", "100"])
+        .arg(format!("{}:Vec2", a.display()))
+        .arg(format!("{}:Vec2", ctor_changed.display()))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "not_equivalent", "{v}");
+    assert!(
+        v["compared"]["a"].as_str().unwrap().contains("Vec2.Vec2"),
+        "{v}"
+    );
+    // The new objects' fields differ: y against |y|.
+    let c = &v["counterexample"];
+    assert_ne!(c["a"], c["b"], "{v}");
+}

@@ -2,9 +2,12 @@
 //! Pure and deterministic: the same domains, count and seed give the same inputs.
 //!
 //! Order: (1) every parameter at each of its boundary values while the others sit at a small
-//! default; (2) the cartesian product of the small "interesting" values of all parameters;
+//! default (round-robin over the parameters, at most half of the tuples); (2) the cartesian
+//! product of the small "interesting" values of all parameters (up to three quarters);
 //! (3) random values (ChaCha8 seeded with `seed`), mostly small magnitudes (loops bounded by an
-//! argument stay fast) and sometimes anywhere in the domain. Duplicates are dropped.
+//! argument stay fast) and sometimes anywhere in the domain; in a third of these tuples
+//! parameters of one domain repeat each other's values (a repeating block of parameters
+//! copied whole, or single parameters). Duplicates are dropped.
 
 use super::types::{Charset, Dom};
 use super::value::Value;
@@ -121,8 +124,40 @@ pub fn boundary(dom: &Dom) -> Vec<Value> {
             }
             out
         }
+        Dom::Object(ctors) => {
+            // Each constructor with plain arguments, then one argument at a time through a
+            // few of its small values.
+            let mut out: Vec<Value> = Vec::new();
+            let defaults: Vec<Vec<Value>> = ctors
+                .iter()
+                .map(|ps| ps.iter().map(default_value).collect())
+                .collect();
+            for (k, d) in defaults.iter().enumerate() {
+                out.push(Value::Object {
+                    ctor: k,
+                    args: d.clone(),
+                });
+            }
+            for (k, ps) in ctors.iter().enumerate() {
+                for (i, p) in ps.iter().enumerate() {
+                    for v in small(p).into_iter().take(4) {
+                        let mut args = defaults[k].clone();
+                        args[i] = v;
+                        let o = Value::Object { ctor: k, args };
+                        if !out.contains(&o) {
+                            out.push(o);
+                        }
+                    }
+                }
+            }
+            out.truncate(OBJECT_BOUNDARY);
+            out
+        }
     }
 }
+
+/// At most this many boundary objects per object parameter.
+const OBJECT_BOUNDARY: usize = 24;
 
 fn dedup_floats(v: Vec<f64>) -> Vec<f64> {
     let mut seen = BTreeSet::new();
@@ -139,6 +174,7 @@ fn small(dom: &Dom) -> Vec<Value> {
         Dom::Char { .. } => 3,
         Dom::Str { .. } => 5,
         Dom::List(_) => 5,
+        Dom::Object(_) => 5,
     };
     b.into_iter().take(n).collect()
 }
@@ -152,6 +188,13 @@ pub fn default_value(dom: &Dom) -> Value {
         Dom::Char { .. } => Value::Char(u32::from('a')),
         Dom::Str { .. } => Value::Str("abc".into()),
         Dom::List(e) => Value::List(vec![default_value(e), default_value(e)]),
+        Dom::Object(ctors) => Value::Object {
+            ctor: 0,
+            args: ctors
+                .first()
+                .map(|ps| ps.iter().map(default_value).collect())
+                .unwrap_or_default(),
+        },
     }
 }
 
@@ -222,6 +265,16 @@ pub fn random(dom: &Dom, rng: &mut ChaCha8Rng) -> Value {
                     .collect(),
             )
         }
+        Dom::Object(ctors) => {
+            let ctor = below(rng, ctors.len() as u64) as usize;
+            Value::Object {
+                ctor,
+                args: ctors
+                    .get(ctor)
+                    .map(|ps| ps.iter().map(|p| random(p, rng)).collect())
+                    .unwrap_or_default(),
+            }
+        }
     }
 }
 
@@ -244,11 +297,20 @@ pub fn generate(doms: &[Dom], count: usize, seed: u64) -> Vec<Vec<Value>> {
     }
     let defaults: Vec<Value> = doms.iter().map(default_value).collect();
     // (1) one parameter at a time through its boundary values.
-    for (i, d) in doms.iter().enumerate() {
-        for b in boundary(d) {
-            let mut t = defaults.clone();
-            t[i] = b;
-            push(t, &mut out);
+    // Round-robin over the parameters, so that the cap (half of `count`, leaving room for
+    // combinations and random tuples) keeps every parameter's most interesting values.
+    let bounds: Vec<Vec<Value>> = doms.iter().map(boundary).collect();
+    let longest = bounds.iter().map(Vec::len).max().unwrap_or(0);
+    'boundary: for k in 0..longest {
+        for (i, b) in bounds.iter().enumerate() {
+            if out.len() >= count.div_ceil(2) {
+                break 'boundary;
+            }
+            if let Some(v) = b.get(k) {
+                let mut t = defaults.clone();
+                t[i] = v.clone();
+                push(t, &mut out);
+            }
         }
     }
     // (2) combinations of small values, capped.
@@ -256,7 +318,10 @@ pub fn generate(doms: &[Dom], count: usize, seed: u64) -> Vec<Vec<Value>> {
     let mut idx = vec![0usize; doms.len()];
     let mut combos = 0;
     'outer: loop {
-        if combos >= count.min(400) || smalls.iter().any(Vec::is_empty) {
+        if combos >= count.min(400)
+            || out.len() >= count - count / 4
+            || smalls.iter().any(Vec::is_empty)
+        {
             break;
         }
         let t: Vec<Value> = idx
@@ -284,7 +349,32 @@ pub fn generate(doms: &[Dom], count: usize, seed: u64) -> Vec<Vec<Value>> {
     let mut attempts = 0;
     while out.len() < count && attempts < count.saturating_mul(20) {
         attempts += 1;
-        let t: Vec<Value> = doms.iter().map(|d| random(d, &mut rng)).collect();
+        let mut t: Vec<Value> = doms.iter().map(|d| random(d, &mut rng)).collect();
+        // Some tuples repeat values between parameters of one domain (`a == b`, two objects
+        // built alike), which independent draws almost never do: a sixth copy the parameter
+        // list's repeating block whole (`x1, y1, x2, y2`: `x2 = x1, y2 = y1`), a sixth copy
+        // single parameters from earlier ones of their domain.
+        match below(&mut rng, 6) {
+            0 => {
+                if let Some(p) =
+                    (1..doms.len()).find(|&p| (p..doms.len()).all(|i| doms[i] == doms[i - p]))
+                {
+                    for i in p..doms.len() {
+                        t[i] = t[i - p].clone();
+                    }
+                }
+            }
+            1 => {
+                for i in 1..doms.len() {
+                    let earlier: Vec<usize> = (0..i).filter(|&j| doms[j] == doms[i]).collect();
+                    if !earlier.is_empty() && below(&mut rng, 3) != 0 {
+                        let j = earlier[below(&mut rng, earlier.len() as u64) as usize];
+                        t[i] = t[j].clone();
+                    }
+                }
+            }
+            _ => {}
+        }
         push(t, &mut out);
     }
     out

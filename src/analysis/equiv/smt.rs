@@ -579,6 +579,7 @@ fn scalar(name: &str, dom: &Dom, tys: &[Option<STy>; 2]) -> R<(V, Bool)> {
             let c = and2(&x.ge(Int::from_i128(*lo)), &x.le(Int::from_i128(*hi)));
             Ok((V::I(x), c))
         }
+        Dom::Object(_) => Err("objects are not handled symbolically".into()),
         d => Err(format!("inputs of kind {d:?} are not handled symbolically")),
     }
 }

@@ -27,8 +27,19 @@ pub enum Ty {
     Char,
     Str,
     List(Box<Ty>),
+    /// An object of a class of the file, built through one of its constructors (Java).
+    Object(Box<ObjectTy>),
     Void,
     Unknown,
+}
+
+/// A class of the analysed file whose objects inputs are built from: each usable
+/// (non-private) constructor with its parameters' types and declarations as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectTy {
+    /// The class name as the harness spells it (`Outer.Inner` for a static nested class).
+    pub class: String,
+    pub ctors: Vec<Vec<(Ty, String)>>,
 }
 
 impl Ty {
@@ -103,6 +114,14 @@ pub struct Signature {
     pub is_static: bool,
     /// A Python method called with `self`/`cls` bound.
     pub has_receiver: bool,
+    /// A Java instance method whose class has no constructor without parameters:
+    /// `params[0]` is the receiver (a [`Ty::Object`]), built per input through a constructor.
+    pub receiver: bool,
+    /// A Java constructor: the result is the new object's state.
+    pub constructs: bool,
+    /// C/C++: the file's global variables of value types (and one-dimensional arrays of
+    /// them), reported after each call: a result a function leaves in a global is observable.
+    pub globals: Vec<Global>,
     pub params: Vec<Param>,
     pub raw: Vec<RawParam>,
     pub ret: Ty,
@@ -111,6 +130,70 @@ pub struct Signature {
     /// 1-based lines of the definition.
     pub start_line: usize,
     pub end_line: usize,
+}
+
+/// A C/C++ global variable reported after each call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Global {
+    pub name: String,
+    /// A one-dimensional array (its elements are reported).
+    pub array: bool,
+}
+
+/// The global variables of a C/C++ file that hold values: top-level declarations of integer,
+/// floating-point, boolean or character type, scalars and one-dimensional arrays, not
+/// `extern` (in document order).
+pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
+    if !matches!(file.language, Language::C | Language::Cpp) {
+        return Vec::new();
+    }
+    let root = file.root();
+    let mut out = Vec::new();
+    let mut c = root.walk();
+    for d in root.named_children(&mut c) {
+        if d.kind() != kind::DECLARATION {
+            continue;
+        }
+        let mut dc = d.walk();
+        if d.children(&mut dc)
+            .any(|n| n.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(n) == "extern")
+        {
+            continue;
+        }
+        let Some(ty) = d.child_by_field_name(field::TYPE) else {
+            continue;
+        };
+        if !matches!(
+            parse_type(file.language, file.node_text(ty)),
+            Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char
+        ) {
+            continue;
+        }
+        let mut cc = d.walk();
+        for decl in d.children_by_field_name(field::DECLARATOR, &mut cc) {
+            let decl = if decl.kind() == kind::INIT_DECLARATOR {
+                match decl.child_by_field_name(field::DECLARATOR) {
+                    Some(inner) => inner,
+                    None => continue,
+                }
+            } else {
+                decl
+            };
+            let (name, array) = match decl.kind() {
+                kind::IDENTIFIER => (decl, false),
+                kind::ARRAY_DECLARATOR => match decl.child_by_field_name(field::DECLARATOR) {
+                    Some(id) if id.kind() == kind::IDENTIFIER => (id, true),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            out.push(Global {
+                name: file.node_text(name).to_string(),
+                array,
+            });
+        }
+    }
+    out
 }
 
 /// Picks the function to compare: `name` (simple or qualified) if given, else the only
@@ -163,6 +246,43 @@ pub fn select_function<'t>(
             }
         }
     }
+}
+
+/// Every entry point of a file, for comparing two files function by function: each named
+/// function (constructors and `main` included) that no other function calls (`name(` inside
+/// another definition), and for a constructor that nothing outside it instantiates (`new
+/// Name(`, field initialisers included). In document order.
+pub fn entry_points(file: &ParsedFile) -> Vec<Function<'_>> {
+    let funcs: Vec<Function<'_>> = collect_functions(file)
+        .into_iter()
+        .filter(|f| f.kind != FunctionKind::Lambda && f.body.is_some())
+        .collect();
+    let text = file.text.as_str();
+    let called = |f: &Function<'_>| {
+        let ctor = f.kind == FunctionKind::Constructor;
+        let needle = if ctor {
+            format!("new {}(", f.simple_name)
+        } else {
+            format!("{}(", f.simple_name)
+        };
+        let own = f.node.start_byte()..f.node.end_byte();
+        text.match_indices(&needle).any(|(at, _)| {
+            if own.contains(&at) {
+                return false;
+            }
+            if ctor {
+                return true;
+            }
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                return false;
+            }
+            funcs.iter().any(|g| {
+                g.node.id() != f.node.id() && (g.node.start_byte()..g.node.end_byte()).contains(&at)
+            })
+        })
+    };
+    funcs.iter().filter(|f| !called(f)).cloned().collect()
 }
 
 /// The declared type of K&R parameter `name` (the `declaration`s between a C function's
@@ -421,6 +541,11 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         }
         let (ty, inferred) = if decl.trim().is_empty() && lang == Language::Python {
             (infer_python(body_text, name), true)
+        } else if lang == Language::Java && parsed[i] == Ty::Unknown {
+            let ty = java_object_type(file, decl, OBJECT_DEPTH)
+                .map(|o| Ty::Object(Box::new(o)))
+                .unwrap_or(Ty::Unknown);
+            (ty, false)
         } else {
             (parsed[i].clone(), false)
         };
@@ -454,12 +579,40 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     } else {
         parse_type(lang, &ret_decl)
     };
+    let constructs = lang == Language::Java && func.kind == FunctionKind::Constructor;
+    let mut receiver = false;
+    if lang == Language::Java && !is_static && !constructs {
+        // An instance method of a class without a constructor that takes nothing: the
+        // receiver is an input, built through one of the class's constructors.
+        let class = func.class.as_deref().and_then(|c| c.rsplit('.').next());
+        if let Some(obj) = class.and_then(|c| java_object_type(file, c, OBJECT_DEPTH)) {
+            if !obj.ctors.iter().any(Vec::is_empty) {
+                receiver = true;
+                params.insert(
+                    0,
+                    Param {
+                        name: "this".into(),
+                        ty: Ty::Object(Box::new(obj)),
+                        mutable: false,
+                        inferred: false,
+                    },
+                );
+                for r in &mut raw {
+                    let (Role::Value(k) | Role::LenOf(k)) = &mut r.role;
+                    *k += 1;
+                }
+            }
+        }
+    }
     Ok(Signature {
         language: lang,
         name: func.simple_name.clone(),
         class: func.class.clone(),
         is_static,
         has_receiver,
+        receiver,
+        constructs,
+        globals: c_globals(file),
         params,
         raw,
         ret,
@@ -467,6 +620,137 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         start_line: func.start_line,
         end_line: func.end_line,
     })
+}
+
+/// How deep constructor arguments may nest objects (`new A(new B(new C(1)))`).
+const OBJECT_DEPTH: usize = 3;
+
+/// The class named `decl` (a simple name) of a Java file as an input type: a concrete
+/// top-level or static nested class, with its non-private constructors whose parameters are
+/// values, arrays or (up to `depth` levels) such objects. A class without a declared
+/// constructor has the implicit one. `None` for anything else (interfaces, abstract and inner
+/// classes, classes of other files, no usable constructor).
+fn java_object_type(file: &ParsedFile, decl: &str, depth: usize) -> Option<ObjectTy> {
+    let written = clean_type(decl);
+    if written.is_empty()
+        || !written
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '.')
+    {
+        return None;
+    }
+    let name = written.rsplit('.').next().unwrap_or_default().to_string();
+    let class = java_class(file, &name)?;
+    let modifiers = |n: Node<'_>| {
+        let mut c = n.walk();
+        let text = n
+            .children(&mut c)
+            .find(|m| m.kind() == kind::MODIFIERS)
+            .map(|m| file.node_text(m).to_string())
+            .unwrap_or_default();
+        text
+    };
+    if modifiers(class).contains("abstract") {
+        return None;
+    }
+    // The qualified name: a top-level class, or static classes nested in one.
+    let mut qualified = vec![name.clone()];
+    let mut cur = class;
+    while let Some(p) = cur.parent() {
+        match p.kind() {
+            kind::PROGRAM => break,
+            kind::CLASS_BODY => {
+                let outer = p.parent().filter(|o| o.kind() == kind::CLASS_DECLARATION)?;
+                if !modifiers(cur).contains("static") {
+                    return None;
+                }
+                let outer_name = outer.child_by_field_name(field::NAME)?;
+                qualified.insert(0, file.node_text(outer_name).to_string());
+                cur = outer;
+            }
+            _ => return None,
+        }
+    }
+    let qualified = qualified.join(".");
+    if qualified != written && !qualified.ends_with(&format!(".{written}")) {
+        return None;
+    }
+    let mut ctors: Vec<Vec<(Ty, String)>> = Vec::new();
+    let mut declared = false;
+    for f in collect_functions(file) {
+        if f.kind != FunctionKind::Constructor
+            || f.node.parent().and_then(|b| b.parent()).map(|c| c.id()) != Some(class.id())
+        {
+            continue;
+        }
+        declared = true;
+        if modifiers(f.node).contains("private") {
+            continue;
+        }
+        let Some(list) = f.node.child_by_field_name(field::PARAMETERS) else {
+            continue;
+        };
+        let mut params = Vec::new();
+        let mut usable = true;
+        let mut c = list.walk();
+        for p in list.named_children(&mut c) {
+            match p.kind() {
+                kind::FORMAL_PARAMETER => {
+                    let mut ty = p
+                        .child_by_field_name(field::TYPE)
+                        .map(|t| file.node_text(t).to_string())
+                        .unwrap_or_default();
+                    if let Some(d) = p.child_by_field_name(field::DIMENSIONS) {
+                        ty.push_str(file.node_text(d));
+                    }
+                    let parsed = match parse_type(Language::Java, &ty) {
+                        Ty::Unknown if depth > 0 => java_object_type(file, &ty, depth - 1)
+                            .map(|o| Ty::Object(Box::new(o)))
+                            .unwrap_or(Ty::Unknown),
+                        t => t,
+                    };
+                    if matches!(parsed, Ty::Unknown | Ty::Void) {
+                        usable = false;
+                    }
+                    params.push((parsed, ty.trim().to_string()));
+                }
+                kind::LINE_COMMENT | kind::BLOCK_COMMENT => {}
+                _ => usable = false,
+            }
+        }
+        if usable {
+            ctors.push(params);
+        }
+    }
+    if !declared {
+        ctors.push(Vec::new());
+    }
+    (!ctors.is_empty()).then_some(ObjectTy {
+        class: qualified,
+        ctors,
+    })
+}
+
+/// The declaration of the class named `name` in a Java file (the first, in document order).
+fn java_class<'t>(file: &'t ParsedFile, name: &str) -> Option<Node<'t>> {
+    let mut stack = vec![file.root()];
+    let mut seen = 0usize;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > 200_000 {
+            return None;
+        }
+        if n.kind() == kind::CLASS_DECLARATION
+            && n.child_by_field_name(field::NAME)
+                .is_some_and(|id| file.node_text(id) == name)
+        {
+            return Some(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<Node<'t>> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    None
 }
 
 fn innermost_identifier(node: Node<'_>) -> Option<Node<'_>> {
@@ -827,12 +1111,23 @@ pub enum Charset {
 /// The domain inputs are drawn from (the common domain of both signatures).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Dom {
-    Int { lo: i128, hi: i128 },
-    Float { single: bool },
+    Int {
+        lo: i128,
+        hi: i128,
+    },
+    Float {
+        single: bool,
+    },
     Bool,
-    Char { charset: Charset },
-    Str { charset: Charset },
+    Char {
+        charset: Charset,
+    },
+    Str {
+        charset: Charset,
+    },
     List(Box<Dom>),
+    /// An object built through one of these constructors (their parameters' domains).
+    Object(Vec<Vec<Dom>>),
 }
 
 /// Python-only integers are drawn from this range.
@@ -882,6 +1177,25 @@ pub fn meet(a: &Ty, b: &Ty, charset: Charset) -> Result<Dom, String> {
         },
         (Str, Str) => Dom::Str { charset },
         (List(x), List(y)) => Dom::List(Box::new(meet(x, y, charset)?)),
+        // Constructors pair up in declaration order, with the same numbers of parameters.
+        (Object(x), Object(y)) if x.ctors.len() == y.ctors.len() => Dom::Object(
+            x.ctors
+                .iter()
+                .zip(&y.ctors)
+                .map(|(p, q)| {
+                    if p.len() != q.len() {
+                        return Err(format!(
+                            "the constructors of {} and {} differ",
+                            x.class, y.class
+                        ));
+                    }
+                    p.iter()
+                        .zip(q)
+                        .map(|((a, _), (b, _))| meet(a, b, charset))
+                        .collect::<Result<Vec<Dom>, String>>()
+                })
+                .collect::<Result<Vec<_>, String>>()?,
+        ),
         _ => return Err(format!("incompatible parameter types {a:?} and {b:?}")),
     })
 }
@@ -1080,5 +1394,78 @@ mod tests {
                 charset: Charset::Ascii
             }
         );
+    }
+
+    #[test]
+    fn java_objects_are_built_through_their_non_private_constructors() {
+        let src = "class P {\n  int x;\n  P(int x) { this.x = x; }\n  private P() {}\n  P(P o) { this.x = o.x; }\n}\n\
+                   abstract class Shape { }\n\
+                   class Box { static class Lid { Lid(boolean b) {} } class Inner { } }\n\
+                   public class T {\n  static int f(P p, Box.Lid l) { return p.x; }\n}\n";
+        let s = sig(Language::Java, src);
+        let Ty::Object(p) = &s.params[0].ty else {
+            panic!("{:?}", s.params[0]);
+        };
+        assert_eq!(p.class, "P");
+        // The private constructor is not used; the copy constructor nests a P.
+        assert_eq!(p.ctors.len(), 2);
+        assert_eq!(
+            p.ctors[0],
+            vec![(
+                Ty::Int {
+                    bits: 32,
+                    signed: true
+                },
+                "int".to_string()
+            )]
+        );
+        assert!(matches!(&p.ctors[1][0].0, Ty::Object(inner) if inner.class == "P"));
+        let Ty::Object(lid) = &s.params[1].ty else {
+            panic!("{:?}", s.params[1]);
+        };
+        assert_eq!(lid.class, "Box.Lid");
+        assert!(!s.receiver && !s.constructs);
+        // Abstract and inner (non-static nested) classes cannot be built by name.
+        let file = ParsedFile::parse(Language::Java, src);
+        assert!(java_object_type(&file, "Shape", 3).is_none());
+        assert!(java_object_type(&file, "Inner", 3).is_none());
+        assert!(java_object_type(&file, "Missing", 3).is_none());
+        // A class without constructors has the implicit one.
+        assert_eq!(
+            java_object_type(&file, "Box", 3).unwrap().ctors,
+            vec![vec![]]
+        );
+    }
+
+    #[test]
+    fn a_java_receiver_without_a_no_argument_constructor_is_the_first_input() {
+        let src = "public class A {\n  private int n;\n  public A(int n) { this.n = n; }\n  public int add(int[] xs) { return n + xs.length; }\n}\n";
+        let s = sig(Language::Java, src);
+        assert!(s.receiver);
+        assert_eq!(s.params.len(), 2);
+        assert_eq!(s.params[0].name, "this");
+        assert!(matches!(&s.params[0].ty, Ty::Object(o) if o.class == "A"));
+        // The raw parameter `xs` is logical parameter 1 now.
+        assert_eq!(s.raw[0].role, Role::Value(1));
+        // With a no-argument constructor the receiver comes from it, as before.
+        let src = "public class B {\n  public B() {}\n  public int get(int x) { return x; }\n}\n";
+        assert!(!sig(Language::Java, src).receiver);
+        // A constructor is an entry of its own.
+        let file = ParsedFile::parse(Language::Java, src);
+        let ctor = select_function(&file, Some("B")).unwrap();
+        assert!(signature(&file, &ctor).unwrap().constructs);
+    }
+
+    #[test]
+    fn entry_points_are_the_functions_nothing_else_calls() {
+        let src = "class V {\n  int x;\n  V(int x) { this.x = x; }\n  V twice() { return new V(helper(x)); }\n  int helper(int y) { return 2 * y; }\n  int get() { return x; }\n}\n";
+        let file = ParsedFile::parse(Language::Java, src);
+        let names: Vec<String> = entry_points(&file).into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["V.twice", "V.get"]);
+        // A C prototype is no call; `main` is an entry.
+        let src = "int sq(int x);\nint sq(int x) { return x * x; }\nint cube(int x) { return x * sq(x); }\nint main(void) { return 0; }\n";
+        let file = ParsedFile::parse(Language::C, src);
+        let names: Vec<String> = entry_points(&file).into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["cube", "main"]);
     }
 }

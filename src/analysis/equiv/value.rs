@@ -33,6 +33,11 @@ pub enum Value {
     Char(u32),
     Str(String),
     List(Vec<Value>),
+    /// An input object: built through constructor number `ctor` with `args` (Java).
+    Object {
+        ctor: usize,
+        args: Vec<Value>,
+    },
     None,
     Other(String),
 }
@@ -44,6 +49,10 @@ pub enum Outcome {
     Value {
         ret: Value,
         args: Vec<Value>,
+        /// The state after the call (Java, C, C++): `[receiver's fields or null, globals
+        /// (the class's non-private static fields; the file's global variables), printed
+        /// text]`; `None` when all are empty.
+        state: Option<Value>,
     },
     /// An exception, by class name.
     Exception(String),
@@ -143,6 +152,10 @@ impl Value {
             }
             Value::Str(s) => Json::String(s.clone()),
             Value::List(items) => Json::Array(items.iter().map(Value::to_json).collect()),
+            Value::Object { ctor, args } => serde_json::json!({
+                "constructor": ctor + 1,
+                "arguments": args.iter().map(Value::to_json).collect::<Vec<_>>(),
+            }),
             Value::None => Json::Null,
             Value::Other(s) => Json::String(s.clone()),
         }
@@ -171,6 +184,12 @@ impl Outcome {
             Outcome::Value {
                 ret: Value::from_json(r),
                 args,
+                // The state after the call (receiver, globals, printed text); nothing to
+                // report when all three are empty.
+                state: j
+                    .get("o")
+                    .map(Value::from_json)
+                    .filter(|s| *s != empty_state()),
             }
         } else {
             return None;
@@ -178,15 +197,49 @@ impl Outcome {
         Some((idx, outcome))
     }
 
+    /// Sets the text printed by the call (read beside the harness's result line, C/C++).
+    pub fn with_printed(self, text: &str) -> Outcome {
+        match self {
+            Outcome::Value { ret, args, state } => {
+                let mut st = state.unwrap_or_else(empty_state);
+                if let Value::List(parts) = &mut st {
+                    if parts.len() == 3 {
+                        parts[2] = Value::Str(text.to_string());
+                    }
+                }
+                Outcome::Value {
+                    ret,
+                    args,
+                    state: Some(st).filter(|s| *s != empty_state()),
+                }
+            }
+            other => other,
+        }
+    }
+
     /// A readable JSON rendering for reports.
     pub fn to_json(&self) -> Json {
         match self {
-            Outcome::Value { ret, args } => {
-                if args.is_empty() {
+            Outcome::Value { ret, args, state } => {
+                if args.is_empty() && state.is_none() {
                     ret.to_json()
                 } else {
-                    serde_json::json!({"return": ret.to_json(),
-                        "arguments_after": args.iter().map(Value::to_json).collect::<Vec<_>>()})
+                    let mut j = serde_json::json!({"return": ret.to_json()});
+                    if !args.is_empty() {
+                        j["arguments_after"] =
+                            Json::Array(args.iter().map(Value::to_json).collect());
+                    }
+                    if let Some(s) = state {
+                        j["state_after"] = match s {
+                            Value::List(parts) if parts.len() == 3 => serde_json::json!({
+                                "receiver": parts[0].to_json(),
+                                "globals": parts[1].to_json(),
+                                "printed": parts[2].to_json(),
+                            }),
+                            other => other.to_json(),
+                        };
+                    }
+                    j
                 }
             }
             Outcome::Exception(e) => serde_json::json!({ "exception": e }),
@@ -196,6 +249,16 @@ impl Outcome {
             Outcome::Missing => Json::Null,
         }
     }
+}
+
+/// The state a harness reports when the call has no receiver, there are no globals, and
+/// nothing was printed: `[null, [], ""]`.
+fn empty_state() -> Value {
+    Value::List(vec![
+        Value::None,
+        Value::List(Vec::new()),
+        Value::Str(String::new()),
+    ])
 }
 
 /// The declared result types of both sides (for the cross-language integer-range rule).
@@ -228,8 +291,31 @@ pub fn compare(a: &Outcome, b: &Outcome, sides: Sides<'_>) -> Cmp {
         (Value { .. }, Exception(_) | Crash(_)) | (Exception(_) | Crash(_), Value { .. }) => {
             Cmp::Differ
         }
-        (Value { ret: ra, args: aa }, Value { ret: rb, args: ab }) => {
+        (
+            Value {
+                ret: ra,
+                args: aa,
+                state: sa,
+            },
+            Value {
+                ret: rb,
+                args: ab,
+                state: sb,
+            },
+        ) => {
             let mut result = value_cmp(ra, rb, sides.ret_a, sides.ret_b, sides.cross_language);
+            // The state after the call (receiver, static fields, printed text), within one
+            // language (across languages objects are not laid out alike).
+            if (sa.is_some() || sb.is_some()) && !sides.cross_language {
+                let empty = empty_state();
+                let x = sa.as_ref().unwrap_or(&empty);
+                let y = sb.as_ref().unwrap_or(&empty);
+                match value_cmp(x, y, &Ty::Unknown, &Ty::Unknown, false) {
+                    Cmp::Differ => return Cmp::Differ,
+                    Cmp::Discard => result = Cmp::Discard,
+                    Cmp::Equal => {}
+                }
+            }
             // Argument states (lists after the call) are compared only when both sides report
             // the same number of them (the same mutable parameters).
             if aa.len() == ab.len() {
@@ -353,6 +439,7 @@ mod tests {
         Outcome::Value {
             ret: r,
             args: vec![],
+            state: None,
         }
     }
     const SAME: Sides<'static> = Sides {
