@@ -843,7 +843,12 @@ pub fn c_family(
                 s.push_str("    printf(\",\");\n");
             }
             if g.array {
-                let _ = writeln!(s, "    CC_LIST({0}, sizeof({0}) / sizeof({0}[0]));", g.name);
+                // At most the first 1,024 elements of a large table.
+                let _ = writeln!(
+                    s,
+                    "    CC_LIST({0}, sizeof({0}) / sizeof({0}[0]) > 1024 ? 1024 : sizeof({0}) / sizeof({0}[0]));",
+                    g.name
+                );
             } else {
                 let _ = writeln!(s, "    CC_ENC({});", g.name);
             }

@@ -383,11 +383,15 @@ pub fn load_eqbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
     let mut out = Vec::new();
     for (p, eq) in pairs {
         for (ext, desc) in [("java", "J-Desc.json"), ("c", "C-Desc.json")] {
-            let (old, new) = if p.join(format!("oldV.{ext}")).exists() {
-                (p.join(format!("oldV.{ext}")), p.join(format!("newV.{ext}")))
-            } else {
-                (p.join(format!("old.{ext}")), p.join(format!("new.{ext}")))
+            // `oldV`/`newV`, or `old`/`new`, and in one folder `oldV.c` beside `new.c`.
+            let pick = |names: [&str; 2]| {
+                names
+                    .iter()
+                    .map(|n| p.join(format!("{n}.{ext}")))
+                    .find(|f| f.exists())
+                    .unwrap_or_else(|| p.join(format!("{}.{ext}", names[0])))
             };
+            let (old, new) = (pick(["oldV", "old"]), pick(["newV", "new"]));
             if !old.exists() {
                 continue;
             }

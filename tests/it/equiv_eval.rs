@@ -184,17 +184,15 @@ fn eqbench() {
             continue;
         }
         let verdicts = parallel(pairs.clone(), |(dir, _)| {
-            let (old, new) = if dir.join(format!("oldV.{ext}")).exists() {
-                (
-                    dir.join(format!("oldV.{ext}")),
-                    dir.join(format!("newV.{ext}")),
-                )
-            } else {
-                (
-                    dir.join(format!("old.{ext}")),
-                    dir.join(format!("new.{ext}")),
-                )
+            // `oldV`/`newV`, or `old`/`new`, and in one folder `oldV.c` beside `new.c`.
+            let pick = |names: [&str; 2]| {
+                names
+                    .iter()
+                    .map(|n| dir.join(format!("{n}.{ext}")))
+                    .find(|f| f.exists())
+                    .unwrap_or_else(|| dir.join(format!("{}.{ext}", names[0])))
             };
+            let (old, new) = (pick(["oldV", "old"]), pick(["newV", "new"]));
             run_equiv(
                 &with_function(&old, lang, &dir.join(desc)),
                 &with_function(&new, lang, &dir.join(desc)),

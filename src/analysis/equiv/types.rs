@@ -141,8 +141,8 @@ pub struct Global {
 }
 
 /// The global variables of a C/C++ file that hold values: top-level declarations of integer,
-/// floating-point, boolean or character type, scalars and one-dimensional arrays, not
-/// `extern` (in document order).
+/// floating-point, boolean or character type, scalars and one-dimensional arrays, neither
+/// `extern` nor `const` (in document order).
 pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
     if !matches!(file.language, Language::C | Language::Cpp) {
         return Vec::new();
@@ -154,10 +154,12 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
         if d.kind() != kind::DECLARATION {
             continue;
         }
+        // `extern` declares a variable defined elsewhere; a `const` one cannot change.
         let mut dc = d.walk();
-        if d.children(&mut dc)
-            .any(|n| n.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(n) == "extern")
-        {
+        if d.children(&mut dc).any(|n| {
+            (n.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(n) == "extern")
+                || (n.kind() == kind::TYPE_QUALIFIER && file.node_text(n) == "const")
+        }) {
             continue;
         }
         let Some(ty) = d.child_by_field_name(field::TYPE) else {
