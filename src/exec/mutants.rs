@@ -157,15 +157,27 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
     }
     let report = check(&a, &b, opts);
     notes.extend(report.deterministic.notes.iter().cloned());
+    let function = match &a.sig.class {
+        Some(c) => format!("{c}.{}", a.sig.name),
+        None => a.sig.name.clone(),
+    };
+    verdict_of(case, language, Some(function), &report, notes)
+}
+
+/// A mutant's verdict from the report on it.
+fn verdict_of(
+    case: &MutantCase,
+    language: Language,
+    function: Option<String>,
+    report: &super::equiv::EquivReport,
+    notes: Vec<String>,
+) -> MutantVerdict {
     MutantVerdict {
         id: case.id.clone(),
         format: case.format,
         file: case.path.display().to_string(),
         language: Some(language),
-        function: Some(match &a.sig.class {
-            Some(c) => format!("{c}.{}", a.sig.name),
-            None => a.sig.name.clone(),
-        }),
+        function,
         expected: case.expected,
         deterministic: report.deterministic.verdict,
         verdict: report.verdict,
@@ -191,22 +203,10 @@ fn classify_entries(
         language,
         opts,
     ) {
-        Ok(report) => MutantVerdict {
-            id: case.id.clone(),
-            format: case.format,
-            file: case.path.display().to_string(),
-            language: Some(language),
-            function: None,
-            expected: case.expected,
-            deterministic: report.deterministic.verdict,
-            verdict: report.verdict,
-            tier: report.tier,
-            method: report.method,
-            counterexample: report.deterministic.counterexample.clone(),
-            trials: report.deterministic.trials,
-            notes: report.deterministic.notes.clone(),
-            llm: report.llm.as_ref().map(|l| l.json.clone()),
-        },
+        Ok(report) => {
+            let notes = report.deterministic.notes.clone();
+            verdict_of(case, language, None, &report, notes)
+        }
         Err(e) => {
             let mut v = MutantVerdict::unknown(case, e);
             v.language = Some(language);

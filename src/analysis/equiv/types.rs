@@ -410,20 +410,7 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
             let mut cursor = params.walk();
             for p in params.named_children(&mut cursor) {
                 match p.kind() {
-                    kind::FORMAL_PARAMETER => {
-                        let name = p
-                            .child_by_field_name(field::NAME)
-                            .map(|n| file.node_text(n).to_string())
-                            .unwrap_or_default();
-                        let mut ty = p
-                            .child_by_field_name(field::TYPE)
-                            .map(|t| file.node_text(t).to_string())
-                            .unwrap_or_default();
-                        if let Some(d) = p.child_by_field_name(field::DIMENSIONS) {
-                            ty.push_str(file.node_text(d));
-                        }
-                        raw_decls.push((name, ty));
-                    }
+                    kind::FORMAL_PARAMETER => raw_decls.push(java_formal(file, p)),
                     kind::LINE_COMMENT | kind::BLOCK_COMMENT => {}
                     other => return Err(format!("unsupported parameter kind `{other}`")),
                 }
@@ -624,6 +611,23 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     })
 }
 
+/// A Java formal parameter's name and declared type as written (dimensions after the name
+/// included: `int a[]` is `int[]`).
+fn java_formal(file: &ParsedFile, p: Node<'_>) -> (String, String) {
+    let name = p
+        .child_by_field_name(field::NAME)
+        .map(|n| file.node_text(n).to_string())
+        .unwrap_or_default();
+    let mut ty = p
+        .child_by_field_name(field::TYPE)
+        .map(|t| file.node_text(t).to_string())
+        .unwrap_or_default();
+    if let Some(d) = p.child_by_field_name(field::DIMENSIONS) {
+        ty.push_str(file.node_text(d));
+    }
+    (name, ty)
+}
+
 /// How deep constructor arguments may nest objects (`new A(new B(new C(1)))`).
 const OBJECT_DEPTH: usize = 3;
 
@@ -698,13 +702,7 @@ fn java_object_type(file: &ParsedFile, decl: &str, depth: usize) -> Option<Objec
         for p in list.named_children(&mut c) {
             match p.kind() {
                 kind::FORMAL_PARAMETER => {
-                    let mut ty = p
-                        .child_by_field_name(field::TYPE)
-                        .map(|t| file.node_text(t).to_string())
-                        .unwrap_or_default();
-                    if let Some(d) = p.child_by_field_name(field::DIMENSIONS) {
-                        ty.push_str(file.node_text(d));
-                    }
+                    let (_, ty) = java_formal(file, p);
                     let parsed = match parse_type(Language::Java, &ty) {
                         Ty::Unknown if depth > 0 => java_object_type(file, &ty, depth - 1)
                             .map(|o| Ty::Object(Box::new(o)))
