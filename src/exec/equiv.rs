@@ -1143,15 +1143,17 @@ pub fn check_programs(
 /// How one entry's function is keyed across the two files: name, parameters a caller passes,
 /// and its class; a top-level class the other file does not define is the file's own class
 /// under another name (`oldV` / `newV`) and keys as `*`.
-fn entry_key(f: &crate::syntax::functions::Function<'_>, other: &ParsedFile) -> String {
+fn entry_key(
+    f: &crate::syntax::functions::Function<'_>,
+    other_classes: &std::collections::HashSet<&str>,
+) -> String {
     let class = f.class.as_deref().map(|c| {
         let (first, rest) = c.split_once('.').unwrap_or((c, ""));
-        let defined_there = collect_functions(other).iter().any(|g| {
-            g.class
-                .as_deref()
-                .is_some_and(|k| k.split('.').next() == Some(first))
-        });
-        let first = if defined_there { first } else { "*" };
+        let first = if other_classes.contains(first) {
+            first
+        } else {
+            "*"
+        };
         if rest.is_empty() {
             first.to_string()
         } else {
@@ -1206,9 +1208,8 @@ pub fn check_entries_texts(
             a.display()
         ));
     }
-    let (la, lb) = (lang, lang);
-    let fa = ParsedFile::parse(la, ta.to_string());
-    let fb = ParsedFile::parse(lb, tb.to_string());
+    let fa = ParsedFile::parse(lang, ta.to_string());
+    let fb = ParsedFile::parse(lang, tb.to_string());
     let all_a = collect_functions(&fa);
     let all_b = collect_functions(&fb);
     let ea = entry_points(&fa);
@@ -1219,8 +1220,18 @@ pub fn check_entries_texts(
     // Every entry of either side, with the counterpart of the same key on the other side
     // (an entry of one side may be a helper of the other).
     let mut pairs: Vec<(String, Option<usize>, Option<usize>)> = Vec::new();
-    let key_a: Vec<String> = all_a.iter().map(|f| entry_key(f, &fb)).collect();
-    let key_b: Vec<String> = all_b.iter().map(|f| entry_key(f, &fa)).collect();
+    // The top-level classes each file defines (a function's class, first segment), once.
+    let top = |fs: &[crate::syntax::functions::Function<'_>]| {
+        fs.iter()
+            .filter_map(|g| g.class.as_deref()?.split('.').next())
+            .map(String::from)
+            .collect::<std::collections::HashSet<String>>()
+    };
+    let (top_a, top_b) = (top(&all_a), top(&all_b));
+    let classes_a: std::collections::HashSet<&str> = top_a.iter().map(String::as_str).collect();
+    let classes_b: std::collections::HashSet<&str> = top_b.iter().map(String::as_str).collect();
+    let key_a: Vec<String> = all_a.iter().map(|f| entry_key(f, &classes_b)).collect();
+    let key_b: Vec<String> = all_b.iter().map(|f| entry_key(f, &classes_a)).collect();
     let named = |fs: &[crate::syntax::functions::Function<'_>],
                  f: &crate::syntax::functions::Function<'_>| {
         fs.iter().position(|g| g.node.id() == f.node.id())
@@ -1268,8 +1279,8 @@ pub fn check_entries_texts(
             side_from_text(label, lang, text.to_string(), Pick::Line(line))
         };
         let (sa, sb) = match (
-            load(a, la, ta, all_a[*i].start_line),
-            load(b, lb, tb, all_b[*j].start_line),
+            load(a, lang, ta, all_a[*i].start_line),
+            load(b, lang, tb, all_b[*j].start_line),
         ) {
             (Ok(x), Ok(y)) => (x, y),
             (Err(e), _) | (_, Err(e)) => {
@@ -1334,7 +1345,7 @@ pub fn check_entries_texts(
         .insert(0, format!("entry by entry: {} pair(s)", pairs.len()));
     let llm = opts
         .llm_samples
-        .and_then(|n| ask_llm_texts((la, ta), (lb, tb), n));
+        .and_then(|n| ask_llm_texts((lang, ta), (lang, tb), n));
     Ok(report(det, llm, compared))
 }
 

@@ -355,6 +355,19 @@ pub fn first_defined(text: &str, language: Language, candidates: &[String]) -> O
         .cloned()
 }
 
+/// The two versions in an EqBench `Eq`/`Neq` folder for extension `ext`: `oldV`/`newV`, or
+/// `old`/`new`, each side on its own (one folder has `oldV.c` beside `new.c`).
+pub fn eqbench_pair(dir: &Path, ext: &str) -> (PathBuf, PathBuf) {
+    let pick = |names: [&str; 2]| {
+        names
+            .iter()
+            .map(|n| dir.join(format!("{n}.{ext}")))
+            .find(|f| f.exists())
+            .unwrap_or_else(|| dir.join(format!("{}.{ext}", names[0])))
+    };
+    (pick(["oldV", "old"]), pick(["newV", "new"]))
+}
+
 /// EqBench: every `Eq`/`Neq` folder under `DIR` gives a Java and a C case (`oldV`/`newV` or
 /// `old`/`new`), the function named by `J-Desc.json`/`C-Desc.json` when the file has it.
 pub fn load_eqbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
@@ -383,15 +396,7 @@ pub fn load_eqbench(dir: &Path) -> Result<Vec<MutantCase>, String> {
     let mut out = Vec::new();
     for (p, eq) in pairs {
         for (ext, desc) in [("java", "J-Desc.json"), ("c", "C-Desc.json")] {
-            // `oldV`/`newV`, or `old`/`new`, and in one folder `oldV.c` beside `new.c`.
-            let pick = |names: [&str; 2]| {
-                names
-                    .iter()
-                    .map(|n| p.join(format!("{n}.{ext}")))
-                    .find(|f| f.exists())
-                    .unwrap_or_else(|| p.join(format!("{}.{ext}", names[0])))
-            };
-            let (old, new) = (pick(["oldV", "old"]), pick(["newV", "new"]));
+            let (old, new) = eqbench_pair(&p, ext);
             if !old.exists() {
                 continue;
             }

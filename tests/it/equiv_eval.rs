@@ -13,7 +13,7 @@
 //! decision gap `Acc(non-equivalent) - Acc(equivalent)` (research notes, section 2), and how
 //! many verdicts were `unknown` (counted as wrong).
 
-use crosscheck::exec::mutants::{eqbench_entries, first_defined};
+use crosscheck::exec::mutants::{eqbench_entries, eqbench_pair, first_defined};
 use crosscheck::syntax::functions::collect_functions;
 use crosscheck::syntax::{Language, ParsedFile};
 use serde_json::Value;
@@ -184,15 +184,7 @@ fn eqbench() {
             continue;
         }
         let verdicts = parallel(pairs.clone(), |(dir, _)| {
-            // `oldV`/`newV`, or `old`/`new`, and in one folder `oldV.c` beside `new.c`.
-            let pick = |names: [&str; 2]| {
-                names
-                    .iter()
-                    .map(|n| dir.join(format!("{n}.{ext}")))
-                    .find(|f| f.exists())
-                    .unwrap_or_else(|| dir.join(format!("{}.{ext}", names[0])))
-            };
-            let (old, new) = (pick(["oldV", "old"]), pick(["newV", "new"]));
+            let (old, new) = eqbench_pair(dir, ext);
             run_equiv(
                 &with_function(&old, lang, &dir.join(desc)),
                 &with_function(&new, lang, &dir.join(desc)),
