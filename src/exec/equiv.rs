@@ -29,6 +29,7 @@ use super::harness;
 use super::sandbox::{self, Limits, TempDir};
 use crate::analysis::equiv::inputs::generate;
 use crate::analysis::equiv::normal::prove_program_equivalent;
+use crate::analysis::equiv::slice::java_reachable;
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
 use crate::analysis::equiv::types::{common_domain, select_function, signature, Signature};
 use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
@@ -105,6 +106,24 @@ pub fn load_side(spec: &str) -> Result<Side, String> {
 }
 
 /// One side from text in memory (`label` names it in messages and chooses nothing else).
+/// Parses a side's text. C with pre-standard definitions (K&R parameter declarations, an
+/// implicit `int`) is rewritten line for line into the form the parser takes
+/// ([`crate::analysis::equiv::oldc`]) when that leaves fewer syntax errors; the rewritten text
+/// is then the one compiled too.
+fn parse_source(language: Language, text: String) -> (ParsedFile, String) {
+    let file = ParsedFile::parse(language, text.clone());
+    if language != Language::C || !file.has_errors() {
+        return (file, text);
+    }
+    if let Some(new) = crate::analysis::equiv::oldc::modernise(&text) {
+        let rewritten = ParsedFile::parse(language, new.clone());
+        if rewritten.syntax_error_regions().1 < file.syntax_error_regions().1 {
+            return (rewritten, new);
+        }
+    }
+    (file, text)
+}
+
 pub fn side_from_text(
     label: &Path,
     language: Language,
@@ -117,7 +136,7 @@ pub fn side_from_text(
             label.display()
         ));
     }
-    let file = ParsedFile::parse(language, text.clone());
+    let (file, text) = parse_source(language, text);
     let f = match pick {
         Pick::Auto => select_function(&file, None),
         Pick::Name(n) => select_function(&file, Some(n)),
@@ -323,6 +342,7 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     let mut trials = 0;
     let mut discarded = 0;
     let mut ub_inputs = 0;
+    let mut confirmations = 0;
     for (i, inp) in inputs.iter().enumerate() {
         let x = oa.get(i).unwrap_or(&Outcome::Missing);
         let y = ob.get(i).unwrap_or(&Outcome::Missing);
@@ -337,11 +357,47 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             }
             _ => false,
         };
-        let cmp = if never_ends {
+        let mut cmp = if never_ends {
             Cmp::Differ
         } else {
             compare(x, y, sides)
         };
+        // One side ran past the per-input limit while the other ended: run that side again
+        // on this input alone with a limit ten times as long. Still running then, it is
+        // taken as a difference (a mutant that never ends is observable; PIT counts such
+        // mutants as killed). Twice per pair at most: each costs up to the longer limit.
+        let mut slow_side = None;
+        if cmp == Cmp::Discard && confirmations < MAX_TIMEOUT_CONFIRMATIONS {
+            let ended = |o: &Outcome| matches!(o, Outcome::Value { .. } | Outcome::Exception(_));
+            let side = match (x, y) {
+                (Outcome::Timeout, o) if ended(o) => Some(a),
+                (o, Outcome::Timeout) if ended(o) => Some(b),
+                _ => None,
+            };
+            if let Some(side) = side {
+                confirmations += 1;
+                let again = run_side_limited(
+                    side,
+                    std::slice::from_ref(inp),
+                    Limits {
+                        wall: opts
+                            .limits
+                            .wall
+                            .max(Duration::from_secs(u64::from(CONFIRM_SECONDS) * 2)),
+                        ..opts.limits
+                    },
+                    CONFIRM_SECONDS,
+                );
+                if matches!(again.as_deref(), Ok([Outcome::Timeout])) {
+                    cmp = Cmp::Differ;
+                    slow_side = Some(if std::ptr::eq(side, a) {
+                        "first"
+                    } else {
+                        "second"
+                    });
+                }
+            }
+        }
         match cmp {
             Cmp::Equal => trials += 1,
             Cmp::Discard => discarded += 1,
@@ -360,6 +416,12 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
                 }
                 if never_ends {
                     notes.push("on this input one side's loop never ends (the solver found its state repeating) and it ran past the time limit, while the other side returned".into());
+                }
+                if let Some(which) = slow_side {
+                    notes.push(format!(
+                        "on this input the {which} side did not end within {CONFIRM_SECONDS} s (run twice), while the other ended within {} s",
+                        harness::INPUT_SECONDS
+                    ));
                 }
                 trials += 1;
                 let from_solver = smt_input == Some(i);
@@ -548,6 +610,21 @@ pub fn run_side(
     inputs: &[Vec<Value>],
     limits: Limits,
 ) -> Result<Vec<Outcome>, String> {
+    run_side_limited(side, inputs, limits, harness::INPUT_SECONDS)
+}
+
+/// Per-input time limit, in seconds, of the second run that confirms a side never ends.
+const CONFIRM_SECONDS: u32 = 10;
+/// Such confirmations per compared pair, at most.
+const MAX_TIMEOUT_CONFIRMATIONS: u32 = 2;
+
+/// [`run_side`] with a per-input time limit of `per_input` seconds.
+fn run_side_limited(
+    side: &Side,
+    inputs: &[Vec<Value>],
+    limits: Limits,
+    per_input: u32,
+) -> Result<Vec<Outcome>, String> {
     let dir =
         TempDir::new(side.language.name()).map_err(|e| format!("temporary directory: {e}"))?;
     let d = dir.path();
@@ -575,18 +652,36 @@ pub fn run_side(
             let file = public_class(&source).unwrap_or_else(|| "CcUserFile".into());
             write(&format!("{file}.java"), &source)?;
             write("CcHarness.java", &harness::java(&side.sig, &class, inputs))?;
-            let out = sandbox::run(
-                "javac",
-                &javac_args(&[format!("{file}.java"), "CcHarness.java".into()]),
-                d,
-                compile_limits,
-            )
-            .map_err(|e| format!("javac: {e}"))?;
+            let javac = || {
+                sandbox::run(
+                    "javac",
+                    &javac_args(&[format!("{file}.java"), "CcHarness.java".into()]),
+                    d,
+                    compile_limits,
+                )
+                .map_err(|e| format!("javac: {e}"))
+            };
+            let mut out = javac()?;
             if out.status != Some(0) {
-                return Err(format!(
+                let failed = format!(
                     "javac failed: {}",
                     first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
-                ));
+                );
+                // A class that does not compile alone (its imports name libraries that are
+                // not here) may still compile without the methods the entry cannot reach.
+                let Some((cut, n)) = java_reachable(&source, &side.sig.name) else {
+                    return Err(failed);
+                };
+                write(&format!("{file}.java"), &cut)?;
+                out = javac()?;
+                if out.status != Some(0) {
+                    return Err(failed);
+                }
+                tracing::info!(
+                    "{}: compiled without {n} method(s) that `{}` cannot reach ({failed})",
+                    side.path.display(),
+                    side.sig.name
+                );
             }
             ("java".into(), java_args("CcHarness"))
         }
@@ -603,6 +698,7 @@ pub fn run_side(
     while start < n {
         let mut args = base_args.clone();
         args.push(start.to_string());
+        args.push(per_input.to_string());
         let out =
             sandbox::run(&program, &args, d, limits).map_err(|e| format!("{program}: {e}"))?;
         let mut done = false;
@@ -1208,8 +1304,9 @@ pub fn check_entries_texts(
             a.display()
         ));
     }
-    let fa = ParsedFile::parse(lang, ta.to_string());
-    let fb = ParsedFile::parse(lang, tb.to_string());
+    let (fa, ta) = parse_source(lang, ta.to_string());
+    let (fb, tb) = parse_source(lang, tb.to_string());
+    let (ta, tb) = (ta.as_str(), tb.as_str());
     let all_a = collect_functions(&fa);
     let all_b = collect_functions(&fb);
     let ea = entry_points(&fa);

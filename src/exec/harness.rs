@@ -4,7 +4,7 @@
 //! first input to run as its only argument, so a run that died can be resumed after the input
 //! that killed it. The last line is `{"done":true}`.
 //!
-//! Per-input time limit: Python raises from an interval timer; Java's watchdog thread prints a
+//! Per-input time limit ([`INPUT_SECONDS`], or the second argument in seconds): Python raises from an interval timer; Java's watchdog thread prints a
 //! timeout line and halts the JVM with exit status [`RESUME_EXIT`] (the runner resumes at the
 //! next input); C and C++ run each input in a forked child with `alarm`, and report UBSan's exit
 //! status [`UB_EXIT`] as undefined behaviour.
@@ -26,6 +26,41 @@ fn elem(t: &Ty) -> &Ty {
     match t {
         Ty::List(e) => e,
         other => other,
+    }
+}
+
+/// A declared Java parameter type as `Class.getSimpleName` spells its erasure: no package,
+/// annotations, modifiers or type arguments, varargs as an array (`final java.util.List<T>`
+/// -> `List`, `int...` -> `int[]`). A type variable (one capital letter, maybe a digit) is
+/// `*` followed by its array dimensions.
+pub fn java_simple_type(decl: &str) -> String {
+    let mut t = String::new();
+    let mut depth = 0;
+    for c in decl.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 => t.push(c),
+            _ => {}
+        }
+    }
+    let t = t.replace("...", "[]");
+    let words: Vec<&str> = t
+        .split_whitespace()
+        .filter(|w| !w.starts_with('@') && *w != "final")
+        .collect();
+    let t: String = words.concat();
+    let base_end = t.find('[').unwrap_or(t.len());
+    let (base, dims) = t.split_at(base_end);
+    let base = base.rsplit('.').next().unwrap_or(base);
+    let mut chars = base.chars();
+    let type_var = matches!(chars.next(), Some(c) if c.is_ascii_uppercase())
+        && base.len() <= 2
+        && chars.all(|c| c.is_ascii_digit());
+    if type_var {
+        format!("*{dims}")
+    } else {
+        format!("{base}{dims}")
     }
 }
 
@@ -169,11 +204,12 @@ def main():
         return
     signal.signal(signal.SIGALRM, _alarm)
     start = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    limit = float(sys.argv[2]) if len(sys.argv) > 2 else LIMIT
     for i in range(start, len(INPUTS)):
         args = copy.deepcopy(INPUTS[i])
         printed = io.StringIO()
         try:
-            signal.setitimer(signal.ITIMER_REAL, LIMIT)
+            signal.setitimer(signal.ITIMER_REAL, limit)
             sys.stdout = printed
             try:
                 r = fn(*args)
@@ -230,7 +266,17 @@ fn java_prim(v: &Value, ty: &Ty) -> String {
         }
         (Value::Int(i), Ty::Bool) => (*i != 0).to_string(),
         (Value::Int(i), Ty::Char) => format!("(char)({i})"),
-        (Value::Int(i), _) => format!("({i})"),
+        // An element of unknown type (`Object[]`): an `int` literal where one fits, else a
+        // `long`, else a `BigInteger` (a bare literal past `long` does not compile).
+        (Value::Int(i), _) => {
+            if i32::try_from(*i).is_ok() {
+                format!("({i})")
+            } else if i64::try_from(*i).is_ok() {
+                format!("({i}L)")
+            } else {
+                format!("new java.math.BigInteger(\"{i}\")")
+            }
+        }
         (Value::Float(f), Ty::Float { bits: 32 }) => {
             format!("(float)Double.longBitsToDouble({}L)", f.to_bits() as i64)
         }
@@ -326,6 +372,17 @@ pub fn java(sig: &Signature, class_name: &str, inputs: &[Vec<Value>]) -> String 
     );
     let _ = writeln!(s, "  static final String CLASS = {};", java_str(class_name));
     let _ = writeln!(s, "  static final String NAME = {};", java_str(&sig.name));
+    // The declared parameter types, to tell overloads with as many parameters apart.
+    let ptypes: Vec<String> = sig
+        .raw
+        .iter()
+        .map(|r| java_str(&java_simple_type(&r.decl)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "  static final String[] PTYPES = {{{}}};",
+        ptypes.join(", ")
+    );
     let _ = writeln!(
         s,
         "  static final long LIMIT_MS = {};",
@@ -370,6 +427,7 @@ pub fn java(sig: &Signature, class_name: &str, inputs: &[Vec<Value>]) -> String 
 
 const JAVA_MAIN: &str = r#"
   static volatile int current = -1;
+  static volatile long limitMs = LIMIT_MS;
   static volatile long startedAt = 0;
   static final Object LOCK = new Object();
   static void esc(StringBuilder b, String s) {
@@ -480,22 +538,42 @@ const JAVA_MAIN: &str = r#"
     }
     b.append("]]");
   }
+  // `*` (a type variable) matches any type with the same array dimensions.
+  static boolean sameTypes(Class<?>[] ps) {
+    if (ps.length != PTYPES.length) { return false; }
+    for (int i = 0; i < ps.length; i++) {
+      String want = PTYPES[i];
+      String got = ps[i].getSimpleName();
+      if (want.startsWith("*")) {
+        String dims = want.substring(1);
+        if (!got.endsWith(dims) || (dims.isEmpty() && got.endsWith("]"))) { return false; }
+      } else if (!want.equals(got)) { return false; }
+    }
+    return true;
+  }
   public static void main(String[] argv) throws Exception {
     int start = argv.length > 0 ? Integer.parseInt(argv[0]) : 0;
+    if (argv.length > 1) { limitMs = Long.parseLong(argv[1]) * 1000; }
     java.lang.reflect.Method m = null;
     java.lang.reflect.Constructor<?> make = null;
     try {
       Class<?> c = Class.forName(CLASS);
       if (CONSTRUCTS) {
+        int n = 0; java.lang.reflect.Constructor<?> typed = null;
         for (java.lang.reflect.Constructor<?> x : c.getDeclaredConstructors()) {
-          if (x.getParameterCount() == K) { make = x; }
+          if (x.getParameterCount() == K) { make = x; n++; if (sameTypes(x.getParameterTypes())) { typed = x; } }
         }
+        if (typed != null) { make = typed; }
+        else if (n > 1) { emit("{\"load_error\":\"overloaded constructors: none has the declared parameter types\"}"); System.exit(0); }
         if (make == null) { emit("{\"load_error\":\"no constructor\"}"); System.exit(0); }
         make.setAccessible(true);
       } else {
+        int n = 0; java.lang.reflect.Method typed = null;
         for (java.lang.reflect.Method x : c.getDeclaredMethods()) {
-          if (x.getName().equals(NAME) && x.getParameterCount() == K) { m = x; }
+          if (x.getName().equals(NAME) && x.getParameterCount() == K) { m = x; n++; if (sameTypes(x.getParameterTypes())) { typed = x; } }
         }
+        if (typed != null) { m = typed; }
+        else if (n > 1) { emit("{\"load_error\":\"overloaded methods: none has the declared parameter types\"}"); System.exit(0); }
         if (m == null) { emit("{\"load_error\":\"no method\"}"); System.exit(0); }
         m.setAccessible(true);
         if (!java.lang.reflect.Modifier.isStatic(m.getModifiers()) && !RECEIVER) {
@@ -514,7 +592,7 @@ const JAVA_MAIN: &str = r#"
       while (true) {
         try { Thread.sleep(50); } catch (InterruptedException e) { return; }
         int cur = current;
-        if (cur >= 0 && System.currentTimeMillis() - startedAt > LIMIT_MS) {
+        if (cur >= 0 && System.currentTimeMillis() - startedAt > limitMs) {
           emit("{\"i\":" + cur + ",\"t\":true}");
           Runtime.getRuntime().halt(3);
         }
@@ -958,11 +1036,12 @@ extern void _exit(int);
 #define CC_TERMSIG(s) ((s) & 0x7f)
 int main(int argc, char **argv) {
   int start = argc > 1 ? atoi(argv[1]) : 0;
+  int limit = argc > 2 ? atoi(argv[2]) : CC_LIMIT;
   for (int i = start; i < CC_N; i++) {
     fflush(stdout);
     int pid = fork();
     if (pid == 0) {
-      alarm(CC_LIMIT);
+      alarm(limit);
 #ifdef CC_CPP
       try { run_case(i); }
       catch (const std::exception &e) { printf("\n" CC_MARK "{\"i\":%d,\"e\":\"%s\"}\n", i, typeid(e).name()); }
@@ -986,3 +1065,20 @@ int main(int argc, char **argv) {
   return 0;
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::java_simple_type;
+
+    #[test]
+    fn java_parameter_types_are_spelled_as_reflection_does() {
+        assert_eq!(java_simple_type("char[]"), "char[]");
+        assert_eq!(java_simple_type("final java.util.List<Map<K, V>>"), "List");
+        assert_eq!(java_simple_type("int..."), "int[]");
+        assert_eq!(java_simple_type("@Nullable Object [] []"), "Object[][]");
+        assert_eq!(java_simple_type("Map.Entry<K, V>"), "Entry");
+        assert_eq!(java_simple_type("T[]"), "*[]");
+        assert_eq!(java_simple_type("E"), "*");
+        assert_eq!(java_simple_type("ID"), "ID");
+    }
+}

@@ -175,6 +175,16 @@ struct Lower<'a> {
     sem: Sem,
     lang: Language,
     fresh: usize,
+    /// Effects of `++`/`--` met inside the statement being lowered, to run before it.
+    pre: Vec<St>,
+    /// The variables those effects update, with the byte range of the update.
+    hoisted: Vec<(String, std::ops::Range<usize>)>,
+    /// Inside an operand that is evaluated only sometimes (right of `&&`/`||`, a branch of
+    /// `?:`): no effect may be hoisted out of it.
+    cond_depth: u32,
+    /// Parameters and local variables of the function being lowered, and its text.
+    locals: Vec<String>,
+    body_text: &'a str,
 }
 
 /// Lowers the entry function `entry` (with its signature) and every other function of the file.
@@ -189,6 +199,11 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
         sem,
         lang: file.language,
         fresh: 0,
+        pre: Vec::new(),
+        hoisted: Vec::new(),
+        cond_depth: 0,
+        locals: sig.raw.iter().map(|r| r.name.clone()).collect(),
+        body_text: file.text.get(entry.node.byte_range()).unwrap_or(""),
     };
     let constants = lw.constants()?;
     let mut params = Vec::new();
@@ -252,6 +267,8 @@ impl<'a> Lower<'a> {
 
     fn helper(&mut self, f: &Function<'_>) -> R<LFunc> {
         let sig = super::types::signature(self.file, f)?;
+        self.locals = sig.raw.iter().map(|r| r.name.clone()).collect();
+        self.body_text = self.text(f.node);
         if sig
             .raw
             .iter()
@@ -275,7 +292,9 @@ impl<'a> Lower<'a> {
                 body,
             });
         }
-        if sig.has_receiver {
+        // A Java instance method reads no state here: a class with fields other than
+        // constants is not lowered at all (see `constants`), so its receiver is unused.
+        if sig.has_receiver && (self.lang != Language::Java || sig.receiver) {
             return Err("methods with a receiver are not lowered".into());
         }
         let params = sig
@@ -438,7 +457,7 @@ impl<'a> Lower<'a> {
             kind::LOCAL_VARIABLE_DECLARATION | kind::DECLARATION => self.decl(n, out)?,
             kind::RETURN_STATEMENT => {
                 let v = match n.named_child(0) {
-                    Some(e) => Some(self.expr(e)?),
+                    Some(e) => Some(self.effectful(n, out, |s| s.expr(e))?),
                     None => None,
                 };
                 out.push(St::Return(v));
@@ -455,25 +474,25 @@ impl<'a> Lower<'a> {
                 }
                 out.push(St::Continue)
             }
-            kind::IF_STATEMENT => out.push(self.if_stmt(n)?),
+            kind::IF_STATEMENT => {
+                let st = self.if_stmt(n, out)?;
+                out.push(st)
+            }
             kind::WHILE_STATEMENT => {
                 if self.lang == Language::Python
                     && n.child_by_field_name(field::ALTERNATIVE).is_some()
                 {
                     return Err("while/else".into());
                 }
-                let cond =
-                    self.cond_expr(n.child_by_field_name(field::CONDITION).ok_or("while")?)?;
+                let c = n.child_by_field_name(field::CONDITION).ok_or("while")?;
+                let mut pre = Vec::new();
+                let cond = self.effectful(c, &mut pre, |s| s.cond_expr(c))?;
                 let body = self.block(n.child_by_field_name(field::BODY).ok_or("while")?)?;
-                out.push(St::Loop {
-                    cond,
-                    body,
-                    update: vec![],
-                    test_first: true,
-                });
+                out.push(loop_with_effects(pre, cond, body, vec![]));
             }
             kind::DO_STATEMENT => {
-                let cond = self.cond_expr(n.child_by_field_name(field::CONDITION).ok_or("do")?)?;
+                let c = n.child_by_field_name(field::CONDITION).ok_or("do")?;
+                let cond = self.pure(c, |s| s.cond_expr(c))?;
                 let body = self.block(n.child_by_field_name(field::BODY).ok_or("do")?)?;
                 out.push(St::Loop {
                     cond,
@@ -499,8 +518,9 @@ impl<'a> Lower<'a> {
                         _ => self.effect(i, &mut scope)?,
                     }
                 }
+                let mut pre = Vec::new();
                 let cond = match n.child_by_field_name(field::CONDITION) {
-                    Some(c) => self.cond_expr(c)?,
+                    Some(c) => self.effectful(c, &mut pre, |s| s.cond_expr(c))?,
                     None => Ex::BoolLit(true),
                 };
                 let mut update = Vec::new();
@@ -511,12 +531,7 @@ impl<'a> Lower<'a> {
                     self.effect(u, &mut update)?;
                 }
                 let body = self.block(n.child_by_field_name(field::BODY).ok_or("for")?)?;
-                scope.push(St::Loop {
-                    cond,
-                    body,
-                    update,
-                    test_first: true,
-                });
+                scope.push(loop_with_effects(pre, cond, body, update));
                 // The scope of the loop's declarations: the names are renamed by nothing, but
                 // a later declaration of the same name shadows them, which is what C and Java
                 // allow.
@@ -524,7 +539,8 @@ impl<'a> Lower<'a> {
             }
             kind::ENHANCED_FOR_STATEMENT => {
                 let name = self.text(n.child_by_field_name(field::NAME).ok_or("for")?);
-                let arr = self.expr(n.child_by_field_name(field::VALUE).ok_or("for")?)?;
+                let v = n.child_by_field_name(field::VALUE).ok_or("for")?;
+                let arr = self.pure(v, |s| s.expr(v))?;
                 let ty = n
                     .child_by_field_name(field::TYPE)
                     .map(|t| parse_type(self.lang, self.text(t)))
@@ -609,6 +625,7 @@ impl<'a> Lower<'a> {
         body: Vec<St>,
         out: &mut Vec<St>,
     ) {
+        self.locals.push(name.to_string());
         let it = self.fresh("it");
         out.push(St::Decl(
             it.clone(),
@@ -642,8 +659,10 @@ impl<'a> Lower<'a> {
         });
     }
 
-    fn if_stmt(&mut self, n: Node<'_>) -> R<St> {
-        let cond = self.cond_expr(n.child_by_field_name(field::CONDITION).ok_or("if")?)?;
+    /// An `if`; the effects of its condition go to `out`.
+    fn if_stmt(&mut self, n: Node<'_>, out: &mut Vec<St>) -> R<St> {
+        let c = n.child_by_field_name(field::CONDITION).ok_or("if")?;
+        let cond = self.effectful(c, out, |s| s.cond_expr(c))?;
         let then = self.block(n.child_by_field_name(field::CONSEQUENCE).ok_or("if")?)?;
         let mut cur = n.walk();
         let alts: Vec<Node> = n
@@ -720,10 +739,12 @@ impl<'a> Lower<'a> {
                 return Err("local arrays".into());
             }
             let v = match value {
-                Some(v) => Some(self.expr(v)?),
+                Some(v) => Some(self.effectful(d, out, |s| s.expr(v))?),
                 None => None,
             };
-            out.push(St::Decl(self.text(name_node).to_string(), Some(ty), v));
+            let name = self.text(name_node).to_string();
+            self.locals.push(name.clone());
+            out.push(St::Decl(name, Some(ty), v));
         }
         Ok(())
     }
@@ -741,8 +762,8 @@ impl<'a> Lower<'a> {
                     .child_by_field_name(field::OPERATOR)
                     .map(|o| self.text(o))
                     .unwrap_or("=");
-                let place = self.place(left)?;
-                let value = self.expr(right)?;
+                let (place, value) =
+                    self.effectful(n, out, |s| Ok((s.place(left)?, s.expr(right)?)))?;
                 let value = if op == "=" {
                     value
                 } else {
@@ -758,7 +779,7 @@ impl<'a> Lower<'a> {
                     .or_else(|| n.named_child(0))
                     .ok_or("update")?;
                 let inc = self.text(n).contains("++");
-                let place = self.place(arg)?;
+                let place = self.effectful(n, out, |s| s.place(arg))?;
                 let cur = place_expr(&place);
                 out.push(St::Assign(
                     place,
@@ -770,7 +791,8 @@ impl<'a> Lower<'a> {
                 ));
             }
             kind::CALL | kind::CALL_EXPRESSION | kind::METHOD_INVOCATION => {
-                out.push(St::Call(self.expr(n)?));
+                let call = self.effectful(n, out, |s| s.expr(n))?;
+                out.push(St::Call(call));
             }
             kind::PARENTHESIZED_EXPRESSION => {
                 self.effect(n.named_child(0).ok_or("parentheses")?, out)?
@@ -928,7 +950,12 @@ impl<'a> Lower<'a> {
                 let l = n.child_by_field_name(field::LEFT).ok_or("binary")?;
                 let r = n.child_by_field_name(field::RIGHT).ok_or("binary")?;
                 let op = self.text(n.child_by_field_name(field::OPERATOR).ok_or("binary")?);
-                let (a, b) = (self.expr(l)?, self.expr(r)?);
+                let a = self.expr(l)?;
+                let b = if matches!(op, "&&" | "||" | "and" | "or") {
+                    self.conditionally(|s| s.expr(r))?
+                } else {
+                    self.expr(r)?
+                };
                 match op {
                     "and" => Ok(Ex::And(Box::new(a), Box::new(b))),
                     "or" => Ok(Ex::Or(Box::new(a), Box::new(b))),
@@ -989,8 +1016,10 @@ impl<'a> Lower<'a> {
             }
             kind::TERNARY_EXPRESSION | kind::CONDITIONAL_EXPRESSION if self.sem != Sem::Python => {
                 let c = self.expr(n.child_by_field_name(field::CONDITION).ok_or("?:")?)?;
-                let a = self.expr(n.child_by_field_name(field::CONSEQUENCE).ok_or("?:")?)?;
-                let b = self.expr(n.child_by_field_name(field::ALTERNATIVE).ok_or("?:")?)?;
+                let a = n.child_by_field_name(field::CONSEQUENCE).ok_or("?:")?;
+                let a = self.conditionally(|s| s.expr(a))?;
+                let b = n.child_by_field_name(field::ALTERNATIVE).ok_or("?:")?;
+                let b = self.conditionally(|s| s.expr(b))?;
                 Ok(Ex::Cond(Box::new(c), Box::new(a), Box::new(b)))
             }
             kind::CONDITIONAL_EXPRESSION => {
@@ -1024,7 +1053,177 @@ impl<'a> Lower<'a> {
                 Ok(Ex::Cast(ty, Box::new(self.expr(v)?)))
             }
             kind::CALL | kind::CALL_EXPRESSION | kind::METHOD_INVOCATION => self.call(n),
+            kind::UPDATE_EXPRESSION => self.update_in_expr(n),
             k => Err(format!("unsupported expression `{k}`")),
+        }
+    }
+
+    /// `++x`, `x++`, `--x`, `x--` inside an expression: the update becomes a statement run
+    /// before the statement that holds it (after saving the old value for the postfix forms),
+    /// and the expression reads the variable (or the saved value). [`Lower::effectful`] checks
+    /// that this keeps the meaning.
+    fn update_in_expr(&mut self, n: Node<'_>) -> R<Ex> {
+        if self.cond_depth > 0 {
+            return Err("`++`/`--` in an operand evaluated only sometimes".into());
+        }
+        let arg = n
+            .child_by_field_name(field::ARGUMENT)
+            .or_else(|| n.named_child(0))
+            .ok_or("update")?;
+        let Place::Var(v) = self.place(arg)? else {
+            return Err("`++`/`--` of an element inside an expression".into());
+        };
+        let text = self.text(n);
+        let step = St::Assign(
+            Place::Var(v.clone()),
+            Ex::Bin(
+                if text.contains("++") {
+                    Op::Add
+                } else {
+                    Op::Sub
+                },
+                Box::new(Ex::Var(v.clone())),
+                Box::new(Ex::Lit(1)),
+            ),
+        );
+        self.hoisted.push((v.clone(), n.byte_range()));
+        if text.starts_with("++") || text.starts_with("--") {
+            self.pre.push(step);
+            Ok(Ex::Var(v))
+        } else {
+            let old = self.fresh("old");
+            self.pre.push(St::Decl(old.clone(), None, Some(Ex::Var(v))));
+            self.pre.push(step);
+            Ok(Ex::Var(old))
+        }
+    }
+
+    /// Lowers an operand that is evaluated only sometimes.
+    fn conditionally<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        self.cond_depth += 1;
+        let r = f(self);
+        self.cond_depth -= 1;
+        r
+    }
+
+    /// Lowers the expressions of one statement (`n`), putting the effects of its `++`/`--` in
+    /// `out` first. Hoisting them keeps the meaning only when the statement reads each updated
+    /// variable nowhere else and calls nothing (a callee could read it); otherwise refused.
+    fn effectful<T>(
+        &mut self,
+        n: Node<'_>,
+        out: &mut Vec<St>,
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        let (saved_pre, saved_vars) = (
+            std::mem::take(&mut self.pre),
+            std::mem::take(&mut self.hoisted),
+        );
+        let r = f(self);
+        let pre = std::mem::replace(&mut self.pre, saved_pre);
+        let vars = std::mem::replace(&mut self.hoisted, saved_vars);
+        let v = r?;
+        if !vars.is_empty() {
+            let mut idents = Vec::new();
+            let mut calls = false;
+            let mut stack = vec![n];
+            while let Some(x) = stack.pop() {
+                match x.kind() {
+                    kind::IDENTIFIER => idents.push(x),
+                    kind::CALL | kind::CALL_EXPRESSION | kind::METHOD_INVOCATION => calls = true,
+                    _ => {}
+                }
+                let mut cur = x.walk();
+                stack.extend(x.children(&mut cur));
+            }
+            // A callee cannot read a local variable (in C, one whose address is never
+            // taken), so only then may its update move before a call.
+            if calls && !vars.iter().all(|(v, _)| self.private_local(v)) {
+                return Err(
+                    "`++`/`--` of a shared variable inside a statement that calls a function"
+                        .into(),
+                );
+            }
+            for (v, at) in &vars {
+                for x in idents.iter().filter(|x| self.text(**x) == v) {
+                    let r = x.byte_range();
+                    if r.start >= at.start && r.end <= at.end {
+                        continue;
+                    }
+                    if !self.read_after_update(*x, at, n) {
+                        return Err(format!(
+                            "`{v}` is read in the statement that updates it, not after the update"
+                        ));
+                    }
+                }
+            }
+        }
+        out.extend(pre);
+        Ok(v)
+    }
+
+    /// A parameter or local variable of the function being lowered that no callee can reach:
+    /// in C, its address is never taken (`&name` does not occur in the function).
+    fn private_local(&self, v: &str) -> bool {
+        if !self.locals.iter().any(|l| l == v) {
+            return false;
+        }
+        if self.sem != Sem::C {
+            return true;
+        }
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        !self.body_text.match_indices('&').any(|(i, _)| {
+            let rest = self.body_text[i + 1..].trim_start();
+            rest.strip_prefix(v).is_some_and(|r| !r.starts_with(ident))
+        })
+    }
+
+    /// Whether the read `x` of a variable surely happens after its update at `at`, within the
+    /// statement `stmt`. Java evaluates operands left to right, so any read to the right of
+    /// the update does. C does not order the operands of most operators (two such accesses are
+    /// undefined behaviour): there the read must lie in the right operand of a `&&` or `||`
+    /// whose left operand holds the update.
+    fn read_after_update(&self, x: Node<'_>, at: &std::ops::Range<usize>, stmt: Node<'_>) -> bool {
+        if x.start_byte() < at.end {
+            return false;
+        }
+        if self.sem != Sem::C {
+            return true;
+        }
+        let mut cur = x;
+        while let Some(p) = cur.parent() {
+            if p.kind() == kind::BINARY_EXPRESSION {
+                let op = p.child_by_field_name(field::OPERATOR).map(|o| self.text(o));
+                let (l, r) = (
+                    p.child_by_field_name(field::LEFT),
+                    p.child_by_field_name(field::RIGHT),
+                );
+                if let (Some("&&" | "||"), Some(l), Some(r)) = (op, l, r) {
+                    let lr = l.byte_range();
+                    if r.byte_range().contains(&x.start_byte())
+                        && lr.start <= at.start
+                        && at.end <= lr.end
+                    {
+                        return true;
+                    }
+                }
+            }
+            if p.id() == stmt.id() {
+                break;
+            }
+            cur = p;
+        }
+        false
+    }
+
+    /// [`Lower::effectful`] where no effect can be placed: an effect is refused.
+    fn pure<T>(&mut self, n: Node<'_>, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let mut pre = Vec::new();
+        let v = self.effectful(n, &mut pre, f)?;
+        if pre.is_empty() {
+            Ok(v)
+        } else {
+            Err("`++`/`--` where its effect has no place".into())
         }
     }
 
@@ -1069,6 +1268,29 @@ impl<'a> Lower<'a> {
             }
         };
         Ok(Ex::Call(name, args))
+    }
+}
+
+/// A loop whose condition has effects (`pre`) runs them and tests the condition at the top of
+/// every iteration: `while (true) { pre; if (!cond) break; body }` (a `continue` reaches the
+/// update, then the top again).
+fn loop_with_effects(pre: Vec<St>, cond: Ex, body: Vec<St>, update: Vec<St>) -> St {
+    if pre.is_empty() {
+        return St::Loop {
+            cond,
+            body,
+            update,
+            test_first: true,
+        };
+    }
+    let mut b = pre;
+    b.push(St::If(Ex::Not(Box::new(cond)), vec![St::Break], vec![]));
+    b.extend(body);
+    St::Loop {
+        cond: Ex::BoolLit(true),
+        body: b,
+        update,
+        test_first: true,
     }
 }
 

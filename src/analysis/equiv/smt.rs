@@ -266,11 +266,6 @@ fn or2(a: &Bool, b: &Bool) -> Bool {
     Bool::or(&[a, b])
 }
 
-/// `Some(b)` when `x` simplifies to a constant.
-fn konst(x: &Bool) -> Option<bool> {
-    x.simplify().as_bool()
-}
-
 fn bv_lit(v: i128, bits: u32) -> BV {
     // Two's complement of `v` in `bits` bits.
     let m = if bits >= 128 {
@@ -642,7 +637,15 @@ struct Machine<'p> {
     diverges: Bool,
     depth: u32,
     steps: u64,
+    /// Simplifications left (see [`SIMPLIFY_BUDGET`]).
+    simplify_left: u32,
 }
+
+/// Simplifications of path conditions per run. Each costs time in the size of the term, and
+/// terms grow with the unrolled program, so unbounded simplifying is quadratic (a recursive
+/// sort took minutes). Past the budget a condition counts as constant only when it is built
+/// as one: fewer paths are pruned, which costs formula size, never soundness.
+const SIMPLIFY_BUDGET: u32 = 2_000;
 
 /// Exception codes (one language's classes; across languages any exception equals any other).
 const ZERO_DIVISION: i64 = 1;
@@ -669,7 +672,29 @@ impl<'p> Machine<'p> {
             diverges: ff(),
             depth: 0,
             steps: 0,
+            simplify_left: SIMPLIFY_BUDGET,
         }
+    }
+
+    /// `Some(b)` when `x` is (or, within the budget, simplifies to) a constant.
+    fn konst(&mut self, x: &Bool) -> Option<bool> {
+        if let Some(b) = x.as_bool() {
+            return Some(b);
+        }
+        if self.simplify_left == 0 {
+            return None;
+        }
+        self.simplify_left -= 1;
+        x.simplify().as_bool()
+    }
+
+    /// `x` simplified, within the budget.
+    fn simp(&mut self, x: Bool) -> Bool {
+        if self.simplify_left == 0 {
+            return x;
+        }
+        self.simplify_left -= 1;
+        x.simplify()
     }
 
     fn run(mut self, sig: &Signature, masters: &[Master]) -> R<Run> {
@@ -762,7 +787,7 @@ impl<'p> Machine<'p> {
     fn block(&mut self, f: &mut Frame, sts: &[St], g: &Bool) -> R<()> {
         for st in sts {
             let act = self.active(f, g);
-            if konst(&act) == Some(false) {
+            if self.konst(&act) == Some(false) {
                 return Ok(());
             }
             self.steps += 1;
@@ -900,18 +925,18 @@ impl<'p> Machine<'p> {
             }
             if test_first || it > 0 {
                 let c = truth(&self.eval(f, cond, &lg)?)?;
-                lg = Bool::and(&[&lg, &c, &self.raised.not()]).simplify();
+                lg = self.simp(Bool::and(&[&lg, &c, &self.raised.not()]));
             }
-            if konst(&lg) == Some(false) {
+            if self.konst(&lg) == Some(false) {
                 break;
             }
             self.block(f, body, &lg)?;
             f.cont = ff();
-            lg = self.active(f, &lg).simplify();
+            lg = self.simp(self.active(f, &lg));
             self.block(f, update, &lg)?;
-            lg = self.active(f, &lg).simplify();
+            lg = self.simp(self.active(f, &lg));
         }
-        if konst(&lg) != Some(false) {
+        if self.konst(&lg) != Some(false) {
             // Still looping after `unroll` iterations: outside the bound.
             let c = truth(&self.eval(f, cond, &lg)?)?;
             let more = if test_first || self.bounds.unroll > 0 {
@@ -1441,7 +1466,7 @@ impl<'p> Machine<'p> {
         }
         if self.sem == Sem::Python
             && !always_returns(&func.body)
-            && konst(&callee.ret_none) != Some(false)
+            && self.konst(&callee.ret_none) != Some(false)
         {
             if callee.ret.is_some() {
                 return Err(format!(
@@ -1617,6 +1642,64 @@ mod tests {
         let v = cex(run(Language::Java, a, b, "f"));
         let Value::Int(x) = v[0] else { panic!() };
         assert!(x > 2147483600);
+    }
+
+    #[test]
+    fn increments_inside_expressions_run_before_their_statement() {
+        // Java reads left to right: the `b` right of `++b` is the incremented one.
+        let a = "class T { static int f(int a, int b, int c) { if (a + ++b < c || b > a) return 1; return b; } }";
+        let b = "class T { static int f(int a, int b, int c) { b = b + 1; if (a + b < c || b > a) return 1; return b; } }";
+        assert!(bounded(run(Language::Java, a, b, "f")));
+        // The postfix form yields the old value; the loop condition updates on every test.
+        let a = "class T { static int f(int[] d, int i) { if (i < 0) return 0; while (i < d.length && d[i] > 0) { i++; } return i; } }";
+        let b = "class T { static int f(int[] d, int i) { if (i < 0) return 0; i--; while (++i < d.length && d[i] > 0) { } return i; } }";
+        assert!(bounded(run(Language::Java, a, b, "f")));
+        // The mutant's `a + ++b < c` differs from `a + b < c` where `c == a + b + 1`.
+        let a =
+            "class T { static int f(int a, int b, int c) { if (a + b < c) return 1; return 0; } }";
+        let b = "class T { static int f(int a, int b, int c) { if (a + ++b < c) return 1; return 0; } }";
+        let v = cex(run(Language::Java, a, b, "f"));
+        let [Value::Int(x), Value::Int(y), Value::Int(z)] = v[..] else {
+            panic!()
+        };
+        assert_eq!(
+            i128::from(x as i32) + i128::from(y as i32) + 1,
+            i128::from(z as i32)
+        );
+    }
+
+    #[test]
+    fn increments_that_cannot_be_hoisted_are_refused() {
+        let refused = |lang, a: &str, b: &str, why: &str| match run(lang, a, b, "f") {
+            Symbolic::Unknown(e) => e.contains(why),
+            _ => false,
+        };
+        // Read before the update (left to right), inside `&&`'s right operand, and in C
+        // without a sequence point between the update and the read.
+        let plain = "class T { static int f(int b) { return b + b; } }";
+        let before = "is read in the statement that updates it";
+        assert!(refused(
+            Language::Java,
+            "class T { static int f(int b) { return b + ++b; } }",
+            plain,
+            before
+        ));
+        assert!(refused(
+            Language::Java,
+            "class T { static int f(int b) { return b > 0 && ++b > 1 ? 1 : 0; } }",
+            plain,
+            "evaluated only sometimes"
+        ));
+        assert!(refused(
+            Language::C,
+            "int f(int b) { return ++b + b; }",
+            "int f(int b) { return b + b; }",
+            before
+        ));
+        // C: a read in the right operand of `||` comes after the update (a sequence point).
+        let a = "int f(int a, int b) { return (++b > a) || (b == 0); }";
+        let b = "int f(int a, int b) { return (b + 1 > a) || (b + 1 == 0); }";
+        assert!(bounded(run(Language::C, a, b, "f")));
     }
 
     #[test]

@@ -571,11 +571,12 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     let constructs = lang == Language::Java && func.kind == FunctionKind::Constructor;
     let mut receiver = false;
     if lang == Language::Java && !is_static && !constructs {
-        // An instance method of a class without a constructor that takes nothing: the
-        // receiver is an input, built through one of the class's constructors.
+        // An instance method of a class with a constructor that takes arguments: the
+        // receiver is an input, built through any of the class's constructors (the one
+        // without arguments too, if there is one).
         let class = func.class.as_deref().and_then(|c| c.rsplit('.').next());
         if let Some(obj) = class.and_then(|c| java_object_type(file, c, OBJECT_DEPTH)) {
-            if !obj.ctors.iter().any(Vec::is_empty) {
+            if obj.ctors.iter().any(|c| !c.is_empty()) {
                 receiver = true;
                 params.insert(
                     0,
