@@ -62,22 +62,18 @@ pub fn java_reachable(text: &str, entry: &str) -> Option<(String, usize)> {
             .any(|(n, k)| f.simple_name == *n && f.params.len() == *k)
             || text[f.node.byte_range()].contains("@Override")
     };
+    if !top.iter().any(|&i| fns[i].simple_name == entry) {
+        return None;
+    }
     let mut kept: BTreeSet<usize> = top
         .iter()
         .copied()
         .filter(|&i| fns[i].simple_name == entry || implicit(i))
         .collect();
-    if !top.iter().any(|&i| fns[i].simple_name == entry) {
-        return None;
-    }
     // Text that runs or is kept whatever is called: all but the top-level methods.
     let mut outside = text.as_bytes().to_vec();
     for &i in &top {
-        for b in &mut outside[fns[i].node.byte_range()] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
+        blank(&mut outside, fns[i].node.byte_range());
     }
     let outside = String::from_utf8_lossy(&outside).into_owned();
     let mut called = called_names(&outside);
@@ -104,11 +100,7 @@ pub fn java_reachable(text: &str, entry: &str) -> Option<(String, usize)> {
             continue;
         }
         cut += 1;
-        for b in &mut out[fns[i].node.byte_range()] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
+        blank(&mut out, fns[i].node.byte_range());
     }
     if cut == 0 {
         return None;
@@ -146,6 +138,15 @@ pub fn java_reachable(text: &str, entry: &str) -> Option<(String, usize)> {
         out.replace_range(r.clone(), &" ".repeat(r.len()));
     }
     Some((out, cut))
+}
+
+/// Every byte of `range` but line breaks becomes a space: lines and columns stay put.
+fn blank(bytes: &mut [u8], range: std::ops::Range<usize>) {
+    for b in &mut bytes[range] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
 }
 
 /// Names called (`name(`) or referenced (`::name`) in `text`.
