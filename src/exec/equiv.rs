@@ -98,8 +98,12 @@ pub fn load_side(spec: &str) -> Result<Side, String> {
     let language = Language::from_path(&path)
         .ok_or_else(|| format!("{}: unknown language", path.display()))?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // `FILE:LINE` picks the function defined around that line (one overload among several).
     let pick = match &func {
-        Some(f) => Pick::Name(f),
+        Some(f) => match f.parse::<usize>() {
+            Ok(line) => Pick::Line(line),
+            Err(_) => Pick::Name(f),
+        },
         None => Pick::Auto,
     };
     side_from_text(&path, language, text, pick)

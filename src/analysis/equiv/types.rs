@@ -209,12 +209,23 @@ pub fn select_function<'t>(
         .filter(|f| f.kind != FunctionKind::Lambda && f.body.is_some())
         .collect();
     if let Some(name) = name {
-        return funcs
+        let named: Vec<&Function<'t>> = funcs
             .iter()
-            .rev()
-            .find(|f| f.name == name || f.simple_name == name)
-            .cloned()
-            .ok_or_else(|| format!("no function named `{name}`"));
+            .filter(|f| f.name == name || f.simple_name == name)
+            .collect();
+        // Overloads share a name: choosing one would be a guess.
+        return match named.as_slice() {
+            [] => Err(format!("no function named `{name}`")),
+            [one] => Ok((*one).clone()),
+            many => Err(format!(
+                "`{name}` names {} functions (lines {}); name one as FILE:LINE",
+                many.len(),
+                many.iter()
+                    .map(|f| f.start_line.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
     }
     match funcs.len() {
         0 => Err("no function found".into()),
@@ -1246,6 +1257,15 @@ pub fn charset_for(a: Language, b: Language) -> Charset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_overloaded_name_is_refused_with_its_lines() {
+        let src = "class M {\n  static int h(int x) { return x; }\n  static int h(int x, int y) { return x + y; }\n  static int g(int x) { return h(x); }\n}\n";
+        let f = ParsedFile::parse(Language::Java, src.to_string());
+        let e = select_function(&f, Some("h")).unwrap_err();
+        assert!(e.contains("lines 2, 3") && e.contains("FILE:LINE"), "{e}");
+        assert_eq!(select_function(&f, Some("g")).unwrap().start_line, 4);
+    }
 
     #[test]
     fn the_entry_is_the_one_uncalled_function_and_several_candidates_are_refused() {
