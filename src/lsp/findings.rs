@@ -38,7 +38,7 @@
 //! marker must follow a comment leader (`#`, `//` or `/*`) on that line. The code action
 //! "Suppress" inserts such a comment.
 
-use crate::analysis::callgraph::{CallEdge, SourceUnit};
+use crate::analysis::callgraph::{EdgeView, SourceUnit};
 use crate::analysis::findings::Finding as AnalysisFinding;
 use crate::analysis::report::FileReport;
 use crate::crosscheck::facts::PathElement;
@@ -256,9 +256,13 @@ pub fn function_at_line(report: &FileReport, line: usize) -> Option<String> {
 pub struct WorkspaceView<'a> {
     /// Every analysed file of the workspace (open documents with their editor text).
     pub units: &'a [SourceUnit<'a>],
-    /// The workspace call graph (sorted edges).
-    pub call_graph: &'a [CallEdge],
+    /// The workspace call graph.
+    pub call_graph: EdgeView<'a>,
 }
+
+/// What a provider keeps from one run over a language family for the next (see
+/// [`FindingProvider::findings_with_memo`]); `None` before the first run.
+pub type ProviderMemo = Option<Box<dyn std::any::Any + Send + Sync>>;
 
 /// A workspace-level (interprocedural) analysis producing findings per file.
 pub trait FindingProvider: Send + Sync {
@@ -266,6 +270,18 @@ pub trait FindingProvider: Send + Sync {
     fn name(&self) -> &str;
     /// Findings keyed by unit path. Must be pure and deterministic, and poll `cancel`.
     fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>>;
+    /// [`FindingProvider::findings`] given what this provider kept from its previous run over
+    /// the same language family (`memo`, which it may replace). The result must equal
+    /// `findings`'s; the default ignores the memo.
+    fn findings_with_memo(
+        &self,
+        ws: &WorkspaceView<'_>,
+        memo: &mut ProviderMemo,
+        cancel: &Cancel,
+    ) -> BTreeMap<String, Vec<Finding>> {
+        let _ = memo;
+        self.findings(ws, cancel)
+    }
     /// True when the findings of a language family's files depend on that family's files only
     /// ([`crate::syntax::Language::family`]): the server then runs the provider per family
     /// and reuses a family's findings while none of its files changed.
@@ -292,9 +308,19 @@ impl FindingProvider for TaintProvider {
     }
 
     fn findings(&self, ws: &WorkspaceView<'_>, cancel: &Cancel) -> BTreeMap<String, Vec<Finding>> {
+        self.findings_with_memo(ws, &mut None, cancel)
+    }
+
+    /// Keeps the taint analysis's per-function scans (`taint::TaintMemo`) between runs.
+    fn findings_with_memo(
+        &self,
+        ws: &WorkspaceView<'_>,
+        memo: &mut ProviderMemo,
+        cancel: &Cancel,
+    ) -> BTreeMap<String, Vec<Finding>> {
         use crate::analysis::findings::flow_findings;
         use crate::analysis::pointsto::analyze_points_to;
-        use crate::analysis::taint::{analyze_taint, TaintSpecs};
+        use crate::analysis::taint::{analyze_taint_with, TaintMemo, TaintSpecs};
         let c_units: Vec<SourceUnit<'_>> = ws
             .units
             .iter()
@@ -305,11 +331,16 @@ impl FindingProvider for TaintProvider {
             })
             .collect();
         let points_to = (!c_units.is_empty()).then(|| analyze_points_to(&c_units, cancel));
-        let taint = analyze_taint(
+        if !memo.as_ref().is_some_and(|m| m.is::<TaintMemo>()) {
+            *memo = Some(Box::new(TaintMemo::default()));
+        }
+        let taint_memo = memo.as_mut().and_then(|m| m.downcast_mut::<TaintMemo>());
+        let taint = analyze_taint_with(
             ws.units,
             Some(ws.call_graph),
             points_to.as_ref(),
             TaintSpecs::builtin_shared(),
+            taint_memo,
             cancel,
         );
         let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();

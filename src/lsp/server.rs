@@ -1145,6 +1145,7 @@ impl State {
                     generation,
                     families_reused = cache.reused,
                     families_computed = cache.computed,
+                    files_resolved = cache.resolved_units,
                     "workspace analysis"
                 );
                 (r, cache)
@@ -1166,8 +1167,9 @@ impl State {
                 self.wakes_done.fetch_max(target, Ordering::SeqCst);
                 continue;
             };
-            let edges = new.edges.len();
-            let old = std::mem::replace(&mut *lock(&self.interproc), Arc::new(new.clone()));
+            let edges = new.edges().len();
+            let new = Arc::new(new);
+            let old = std::mem::replace(&mut *lock(&self.interproc), Arc::clone(&new));
             // Republish documents whose workspace findings changed; re-check functions whose
             // callees changed (the scheduler keeps unchanged keys). No `.await` between storing
             // the new results and scheduling, so readers never see one without the other.

@@ -6,15 +6,15 @@
 //! text always wins over its disk copy. Units are named by their file system path (the call
 //! graph resolves imports by path).
 
-use super::findings::{Finding, FindingProvider, WorkspaceView};
-use crate::analysis::callgraph::{build_call_graph, CallEdge, SourceUnit};
+use super::findings::{Finding, FindingProvider, ProviderMemo, WorkspaceView};
+use crate::analysis::callgraph::{update_call_graph, CallEdge, EdgeView, GraphMemo, SourceUnit};
 use crate::syntax::parse::decode_source;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tower_lsp_server::ls_types::Uri;
 
 /// At most this many files are read per workspace folder.
@@ -90,7 +90,9 @@ pub fn list_files(
 pub struct Interproc {
     /// Increases with every computation.
     pub generation: u64,
-    pub edges: Arc<Vec<CallEdge>>,
+    /// The call graph's edges in chunks (one per file, each sorted), shared with the family
+    /// results they come from: see [`Interproc::edges`].
+    pub edge_chunks: Vec<Arc<Vec<CallEdge>>>,
     /// Why the call graph is missing or partial, if it is.
     pub note: Option<String>,
     /// Provider findings by unit path.
@@ -100,13 +102,26 @@ pub struct Interproc {
     pub unit_hashes: BTreeMap<String, String>,
 }
 
+impl Interproc {
+    /// The call edges (no edge links two files of different language families).
+    pub fn edges(&self) -> EdgeView<'_> {
+        EdgeView::chunks(&self.edge_chunks)
+    }
+}
+
 /// What one language family ([`Language::family`]) contributed to the last workspace
-/// analysis, kept while the family's units are the same parses.
+/// analysis: reused whole while the family's units are the same parses, and the base of the
+/// next update when one of them changes (the call graph resolves again only the changed
+/// files' call sites when the other files can read nothing new from them; the providers
+/// reuse their per-function work through their memos).
 #[derive(Debug)]
 struct FamilyResult {
     /// Unit paths and parses (compared by identity: a changed file is a new parse).
     units: Vec<(String, Arc<ParsedFile>)>,
-    edges: Vec<CallEdge>,
+    graph: GraphMemo,
+    /// Per provider (in the order of the providers), what its next run may reuse; taken by
+    /// the next computation of the family.
+    memos: Mutex<Vec<ProviderMemo>>,
     notes: Vec<String>,
     /// Findings of the providers that work per family, by unit path.
     findings: BTreeMap<String, Vec<Finding>>,
@@ -122,6 +137,9 @@ pub struct InterprocCache {
     /// Families reused and computed by the last analysis (tests, traces).
     pub reused: usize,
     pub computed: usize,
+    /// Files whose call sites the last analysis resolved (the other files' call edges were
+    /// those of the analysis before).
+    pub resolved_units: usize,
 }
 
 fn same_units(a: &[(String, Arc<ParsedFile>)], b: &[(String, Arc<ParsedFile>)]) -> bool {
@@ -142,24 +160,55 @@ fn source_units(units: &[(String, Arc<ParsedFile>)]) -> Vec<SourceUnit<'_>> {
         .collect()
 }
 
-/// The call graph and per-family provider findings of one family's units.
+/// The call graph and per-family provider findings of one family's units, updated from
+/// `prev`, the family's previous result, when there is one.
 fn compute_family(
     units: &[(String, Arc<ParsedFile>)],
     providers: &[Arc<dyn FindingProvider>],
+    prev: Option<&FamilyResult>,
     cancel: &Cancel,
 ) -> FamilyResult {
     let su = source_units(units);
     let mut notes = Vec::new();
-    let edges = match catch_unwind(AssertUnwindSafe(|| build_call_graph(&su, cancel))) {
-        Ok(e) => e,
+    // `same[i]`: unit `i` is the parse the previous result saw (same paths in the same order).
+    let same: Option<Vec<bool>> = prev
+        .filter(|p| {
+            p.units.len() == units.len() && p.units.iter().zip(units).all(|(a, b)| a.0 == b.0)
+        })
+        .map(|p| {
+            p.units
+                .iter()
+                .zip(units)
+                .map(|(a, b)| Arc::ptr_eq(&a.1, &b.1))
+                .collect()
+        });
+    let base = match (prev, &same) {
+        (Some(p), Some(same)) => Some((&p.graph, same.as_slice())),
+        _ => None,
+    };
+    let graph = match catch_unwind(AssertUnwindSafe(|| update_call_graph(&su, base, cancel))) {
+        Ok(g) => g,
         Err(_) => {
             notes.push("the call graph is not available (internal error)".to_string());
-            Vec::new()
+            GraphMemo::default()
         }
     };
+    let mut memos: Vec<ProviderMemo> = prev
+        .map(|p| std::mem::take(&mut *p.memos.lock().unwrap_or_else(|e| e.into_inner())))
+        .unwrap_or_default();
+    memos.resize_with(providers.len(), || None);
     let mut findings: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
-    for p in providers.iter().filter(|p| p.per_language_family()) {
-        run_provider(p.as_ref(), &su, &edges, cancel, &mut findings);
+    for (p, memo) in providers.iter().zip(memos.iter_mut()) {
+        if p.per_language_family() {
+            run_provider(p.as_ref(), &su, graph.edges(), memo, cancel, &mut findings);
+        }
+    }
+    if cancel.is_cancelled() {
+        // This result is not kept: the previous one stays the base of the next update.
+        if let Some(p) = prev {
+            *p.memos.lock().unwrap_or_else(|e| e.into_inner()) = memos;
+            memos = Vec::new();
+        }
     }
     let unit_hashes = units
         .iter()
@@ -167,7 +216,8 @@ fn compute_family(
         .collect();
     FamilyResult {
         units: units.to_vec(),
-        edges,
+        graph,
+        memos: Mutex::new(memos),
         notes,
         findings,
         unit_hashes,
@@ -177,7 +227,8 @@ fn compute_family(
 fn run_provider(
     p: &dyn FindingProvider,
     units: &[SourceUnit<'_>],
-    edges: &[CallEdge],
+    edges: EdgeView<'_>,
+    memo: &mut ProviderMemo,
     cancel: &Cancel,
     out: &mut BTreeMap<String, Vec<Finding>>,
 ) {
@@ -185,13 +236,19 @@ fn run_provider(
         units,
         call_graph: edges,
     };
-    match catch_unwind(AssertUnwindSafe(|| p.findings(&view, cancel))) {
+    match catch_unwind(AssertUnwindSafe(|| {
+        p.findings_with_memo(&view, memo, cancel)
+    })) {
         Ok(map) => {
             for (file, mut fs) in map {
                 out.entry(file).or_default().append(&mut fs);
             }
         }
-        Err(_) => tracing::error!(provider = p.name(), "finding provider panicked"),
+        Err(_) => {
+            // Whatever the memo holds may be half-updated.
+            *memo = None;
+            tracing::error!(provider = p.name(), "finding provider panicked")
+        }
     }
 }
 
@@ -214,7 +271,7 @@ pub fn compute_interproc(
             .push((p.clone(), Arc::clone(f)));
     }
     cache.families.retain(|fam, _| families.contains_key(fam));
-    let (mut reused, mut computed) = (0, 0);
+    let (mut reused, mut computed, mut resolved) = (0, 0, 0);
     let mut results: Vec<Arc<FamilyResult>> = Vec::new();
     for (fam, members) in &families {
         match cache.families.get(fam) {
@@ -222,9 +279,15 @@ pub fn compute_interproc(
                 reused += 1;
                 results.push(Arc::clone(r));
             }
-            _ => {
+            prev => {
                 computed += 1;
-                let r = Arc::new(compute_family(members, providers, cancel));
+                let r = Arc::new(compute_family(
+                    members,
+                    providers,
+                    prev.map(|p| p.as_ref()),
+                    cancel,
+                ));
+                resolved += r.graph.resolved_units;
                 if !cancel.is_cancelled() {
                     cache.families.insert(*fam, Arc::clone(&r));
                 }
@@ -234,12 +297,13 @@ pub fn compute_interproc(
     }
     cache.reused = reused;
     cache.computed = computed;
-    let mut edges: Vec<CallEdge> = Vec::new();
+    cache.resolved_units = resolved;
+    let mut edge_chunks: Vec<Arc<Vec<CallEdge>>> = Vec::new();
     let mut note = None;
     let mut findings: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
     let mut unit_hashes = BTreeMap::new();
     for r in &results {
-        edges.extend(r.edges.iter().cloned());
+        edge_chunks.extend(r.graph.chunks().iter().cloned());
         if note.is_none() {
             note = r.notes.first().cloned();
         }
@@ -251,13 +315,18 @@ pub fn compute_interproc(
         }
         unit_hashes.extend(r.unit_hashes.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    edges.sort();
-    edges.dedup();
     // Providers that may relate files of different families see the whole workspace.
     if providers.iter().any(|p| !p.per_language_family()) {
         let su = source_units(units);
         for p in providers.iter().filter(|p| !p.per_language_family()) {
-            run_provider(p.as_ref(), &su, &edges, cancel, &mut findings);
+            run_provider(
+                p.as_ref(),
+                &su,
+                EdgeView::chunks(&edge_chunks),
+                &mut None,
+                cancel,
+                &mut findings,
+            );
         }
     }
     for fs in findings.values_mut() {
@@ -269,7 +338,7 @@ pub fn compute_interproc(
     }
     Interproc {
         generation,
-        edges: Arc::new(edges),
+        edge_chunks,
         note,
         findings,
         unit_hashes,
@@ -331,7 +400,10 @@ mod tests {
             &Cancel::never(),
         );
         assert_eq!(second.findings, fresh.findings);
-        assert_eq!(second.edges, fresh.edges);
+        assert_eq!(
+            second.edges().iter().collect::<Vec<_>>(),
+            fresh.edges().iter().collect::<Vec<_>>()
+        );
         assert_eq!(second.unit_hashes, fresh.unit_hashes);
         assert!(!second.findings.contains_key("/w/app.py"));
         assert!(second.findings.contains_key("/w/main.c"));

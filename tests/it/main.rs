@@ -75,3 +75,4 @@ mod taint_securibench;
 mod telemetry_exchange;
 mod telemetry_summary;
 mod telemetry_upload;
+mod workspace_incremental;

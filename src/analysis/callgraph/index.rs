@@ -1234,6 +1234,204 @@ impl<'t> Index<'t> {
 }
 
 /// Drops `(anonymous namespace)` segments from a C++ qualified name.
+impl Index<'_> {
+    /// Per unit, a hash of everything that resolving a call site of *another* unit can read
+    /// from it: the unit's path, module, imports and other unit facts, module variables, its
+    /// functions (names, signatures, parameters and their types, return types, nesting, class
+    /// membership, flags) and classes (bases, fields, methods), field facts it contributes to
+    /// any class, and the local facts of the functions that field types and nested classes are
+    /// inferred in (with their enclosing functions). Ids are hashed as numbers: they are the
+    /// same in two indexes over the same paths when every unit's counts are. Call sites are
+    /// not included: a unit's own sites are resolved again whenever it changes.
+    ///
+    /// Two hashes per unit: `.0` exact, `.1` with the line numbers in the names of anonymous
+    /// functions and classes (`<lambda@12>`) left out, so that a new line above a lambda
+    /// changes only the first.
+    pub fn interface_hashes(&self) -> Vec<(u64, u64)> {
+        use std::hash::{Hash, Hasher};
+        let mut hs: Vec<Twin> = self.units.iter().map(|_| Twin::default()).collect();
+        let text = |unit: usize, n: Node<'_>| -> String {
+            match self.units.get(unit) {
+                Some(u) => format!("{}:{}", n.kind(), u.file.node_text(n)),
+                None => String::new(),
+            }
+        };
+        let fact = |unit: usize, f: &Fact<'_>| -> String {
+            match f {
+                Fact::Declared(n) => format!("D{}", text(unit, *n)),
+                Fact::Value(n) => format!("V{}", text(unit, *n)),
+                Fact::OfClass(c) => format!("C{c}"),
+                Fact::Opaque => "O".to_string(),
+            }
+        };
+        for (ui, u) in self.units.iter().enumerate() {
+            if let Some(h) = hs.get_mut(ui) {
+                u.path.hash(h);
+                format!("{:?}", u.lang).hash(h);
+                u.module.hash(h);
+                format!("{:?}", u.info.imports).hash(h);
+                u.info.star_imports.hash(h);
+                u.info.static_star_imports.hash(h);
+                u.info.package.hash(h);
+                u.info.using_namespaces.hash(h);
+                u.info.using_decls.hash(h);
+                for (k, n) in &u.info.type_aliases {
+                    (k, text(ui, *n)).hash(h);
+                }
+                u.info.includes.hash(h);
+                u.info.usings.hash(h);
+                for (k, facts) in &u.info.module_vars {
+                    k.hash(h);
+                    for f in facts {
+                        fact(ui, f).hash(h);
+                    }
+                }
+            }
+        }
+        let mut counts: Vec<(usize, usize)> = vec![(0, 0); self.units.len()];
+        for (id, fun) in self.funs.iter().enumerate() {
+            let Some(h) = hs.get_mut(fun.unit) else {
+                continue;
+            };
+            if let Some(c) = counts.get_mut(fun.unit) {
+                c.0 += 1;
+            }
+            let f = &fun.f;
+            id.hash(h);
+            h.names(&[&fun.key, &f.name, &f.simple_name]);
+            h.names(&[
+                f.class.as_deref().unwrap_or("\u{0}"),
+                f.container.as_deref().unwrap_or("\u{0}"),
+            ]);
+            (
+                format!("{:?}", f.kind),
+                &f.signature,
+                &f.params,
+                f.body.is_some(),
+            )
+                .hash(h);
+            (fun.parent, fun.class, fun.scope_class).hash(h);
+            (fun.min_arity, fun.max_arity, &fun.param_keys).hash(h);
+            (fun.file_local, fun.py_static, fun.py_classmethod).hash(h);
+            for (name, ty) in &fun.params {
+                (name, ty.map(|t| text(fun.unit, t))).hash(h);
+            }
+            fun.ret_type.map(|t| text(fun.unit, t)).hash(h);
+        }
+        // Functions whose local facts other units can reach: those field facts and nested
+        // classes are evaluated in, and their enclosing functions.
+        let mut reach: std::collections::BTreeSet<FunId> = Default::default();
+        for (cid, c) in self.classes.iter().enumerate() {
+            if let Some(x) = counts.get_mut(c.unit) {
+                x.1 += 1;
+            }
+            let bases: Vec<String> = c.bases_written.iter().map(|b| text(c.unit, *b)).collect();
+            let specs: Vec<String> = c.base_ctor_specs.iter().map(|b| text(c.unit, *b)).collect();
+            if let Some(h) = hs.get_mut(c.unit) {
+                cid.hash(h);
+                h.names(&[&c.qname, &c.simple]);
+                (bases, c.outer, c.enclosing_fun).hash(h);
+                (&c.methods, &c.usings, specs, c.is_interface).hash(h);
+            }
+            reach.extend(c.enclosing_fun);
+            for (name, facts) in &c.fields {
+                for (f, fun) in facts {
+                    let fu = fun.and_then(|x| self.funs.get(x)).map(|x| x.unit);
+                    let rendered = (cid, name, fact(fu.unwrap_or(c.unit), f), *fun);
+                    if let Some(h) = hs.get_mut(c.unit) {
+                        rendered.hash(h);
+                    }
+                    if let Some(fu) = fu {
+                        if fu != c.unit {
+                            if let Some(h) = hs.get_mut(fu) {
+                                rendered.hash(h);
+                            }
+                        }
+                    }
+                    reach.extend(*fun);
+                }
+            }
+        }
+        let mut closed: std::collections::BTreeSet<FunId> = Default::default();
+        for f in reach {
+            let mut cur = Some(f);
+            while let Some(x) = cur {
+                if !closed.insert(x) {
+                    break;
+                }
+                cur = self.funs.get(x).and_then(|g| g.parent);
+            }
+        }
+        for ((fid, name), facts) in &self.locals {
+            if !closed.contains(fid) {
+                continue;
+            }
+            let Some(unit) = self.funs.get(*fid).map(|f| f.unit) else {
+                continue;
+            };
+            if let Some(h) = hs.get_mut(unit) {
+                (fid, name).hash(h);
+                for f in facts {
+                    fact(unit, f).hash(h);
+                }
+            }
+        }
+        hs.into_iter()
+            .zip(counts)
+            .map(|(mut h, c)| {
+                c.hash(&mut h);
+                (h.exact.finish(), h.loose.finish())
+            })
+            .collect()
+    }
+}
+
+/// Two hashers fed the same data, except names: `exact` gets them as written, `loose` without
+/// the line numbers of anonymous functions and classes.
+#[derive(Default)]
+struct Twin {
+    exact: std::collections::hash_map::DefaultHasher,
+    loose: std::collections::hash_map::DefaultHasher,
+}
+
+impl std::hash::Hasher for Twin {
+    fn finish(&self) -> u64 {
+        self.exact.finish()
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.exact.write(bytes);
+        self.loose.write(bytes);
+    }
+}
+
+impl Twin {
+    fn names(&mut self, names: &[&str]) {
+        use std::hash::Hash;
+        for n in names {
+            n.hash(&mut self.exact);
+            without_lines(n).hash(&mut self.loose);
+        }
+    }
+}
+
+/// `a.<lambda@12>.<anonymous Runnable@40>` -> `a.<lambda@>.<anonymous Runnable@>`.
+pub(super) fn without_lines(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.contains('@') {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '@' {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 pub(super) fn strip_anon(name: &str) -> String {
     if !name.contains("(anonymous namespace)") {
         return name.to_string();

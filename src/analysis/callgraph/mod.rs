@@ -100,6 +100,7 @@ mod util;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// A function as a call-graph endpoint. `file` is `None` for external (unresolved) callees.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -215,8 +216,92 @@ pub fn analyze_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGrap
     }
 }
 
-/// The call graph of units of one language family.
-fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
+/// Call edges read in place from one or more chunks (a workspace keeps one chunk per file,
+/// so an update shares the unchanged files' edges instead of copying them).
+#[derive(Debug, Clone, Copy)]
+pub struct EdgeView<'a> {
+    single: &'a [CallEdge],
+    chunks: &'a [Arc<Vec<CallEdge>>],
+}
+
+impl<'a> EdgeView<'a> {
+    /// The edges of chunks, in chunk order.
+    pub fn chunks(chunks: &'a [Arc<Vec<CallEdge>>]) -> Self {
+        EdgeView {
+            single: &[],
+            chunks,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &'a CallEdge> + 'a {
+        let single = self.single;
+        let chunks = self.chunks;
+        single.iter().chain(chunks.iter().flat_map(|c| c.iter()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.single.len() + self.chunks.iter().map(|c| c.len()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<'a> From<&'a [CallEdge]> for EdgeView<'a> {
+    fn from(single: &'a [CallEdge]) -> Self {
+        EdgeView {
+            single,
+            chunks: &[],
+        }
+    }
+}
+
+/// What one family's call graph keeps for its next update ([`update_call_graph`]): per unit,
+/// its path, the hash of what other units' call resolution can read from it
+/// ([`index::Index::interface_hashes`]), and the edges whose caller it defines.
+#[derive(Debug, Clone, Default)]
+pub struct GraphMemo {
+    paths: Vec<String>,
+    /// Exact and line-free interface hashes (`Index::interface_hashes`).
+    interfaces: Vec<(u64, u64)>,
+    /// Per unit: another unit has an edge to one of its functions whose name holds a line
+    /// number (`<lambda@12>`); such a unit is reused only while its exact hash is unchanged.
+    line_named_target: Vec<bool>,
+    per_unit: Vec<Arc<Vec<CallEdge>>>,
+    degraded: Vec<bool>,
+    /// False when cancelled (the edges are partial and never reused).
+    complete: bool,
+    /// Why the graph is partial, if it is.
+    pub notes: Vec<String>,
+    /// Units whose call sites this run resolved (the others' edges were reused).
+    pub resolved_units: usize,
+}
+
+impl GraphMemo {
+    /// The edges, one chunk per unit (each sorted; chunks in unit order).
+    pub fn chunks(&self) -> &[Arc<Vec<CallEdge>>] {
+        &self.per_unit
+    }
+
+    pub fn edges(&self) -> EdgeView<'_> {
+        EdgeView::chunks(&self.per_unit)
+    }
+}
+
+/// The call graph of one language family's units, reusing `prev`, the memo of the previous
+/// graph over the same unit paths in the same order, where that is exact. `same[i]` says unit
+/// `i` is the very parse `prev` saw. When every other unit's interface hash (what call
+/// resolution in *other* units can read from it: its functions, classes, fields, imports,
+/// module variables, and the local facts that field types are inferred from) is unchanged,
+/// only the changed units' call sites are resolved; the other units' edges are those of
+/// `prev`. Otherwise every site is resolved. The result equals a fresh computation's (the
+/// `callgraph_incremental` tests check it on random edits). The edges are the memo's chunks.
+pub fn update_call_graph(
+    units: &[SourceUnit<'_>],
+    prev: Option<(&GraphMemo, &[bool])>,
+    cancel: &Cancel,
+) -> GraphMemo {
     // `.h` files are detected as C; next to C++ sources they are C++ headers.
     let has_cpp = units.iter().any(|u| u.file.language == Language::Cpp);
     let reparsed: Vec<Option<ParsedFile>> = units
@@ -237,8 +322,37 @@ fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
         .collect();
     let ix = index::Index::build(&units, cancel);
     let Some(resolver) = resolve::Resolver::new(&ix) else {
-        return CallGraph::default();
+        return GraphMemo {
+            complete: !cancel.is_cancelled(),
+            ..GraphMemo::default()
+        };
     };
+    let base_degraded = resolver.degraded.get();
+    let interfaces = ix.interface_hashes();
+    let n = ix.units.len();
+    // Which units' sites to resolve.
+    let reuse: Option<&GraphMemo> = prev.and_then(|(memo, same)| {
+        let fits = memo.complete
+            && memo.paths.len() == n
+            && same.len() == n
+            && memo.per_unit.len() == n
+            && memo.interfaces.len() == n
+            && memo.degraded.len() == n
+            && memo.line_named_target.len() == n
+            && ix.units.iter().zip(&memo.paths).all(|(u, p)| u.path == *p)
+            && (0..n).all(|i| {
+                let (Some(old), Some(new)) = (memo.interfaces.get(i), interfaces.get(i)) else {
+                    return false;
+                };
+                same.get(i) == Some(&true)
+                    || old == new
+                    || (old.1 == new.1 && memo.line_named_target.get(i) == Some(&false))
+            });
+        fits.then_some(memo)
+    });
+    let resolve_unit: Vec<bool> = (0..n)
+        .map(|i| reuse.is_none() || prev.and_then(|(_, same)| same.get(i)) != Some(&true))
+        .collect();
     let fun_ref = |id: usize| -> Option<FunctionRef> {
         let f = ix.funs.get(id)?;
         Some(FunctionRef {
@@ -247,17 +361,31 @@ fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
             signature: Some(f.f.signature.clone()),
         })
     };
-    let mut edges = BTreeSet::new();
+    let mut fresh: Vec<BTreeSet<CallEdge>> = vec![BTreeSet::new(); n];
+    let mut degraded = vec![false; n];
     let mut cancelled = ix.cancelled;
     for (i, site) in ix.sites.iter().enumerate() {
         if i.is_multiple_of(256) && cancel.is_cancelled() {
             cancelled = true;
             break;
         }
+        let Some(unit) = ix.funs.get(site.fun).map(|f| f.unit) else {
+            continue;
+        };
+        if resolve_unit.get(unit) != Some(&true) {
+            continue;
+        }
         let Some(caller) = fun_ref(site.fun) else {
             continue;
         };
-        for (target, line) in resolver.resolve_site(site) {
+        resolver.degraded.set(false);
+        let targets = resolver.resolve_site(site);
+        if resolver.degraded.get() {
+            if let Some(d) = degraded.get_mut(unit) {
+                *d = true;
+            }
+        }
+        for (target, line) in targets {
             let callee = match target {
                 resolve::Target::Fun(f) => match fun_ref(f) {
                     Some(r) => r,
@@ -274,26 +402,84 @@ fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
                     }
                 }
             };
-            edges.insert(CallEdge {
-                caller: caller.clone(),
-                callee,
-                line,
-            });
+            if let Some(set) = fresh.get_mut(unit) {
+                set.insert(CallEdge {
+                    caller: caller.clone(),
+                    callee,
+                    line,
+                });
+            }
+        }
+    }
+    let mut per_unit = Vec::with_capacity(n);
+    for (i, set) in fresh.into_iter().enumerate() {
+        match reuse {
+            Some(memo) if resolve_unit.get(i) != Some(&true) => {
+                if let (Some(c), Some(d)) = (memo.per_unit.get(i), memo.degraded.get(i)) {
+                    per_unit.push(Arc::clone(c));
+                    if let Some(slot) = degraded.get_mut(i) {
+                        *slot = *d;
+                    }
+                }
+            }
+            _ => per_unit.push(Arc::new(set.into_iter().collect::<Vec<_>>())),
         }
     }
     let mut notes = Vec::new();
     if cancelled {
         notes.push("call graph cancelled; edges are partial".to_string());
     }
-    if resolver.degraded.get() {
+    if base_degraded || degraded.iter().any(|d| *d) {
         notes.push(
             "receiver typing hit its depth or step limit; some callees left external".to_string(),
         );
     }
-    CallGraph {
-        edges: edges.into_iter().collect(),
-        partial: !notes.is_empty(),
+    // Units another unit's edges name a line-numbered function of.
+    let unit_of: std::collections::HashMap<&str, usize> = ix
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.path.as_str(), i))
+        .collect();
+    let mut line_named_target = vec![false; n];
+    for e in per_unit.iter().flat_map(|c| c.iter()) {
+        if let Some(file) = e.callee.file.as_deref() {
+            if e.callee.file != e.caller.file && e.callee.name.contains('@') {
+                if let Some(slot) = unit_of
+                    .get(file)
+                    .and_then(|&i| line_named_target.get_mut(i))
+                {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    GraphMemo {
+        paths: ix.units.iter().map(|u| u.path.clone()).collect(),
+        interfaces,
+        line_named_target,
+        per_unit,
+        degraded,
+        complete: !cancelled,
         notes,
+        resolved_units: resolve_unit.iter().filter(|r| **r).count(),
+    }
+}
+
+/// The call graph of units of one language family.
+fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
+    let memo = update_call_graph(units, None, cancel);
+    let mut edges: Vec<CallEdge> = memo
+        .per_unit
+        .into_iter()
+        .flat_map(|c| Arc::try_unwrap(c).unwrap_or_else(|shared| shared.as_ref().clone()))
+        .collect();
+    edges.sort();
+    edges.dedup();
+    CallGraph {
+        edges,
+        partial: !memo.notes.is_empty(),
+        notes: memo.notes,
     }
 }
 

@@ -11,7 +11,7 @@ use super::syntax::{
 };
 use super::value::{as_param, Entry, Step, Taint, Trails, ALL_KINDS};
 use super::{FlowEnd, PathStep, TaintError, TaintFlow, TaintResult, TaintedVariable};
-use crate::analysis::callgraph::{CallEdge, SourceUnit};
+use crate::analysis::callgraph::{EdgeView, SourceUnit};
 use crate::analysis::cfg::build_cfg;
 use crate::analysis::pointsto::PointsTo;
 use crate::analysis::rules;
@@ -536,7 +536,7 @@ impl Env<'_> {
 /// own (data never flows between families: no call links them) and merges the results.
 pub(super) fn run(
     units: &[SourceUnit<'_>],
-    call_graph: Option<&[CallEdge]>,
+    call_graph: Option<EdgeView<'_>>,
     points_to: Option<&PointsTo>,
     specs: &TaintSpecs,
     memo: Option<&mut TaintMemo>,
@@ -586,7 +586,7 @@ fn flow_order(f: &TaintFlow) -> (String, usize, String, usize, String, String) {
 /// The whole analysis over units of one language family.
 fn run_family(
     units: &[SourceUnit<'_>],
-    call_graph: Option<&[CallEdge]>,
+    call_graph: Option<EdgeView<'_>>,
     points_to: Option<&PointsTo>,
     specs: &TaintSpecs,
     memo: Option<&mut TaintMemo>,
@@ -725,10 +725,11 @@ fn run_family(
         field_index: BTreeMap::new(),
     };
     let mut result = TaintResult::default();
-    // The memo serves runs without a call graph (whose resolution depends on call lines)
-    // over error-free parses (error recovery may shape the same text differently).
+    // A function's scan is reused while the context, its text, column and call edges are
+    // those it was made with, and it has no syntax error (error recovery may shape the same
+    // text differently).
     let memo = match memo {
-        Some(m) if call_graph.is_none() && units.iter().all(|u| !u.file.has_errors()) => {
+        Some(m) => {
             let context = prescan_context(&ws);
             let same_specs = m.specs.as_ref().is_some_and(|c| Arc::ptr_eq(c, &ws.specs));
             if !same_specs || m.context != context {
@@ -932,9 +933,10 @@ struct FnScan {
 #[derive(Debug, Default)]
 pub struct TaintMemo {
     specs: Option<Arc<CompiledSpecs>>,
-    context: String,
-    /// Function -> its first column and text when scanned, and the scan.
-    entries: BTreeMap<FnId, (usize, String, Arc<FnScan>)>,
+    /// A hash of `prescan_context`.
+    context: u64,
+    /// Function -> a hash of its first column, text and call edges when scanned, and the scan.
+    entries: BTreeMap<FnId, (u64, Arc<FnScan>)>,
     /// Functions (module-level code aside) reused and scanned by the last run.
     pub reused: usize,
     pub scanned: usize,
@@ -950,7 +952,7 @@ impl std::fmt::Debug for CompiledSpecs {
 
 fn prescan(
     ws: &mut Workspace<'_>,
-    call_graph: Option<&[CallEdge]>,
+    call_graph: Option<EdgeView<'_>>,
     mut memo: Option<&mut TaintMemo>,
     cancel: &Cancel,
 ) -> Prescan {
@@ -992,7 +994,7 @@ fn prescan(
     let mut edges: BTreeMap<(FnId, usize), Vec<(String, FnId)>> = BTreeMap::new();
     let mut has_edges: BTreeSet<FnId> = BTreeSet::new();
     if let Some(cg) = call_graph {
-        for e in cg {
+        for e in cg.iter() {
             let Some(cfile) = e.caller.file.as_deref() else {
                 continue;
             };
@@ -1027,7 +1029,7 @@ fn prescan(
     }
     let mut sites: BTreeMap<(FnId, usize), Vec<FnId>> = BTreeMap::new();
     let mut declared: Vec<Option<Arc<FnScan>>> = vec![None; n];
-    let mut kept: BTreeMap<FnId, (usize, String, Arc<FnScan>)> = BTreeMap::new();
+    let mut kept: BTreeMap<FnId, (u64, Arc<FnScan>)> = BTreeMap::new();
     let (mut reused, mut scanned) = (0, 0);
     // Python names imported from a source (`from sys import argv`) are triggers in their unit.
     let import_triggers: Vec<BTreeSet<String>> = ws
@@ -1137,20 +1139,27 @@ fn prescan(
                 }
             }
         }
-        // The function's own text decides its scan (the module's code is scanned each time).
-        let text = func.map(|f| file.node_text(f.node));
+        // The function's own text and call edges decide its scan (the module's code is
+        // scanned each time).
         let base = root.start_byte();
-        let column = root.start_position().column;
-        let prior = text.and_then(|t| {
+        let key = match func {
+            Some(f) if memo.is_some() && !f.node.has_error() => Some(scan_key(
+                file.node_text(f.node),
+                root,
+                fid,
+                &edges,
+                &has_edges,
+            )),
+            _ => None,
+        };
+        let prior = key.and_then(|k| {
             let m = memo.as_deref_mut()?;
-            m.entries
-                .remove(&fid)
-                .filter(|(col, old, _)| *col == column && old == t)
+            m.entries.get(&fid).filter(|(old, _)| *old == k).cloned()
         });
-        let (scan, text) = match prior {
-            Some((_, t, scan)) => {
+        let scan = match prior {
+            Some((_, scan)) => {
                 reused += 1;
-                (scan, Some(t))
+                scan
             }
             None => {
                 let Some(scan) = scan_function(
@@ -1170,8 +1179,8 @@ fn prescan(
                     break;
                 };
                 // Module-level code is scanned every time and not counted.
-                scanned += usize::from(text.is_some());
-                (Arc::new(scan), text.map(str::to_string))
+                scanned += usize::from(func.is_some());
+                Arc::new(scan)
             }
         };
         // A route handler that destructures its request reads sources through its parameter.
@@ -1186,8 +1195,8 @@ fn prescan(
             }
             sites.insert((fid, base + offset), resolved.clone());
         }
-        if let (Some(t), true) = (text, memo.is_some()) {
-            kept.insert(fid, (column, t, Arc::clone(&scan)));
+        if let (Some(k), true) = (key, memo.is_some()) {
+            kept.insert(fid, (k, Arc::clone(&scan)));
         }
         if let Some(slot) = declared.get_mut(fid) {
             *slot = Some(scan);
@@ -1209,21 +1218,40 @@ fn prescan(
     }
 }
 
-/// Everything outside a function's own text that its scan depends on: the function table
-/// (whose indices the resolved call sites hold), and each unit's imports, class fields,
-/// macros and classes.
-fn prescan_context(ws: &Workspace<'_>) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let _ = write!(out, "{:?}\n{:?}\n{:?}\n", ws.fns, ws.classes, ws.c_globals);
+/// A hash of everything outside a function's own text and call edges that its scan depends
+/// on: the function table (whose indices the resolved call sites hold), and each unit's
+/// imports, class fields, macros and classes.
+fn prescan_context(ws: &Workspace<'_>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{:?}\n{:?}\n{:?}\n", ws.fns, ws.classes, ws.c_globals).hash(&mut h);
     for u in &ws.units {
-        let _ = write!(
-            out,
+        format!(
             "{}\n{:?}\n{:?}\n{:?}\n{:?}\n",
             u.path, u.file.language, u.imports, u.class_fields, u.macros
-        );
+        )
+        .hash(&mut h);
     }
-    out
+    h.finish()
+}
+
+/// What a function's scan depends on besides the context: its text, first column, and its
+/// call edges with lines relative to its first line.
+fn scan_key(
+    text: &str,
+    root: Node<'_>,
+    fid: FnId,
+    edges: &BTreeMap<(FnId, usize), Vec<(String, FnId)>>,
+    has_edges: &BTreeSet<FnId>,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (text, root.start_position().column, has_edges.contains(&fid)).hash(&mut h);
+    let first = root.start_position().row + 1;
+    for ((_, line), targets) in edges.range((fid, 0)..(fid.saturating_add(1), 0)) {
+        (line.wrapping_sub(first), targets).hash(&mut h);
+    }
+    h.finish()
 }
 
 /// How the prescan resolves calls (built once per run).

@@ -72,7 +72,7 @@ pub use engine::TaintMemo;
 pub use interp::MAX_EXPR_DEPTH;
 pub use spec::{Provenance, SpecError, TaintSpec, TaintSpecs, Trust};
 
-use crate::analysis::callgraph::{CallEdge, SourceUnit};
+use crate::analysis::callgraph::{CallEdge, EdgeView, SourceUnit};
 use crate::analysis::pointsto::PointsTo;
 use crate::syntax::Cancel;
 use serde::Serialize;
@@ -177,7 +177,28 @@ pub fn analyze_taint(
     specs: &TaintSpecs,
     cancel: &Cancel,
 ) -> TaintResult {
-    engine::run(units, call_graph, points_to, specs, None, cancel)
+    analyze_taint_with(
+        units,
+        call_graph.map(EdgeView::from),
+        points_to,
+        specs,
+        None,
+        cancel,
+    )
+}
+
+/// [`analyze_taint`] over a call graph in chunks, reusing the per-function scans of the
+/// previous run that `memo` kept (the editor's workspace analysis after an edit); the result
+/// is the same as without the memo.
+pub fn analyze_taint_with(
+    units: &[SourceUnit<'_>],
+    call_graph: Option<EdgeView<'_>>,
+    points_to: Option<&PointsTo>,
+    specs: &TaintSpecs,
+    memo: Option<&mut TaintMemo>,
+    cancel: &Cancel,
+) -> TaintResult {
+    engine::run(units, call_graph, points_to, specs, memo, cancel)
 }
 
 /// Convenience: one file with the built-in specifications, no call graph.

@@ -214,10 +214,15 @@ fn render(
             && name == f.name
             && sig.as_deref() == Some(f.signature.as_str())
     };
-    let mut callers: Vec<String> = ip
-        .edges
+    // In the call graph's order (by caller), whatever chunk an edge comes from.
+    let mut calls_in: Vec<&crate::analysis::callgraph::CallEdge> = ip
+        .edges()
         .iter()
         .filter(|e| me(&e.callee.file, &e.callee.name, &e.callee.signature))
+        .collect();
+    calls_in.sort();
+    let mut callers: Vec<String> = calls_in
+        .into_iter()
         .map(|e| {
             let file = e.caller.file.as_deref().map(short_name).unwrap_or_default();
             format!("`{}` ({file}:{})", e.caller.name, e.line)
@@ -225,7 +230,7 @@ fn render(
         .collect();
     callers.dedup();
     let mut callees: Vec<String> = ip
-        .edges
+        .edges()
         .iter()
         .filter(|e| me(&e.caller.file, &e.caller.name, &e.caller.signature))
         .map(|e| {

@@ -23,7 +23,7 @@ pub fn handle(state: &Arc<State>) -> Value {
         "workspace_generation": ip.generation,
         "workspace_files": lock(&state.workspace).disk.len(),
         "workspace_folders": lock(&state.workspace).folders.values().cloned().collect::<Vec<_>>(),
-        "call_edges": ip.edges.len(),
+        "call_edges": ip.edges().len(),
         "trace": format!("{:?}", *lock(&state.trace)).to_lowercase(),
     })
 }
