@@ -302,6 +302,17 @@ pub fn update_call_graph(
     prev: Option<(&GraphMemo, &[bool])>,
     cancel: &Cancel,
 ) -> GraphMemo {
+    family_graph(units, prev, true, cancel)
+}
+
+/// [`update_call_graph`]; without `keep`, the result is never the base of an update (no
+/// interface hashes are computed: one-off graphs skip that cost).
+fn family_graph(
+    units: &[SourceUnit<'_>],
+    prev: Option<(&GraphMemo, &[bool])>,
+    keep: bool,
+    cancel: &Cancel,
+) -> GraphMemo {
     // `.h` files are detected as C; next to C++ sources they are C++ headers.
     let has_cpp = units.iter().any(|u| u.file.language == Language::Cpp);
     let reparsed: Vec<Option<ParsedFile>> = units
@@ -328,7 +339,11 @@ pub fn update_call_graph(
         };
     };
     let base_degraded = resolver.degraded.get();
-    let interfaces = ix.interface_hashes();
+    let interfaces = if keep {
+        ix.interface_hashes()
+    } else {
+        Vec::new()
+    };
     let n = ix.units.len();
     // Which units' sites to resolve.
     let reuse: Option<&GraphMemo> = prev.and_then(|(memo, same)| {
@@ -441,8 +456,8 @@ pub fn update_call_graph(
         .enumerate()
         .map(|(i, u)| (u.path.as_str(), i))
         .collect();
-    let mut line_named_target = vec![false; n];
-    for e in per_unit.iter().flat_map(|c| c.iter()) {
+    let mut line_named_target = vec![false; if keep { n } else { 0 }];
+    for e in per_unit.iter().filter(|_| keep).flat_map(|c| c.iter()) {
         if let Some(file) = e.callee.file.as_deref() {
             if e.callee.file != e.caller.file && e.callee.name.contains('@') {
                 if let Some(slot) = unit_of
@@ -468,7 +483,7 @@ pub fn update_call_graph(
 
 /// The call graph of units of one language family.
 fn family_call_graph(units: &[SourceUnit<'_>], cancel: &Cancel) -> CallGraph {
-    let memo = update_call_graph(units, None, cancel);
+    let memo = family_graph(units, None, false, cancel);
     let mut edges: Vec<CallEdge> = memo
         .per_unit
         .into_iter()
