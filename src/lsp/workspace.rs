@@ -142,11 +142,22 @@ pub struct InterprocCache {
     pub resolved_units: usize,
 }
 
-fn same_units(a: &[(String, Arc<ParsedFile>)], b: &[(String, Arc<ParsedFile>)]) -> bool {
-    a.len() == b.len()
-        && a.iter()
+/// Per unit, whether `b` holds the very parse `a` holds; `None` unless both list the same
+/// paths in the same order.
+fn same_parses(
+    a: &[(String, Arc<ParsedFile>)],
+    b: &[(String, Arc<ParsedFile>)],
+) -> Option<Vec<bool>> {
+    (a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0)).then(|| {
+        a.iter()
             .zip(b)
-            .all(|((pa, fa), (pb, fb))| pa == pb && Arc::ptr_eq(fa, fb))
+            .map(|(x, y)| Arc::ptr_eq(&x.1, &y.1))
+            .collect()
+    })
+}
+
+fn same_units(a: &[(String, Arc<ParsedFile>)], b: &[(String, Arc<ParsedFile>)]) -> bool {
+    same_parses(a, b).is_some_and(|s| s.iter().all(|x| *x))
 }
 
 /// Borrowed analysis units of shared parses.
@@ -171,17 +182,7 @@ fn compute_family(
     let su = source_units(units);
     let mut notes = Vec::new();
     // `same[i]`: unit `i` is the parse the previous result saw (same paths in the same order).
-    let same: Option<Vec<bool>> = prev
-        .filter(|p| {
-            p.units.len() == units.len() && p.units.iter().zip(units).all(|(a, b)| a.0 == b.0)
-        })
-        .map(|p| {
-            p.units
-                .iter()
-                .zip(units)
-                .map(|(a, b)| Arc::ptr_eq(&a.1, &b.1))
-                .collect()
-        });
+    let same: Option<Vec<bool>> = prev.and_then(|p| same_parses(&p.units, units));
     let base = match (prev, &same) {
         (Some(p), Some(same)) => Some((&p.graph, same.as_slice())),
         _ => None,
