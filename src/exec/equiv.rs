@@ -27,11 +27,13 @@
 
 use super::harness;
 use super::sandbox::{self, Limits, TempDir};
-use crate::analysis::equiv::inputs::generate;
+use crate::analysis::equiv::inputs::{default_value, generate};
 use crate::analysis::equiv::normal::prove_program_equivalent;
 use crate::analysis::equiv::slice::java_reachable;
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
-use crate::analysis::equiv::types::{common_domain, select_function, signature, Signature};
+use crate::analysis::equiv::types::{
+    common_domain, global_inputs, select_function, signature, Signature,
+};
 use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
 use crate::analysis::equiv::Verdict;
 use crate::crosscheck::record::Tier;
@@ -288,12 +290,27 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         Some(bounds) => symbolic(a, b, &doms, bounds),
         None => Symbolic::Unknown("not asked for".into()),
     };
-    let mut inputs = generate(&doms, opts.trials.max(1), opts.seed);
+    // C globals that functions assign are state a call starts from: inputs too, after the
+    // parameters (the harness sets them before the call).
+    let globals = global_inputs(&a.sig, &b.sig);
+    let mut all_doms = doms.clone();
+    all_doms.extend(globals.iter().map(|(_, d)| d.clone()));
+    if !globals.is_empty() {
+        let names: Vec<&str> = globals.iter().map(|(n, _)| n.as_str()).collect();
+        notes.push(format!(
+            "global variables set before each call, as inputs after the parameters: {}",
+            names.join(", ")
+        ));
+    }
+    let mut inputs = generate(&all_doms, opts.trials.max(1), opts.seed);
     // The solver's candidate counterexample runs first; it counts only if execution confirms it.
+    // (A lowered function reads no global variable, so any values of them serve.)
     let smt_input = match &symbolic {
         Symbolic::Counterexample(v, _) => {
-            inputs.retain(|x| x != v);
-            inputs.insert(0, v.clone());
+            let mut v = v.clone();
+            v.extend(globals.iter().map(|(_, d)| default_value(d)));
+            inputs.retain(|x| *x != v);
+            inputs.insert(0, v);
             Some(0)
         }
         Symbolic::Bounded(..) => None,
@@ -324,8 +341,8 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         }
     };
     // In C and C++ a process killed by a signal (SIGSEGV, SIGBUS, SIGABRT from the stack
-    // protector or the allocator) almost always hit undefined behaviour that UBSan does not
-    // see (out-of-bounds access: AddressSanitizer cannot run under the address-space limit), so
+    // protector or the allocator) almost always hit undefined behaviour that the sanitizers
+    // did not report (a wild pointer far outside any buffer, a stack overflow), so
     // such inputs are discarded like UBSan reports, never counted as counterexamples.
     let ub_crashes = |side: &Side, mut o: Vec<Outcome>| {
         if matches!(side.language, Language::C | Language::Cpp) {
@@ -436,12 +453,23 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
                     } else {
                         "differential"
                     },
-                    counterexample: Some(json!({
-                        "inputs": inp.iter().map(Value::to_json).collect::<Vec<_>>(),
-                        "a": x.to_json(),
-                        "b": y.to_json(),
-                        "origin": if from_solver { "smt" } else { "generated" },
-                    })),
+                    counterexample: Some({
+                        let mut c = json!({
+                            "inputs": inp.iter().take(doms.len()).map(Value::to_json).collect::<Vec<_>>(),
+                            "a": x.to_json(),
+                            "b": y.to_json(),
+                            "origin": if from_solver { "smt" } else { "generated" },
+                        });
+                        if !globals.is_empty() {
+                            c["globals"] = globals
+                                .iter()
+                                .zip(inp.iter().skip(doms.len()))
+                                .map(|((n, _), v)| (n.clone(), v.to_json()))
+                                .collect::<serde_json::Map<_, _>>()
+                                .into();
+                        }
+                        c
+                    }),
                     trials,
                     notes,
                 };
@@ -703,8 +731,14 @@ fn run_side_limited(
         let mut args = base_args.clone();
         args.push(start.to_string());
         args.push(per_input.to_string());
-        let out =
-            sandbox::run(&program, &args, d, limits).map_err(|e| format!("{program}: {e}"))?;
+        // C/C++: the resident-memory limit the driver holds each forked child to.
+        args.push(limits.memory_mb.to_string());
+        let extra = sandbox::Extra {
+            stdin: None,
+            asan: matches!(side.language, Language::C | Language::Cpp),
+        };
+        let out = sandbox::run_with(&program, &args, d, limits, &extra)
+            .map_err(|e| format!("{program}: {e}"))?;
         let mut done = false;
         let mut last_seen: Option<usize> = None;
         let printed = if matches!(side.language, Language::C | Language::Cpp) {
@@ -842,21 +876,89 @@ fn build_c_harness(
     write(h, &harness::c_family(&side.sig, cpp, &side.text, inputs)?)?;
     let mut args: Vec<String> = vec![std.into(), "-O0".into(), "-g".into(), "-w".into()];
     if sanitize {
+        // AddressSanitizer catches out-of-bounds reads and writes of the arguments' buffers
+        // (a mutant that indexes past a string), UBSan the rest it can: such an input is
+        // discarded, never a counterexample. The run then has ASan's memory limit instead of
+        // `ulimit -v` ([`sandbox::Extra::asan`]).
         args.extend([
-            "-fsanitize=undefined".into(),
+            "-fsanitize=address,undefined".into(),
             "-fno-sanitize-recover=all".into(),
         ]);
     }
-    args.extend(["-o".into(), "harness".into(), h.into(), "-lm".into()]);
-    let out =
-        sandbox::run(compiler, &args, d, compile_limits).map_err(|e| format!("{compiler}: {e}"))?;
-    if out.status != Some(0) {
-        return Err(format!(
-            "{compiler} failed: {}",
-            first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
-        ));
+    args.extend([
+        "-I.".into(),
+        "-o".into(),
+        "harness".into(),
+        h.into(),
+        "-lm".into(),
+    ]);
+    // A header the file includes but this machine lacks (`conio.h` of old DOS compilers, a
+    // project header not given) is replaced by an empty one, at most four of them: the build
+    // then succeeds only if the file uses nothing such a header declares.
+    let mut stand_ins = Vec::new();
+    let mut first_failure: Option<String> = None;
+    loop {
+        let out = sandbox::run(compiler, &args, d, compile_limits)
+            .map_err(|e| format!("{compiler}: {e}"))?;
+        if out.status == Some(0) {
+            if !stand_ins.is_empty() {
+                tracing::info!(
+                    "{}: compiled with empty stand-ins for the missing header(s) {}",
+                    side.path.display(),
+                    stand_ins.join(", ")
+                );
+            }
+            return Ok(());
+        }
+        let failed = || {
+            format!(
+                "{compiler} failed: {}",
+                first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
+            )
+        };
+        // After stand-ins, the first failure (the missing header) says more than the
+        // undeclared names that follow from it.
+        let first = first_failure.get_or_insert_with(failed).clone();
+        let Some(header) = missing_header(&out.stderr, &side.text) else {
+            return Err(first);
+        };
+        if stand_ins.len() >= 4 || stand_ins.contains(&header) {
+            return Err(first);
+        }
+        let path = d.join(&header);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{header}: {e}"))?;
+        }
+        write(&header, "")?;
+        stand_ins.push(header);
     }
-    Ok(())
+}
+
+/// The header of a `fatal error: NAME: No such file or directory` that the user's file itself
+/// includes, when NAME is a relative path inside the build folder.
+fn missing_header(stderr: &str, user_text: &str) -> Option<String> {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("fatal error:") && l.ends_with("No such file or directory"))?;
+    let (_, rest) = line.split_once("fatal error: ")?;
+    let name = rest.strip_suffix(": No such file or directory")?.trim();
+    let safe = !name.is_empty()
+        && !name.starts_with('/')
+        && !name.split('/').any(|c| c == ".." || c.is_empty())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    let included = user_text.lines().any(|l| {
+        let t = l.trim_start().trim_start_matches('#').trim_start();
+        t.strip_prefix("include").is_some_and(|r| {
+            let r = r.trim();
+            r == format!("\"{name}\"")
+                || r == format!("<{name}>")
+                || r.starts_with(&format!("\"{name}\" "))
+                || r.starts_with(&format!("<{name}> "))
+        })
+    });
+    (safe && included).then(|| name.to_string())
 }
 
 /// Runs a C/C++ side's harness on one input under valgrind's memcheck (which sees reads of
@@ -1499,5 +1601,29 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
         counterexample: None,
         trials: 0,
         notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_headers_the_file_includes_get_stand_ins() {
+        let err = "In file included from harness.c:8:\nuser.c:2:10: fatal error: conio.h: No such file or directory";
+        assert_eq!(
+            super::missing_header(err, "#include \"stdio.h\"\n#include \"conio.h\"\n"),
+            Some("conio.h".to_string())
+        );
+        assert_eq!(
+            super::missing_header(err, "# include <conio.h>\n"),
+            Some("conio.h".to_string())
+        );
+        // Not included by the file itself, or a path outside the build folder: no stand-in.
+        assert_eq!(super::missing_header(err, "#include <stdio.h>\n"), None);
+        let up = "user.c:1:10: fatal error: ../x.h: No such file or directory";
+        assert_eq!(super::missing_header(up, "#include \"../x.h\"\n"), None);
+        assert_eq!(
+            super::missing_header("user.c: error: expected ';'", "#include \"conio.h\"\n"),
+            None
+        );
     }
 }

@@ -743,6 +743,23 @@ pub fn c_family(
                     };
                     call_args.push(format!("({decl})({len})"));
                 }
+                Role::Pointee(k) => {
+                    // One value in a heap cell of its own: a read past it is an invalid
+                    // read for memcheck, not a neighbour's value.
+                    let v = inp.get(k).cloned().unwrap_or(Value::None);
+                    let name = format!("cc_a{ri}");
+                    let cleaned = strip_const(&raw.decl);
+                    let inner = cleaned.trim_end().trim_end_matches('*').trim_end();
+                    let _ = writeln!(
+                        s,
+                        "    {inner} *{name} = ({inner} *)malloc(sizeof({inner}));\n    *{name} = ({inner})({});",
+                        c_scalar(&v)
+                    );
+                    if sig.params[k].mutable {
+                        post.push(format!("*{name}"));
+                    }
+                    call_args.push(name);
+                }
                 Role::Value(k) => {
                     let v = inp.get(k).cloned().unwrap_or(Value::None);
                     let p = &sig.params[k];
@@ -764,7 +781,14 @@ pub fn c_family(
                                     text.len()
                                 );
                             } else {
-                                let _ = writeln!(s, "    char {name}[] = {};", c_str(&text));
+                                // On the heap at its exact size: AddressSanitizer reports a
+                                // read or write past it (a stack neighbour would be read
+                                // silently).
+                                let lit = c_str(&text);
+                                let _ = writeln!(
+                                    s,
+                                    "    char *{name} = (char *)cc_heap({lit}, sizeof({lit}));"
+                                );
                             }
                             if p.mutable {
                                 post.push(name.clone());
@@ -839,15 +863,17 @@ pub fn c_family(
                                 );
                                 let casted: Vec<String> =
                                     lits.iter().map(|l| format!("({inner})({l})")).collect();
+                                // Copied to the heap at its exact length (see strings).
                                 let _ = writeln!(
                                     s,
-                                    "    {inner} {name}[{}] = {{{}}};",
+                                    "    {inner} {name}_init[{}] = {{{}}};\n    {inner} *{name} = ({inner} *)cc_heap({name}_init, {} * sizeof({inner}));",
                                     items.len().max(1),
                                     if casted.is_empty() {
                                         "0".to_string()
                                     } else {
                                         casted.join(", ")
-                                    }
+                                    },
+                                    items.len()
                                 );
                                 if p.mutable {
                                     post.push(format!("CC_LIST({name}, {})", items.len()));
@@ -860,6 +886,29 @@ pub fn c_family(
                             call_args.push(name);
                         }
                     }
+                }
+            }
+        }
+        // Values past the parameters set the globals some function assigns, in order (see
+        // `exec::equiv::differential`): state the call starts from.
+        if let Some(values) = inp.get(sig.params.len()..) {
+            for (g, v) in sig.globals.iter().filter(|g| g.assigned).zip(values) {
+                match v {
+                    Value::List(items) if g.array => {
+                        for (j, item) in items.iter().enumerate() {
+                            let _ = writeln!(
+                                s,
+                                "    if ({j}u < sizeof({0}) / sizeof({0}[0])) {0}[{j}] = (__typeof__({0}[0]))({1});",
+                                g.name,
+                                c_scalar(item)
+                            );
+                        }
+                    }
+                    v if !g.array => {
+                        let _ =
+                            writeln!(s, "    {0} = (__typeof__({0}))({1});", g.name, c_scalar(v));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -941,6 +990,7 @@ pub fn c_family(
 }
 
 const C_COMMON: &str = r#"
+static void *cc_heap(const void *src, size_t n) { void *p = malloc(n ? n : 1); if (p && n) memcpy(p, src, n); return p; }
 static double cc_d(unsigned long long bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
 static void cc_enc_i(long long v) { printf("[\"i\",\"%lld\"]", v); }
 static void cc_enc_u(unsigned long long v) { printf("[\"i\",\"%llu\"]", v); }
@@ -1024,6 +1074,8 @@ extern "C" {
 #endif
 extern int fork(void);
 extern int waitpid(int, int *, int);
+extern int kill(int, int);
+extern int usleep(unsigned);
 extern unsigned alarm(unsigned);
 extern void _exit(int);
 #ifdef CC_CPP
@@ -1037,6 +1089,7 @@ extern void _exit(int);
 int main(int argc, char **argv) {
   int start = argc > 1 ? atoi(argv[1]) : 0;
   int limit = argc > 2 ? atoi(argv[2]) : CC_LIMIT;
+  long rss_mb = argc > 3 ? atol(argv[3]) : 0;
   for (int i = start; i < CC_N; i++) {
     fflush(stdout);
     int pid = fork();
@@ -1052,10 +1105,24 @@ int main(int argc, char **argv) {
       fflush(stdout);
       _exit(42);
     }
-    int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0) { printf("\n" CC_MARK "{\"i\":%d,\"x\":\"fork\"}\n", i); continue; }
+    int st = 0, got = 0;
+    /* The child's resident memory, read every millisecond: under AddressSanitizer there is
+       no address-space limit, and ASan's own RSS limit runs on a thread a forked child lacks.
+       Past the limit the child is killed (signal 9: discarded, never a difference). */
+    char cc_statm[64];
+    snprintf(cc_statm, sizeof cc_statm, "/proc/%d/statm", pid);
+    while (pid > 0 && (got = waitpid(pid, &st, 1 /* WNOHANG */)) == 0) {
+      FILE *m = fopen(cc_statm, "r");
+      long cc_size = 0, cc_rss = 0;
+      if (m) {
+        if (fscanf(m, "%ld %ld", &cc_size, &cc_rss) == 2 && rss_mb > 0 && cc_rss / 256 > rss_mb) kill(pid, 9);
+        fclose(m);
+      }
+      usleep(1000);
+    }
+    if (pid < 0 || got < 0) { printf("\n" CC_MARK "{\"i\":%d,\"x\":\"fork\"}\n", i); continue; }
     if (CC_EXITED(st) && CC_EXITSTATUS(st) == 42) continue;
-    if (CC_EXITED(st) && CC_EXITSTATUS(st) == 86) printf("\n" CC_MARK "{\"i\":%d,\"ub\":true}\n", i);
+    if (CC_EXITED(st) && (CC_EXITSTATUS(st) == 86 || CC_EXITSTATUS(st) == 87)) printf("\n" CC_MARK "{\"i\":%d,\"ub\":true}\n", i);
     else if (CC_SIGNALED(st) && CC_TERMSIG(st) == CC_SIGALRM) printf("\n" CC_MARK "{\"i\":%d,\"t\":true}\n", i);
     else if (CC_SIGNALED(st)) printf("\n" CC_MARK "{\"i\":%d,\"x\":\"signal %d\"}\n", i, CC_TERMSIG(st));
     else printf("\n" CC_MARK "{\"i\":%d,\"x\":\"exit %d\"}\n", i, CC_EXITSTATUS(st));

@@ -145,6 +145,25 @@ fn host_path() -> String {
     std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into())
 }
 
+/// `program` as a path: found on the host's `PATH` when it names no directory.
+///
+/// The standard library starts a child with `posix_spawn` only when the program is a path
+/// (the environment sets `PATH`); otherwise it forks, and a fork runs every `pthread_atfork`
+/// handler of the process. Z3's handler waits while a solver's timer is armed on another
+/// thread, so `crosscheck mutants --jobs 2` spent minutes spinning in it.
+fn resolve(program: &str) -> String {
+    if program.contains('/') {
+        return program.to_string();
+    }
+    for dir in std::env::split_paths(&host_path()) {
+        let candidate = dir.join(program);
+        if candidate.is_file() {
+            return candidate.to_string_lossy().into_owned();
+        }
+    }
+    program.to_string()
+}
+
 /// Runs `program args...` in `dir` under the sandbox.
 pub fn run(
     program: &str,
@@ -241,7 +260,7 @@ pub fn run_with(
         program.to_string(),
     ]);
     argv.extend(args.iter().cloned());
-    let mut cmd = Command::new(&argv[0]);
+    let mut cmd = Command::new(resolve(&argv[0]));
     cmd.args(&argv[1..])
         .current_dir(dir)
         .env_clear()
@@ -259,7 +278,7 @@ pub fn run_with(
         .env(
             "ASAN_OPTIONS",
             format!(
-                "exitcode={ASAN_EXIT}:detect_leaks=0:hard_rss_limit_mb={}:allocator_may_return_null=1:abort_on_error=0",
+                "exitcode={ASAN_EXIT}:detect_leaks=0:hard_rss_limit_mb={}:allocator_may_return_null=1:abort_on_error=0:symbolize=0:malloc_context_size=0",
                 limits.memory_mb
             ),
         )

@@ -1,7 +1,7 @@
 //! `crosscheck equiv --no-llm` on the pairs in `tests/fixtures/equiv/`, through the real binary.
 //!
 //! Each fixture directory is named `<expected verdict>--<what it is>` and holds `a.<ext>` and
-//! `b.<ext>` (one function each). The rules, as judged:
+//! `b.<ext>` (one function each, or the function a file `entry` names). The rules, as judged:
 //! * `not_equivalent--*`: refuted with an executed counterexample (verdict `not_equivalent`,
 //!   tier `confirmed`, method `differential`, a counterexample whose A and B outcomes differ);
 //! * `equivalent--*`: proved by normalisation (verdict `equivalent`, tier `confirmed`);
@@ -68,8 +68,12 @@ fn equiv(a: &Path, b: &Path) -> Value {
 fn check(dir: &Path) -> Result<(), String> {
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
     let expected = name.split("--").next().unwrap_or("").to_string();
-    let a = side(dir, "a");
-    let b = side(dir, "b");
+    let (mut a, mut b) = (side(dir, "a"), side(dir, "b"));
+    // A file `entry` names the function to compare when the file has several entry points.
+    if let Ok(entry) = std::fs::read_to_string(dir.join("entry")) {
+        a = PathBuf::from(format!("{}:{}", a.display(), entry.trim()));
+        b = PathBuf::from(format!("{}:{}", b.display(), entry.trim()));
+    }
     let v = equiv(&a, &b);
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     let mut sorted = keys.clone();
@@ -372,17 +376,33 @@ fn mutations(text: &str, comment: &str) -> Vec<(String, String)> {
         let header = ["def ", "class ", "public ", "static ", "int ", "}", "{"]
             .iter()
             .any(|h| t.starts_with(h));
+        // Removing, repeating or exchanging comment lines keeps the meaning: named apart, so
+        // they do not count as changes of meaning.
+        let is_comment = |t: &str| {
+            let t = t.trim_start();
+            t.starts_with(comment) || t.starts_with("/*") || t.starts_with("* ") || t == "*/"
+        };
+        let (gone, again, swapped) = if is_comment(t) {
+            ("comment line removed", "comment line repeated", "exchanged")
+        } else {
+            ("deleted", "duplicated", "swapped")
+        };
         if !header {
             let mut m = owned.clone();
             m.remove(i);
-            out.push((format!("line {} deleted", i + 1), join(&m)));
+            out.push((format!("line {} {gone}", i + 1), join(&m)));
             let mut m = owned.clone();
             m.insert(i, line.to_string());
-            out.push((format!("line {} duplicated", i + 1), join(&m)));
+            out.push((format!("line {} {again}", i + 1), join(&m)));
             if i + 1 < lines.len() {
                 let mut m = owned.clone();
                 m.swap(i, i + 1);
-                out.push((format!("lines {} and {} swapped", i + 1, i + 2), join(&m)));
+                let both = if is_comment(lines[i + 1]) {
+                    swapped
+                } else {
+                    "swapped"
+                };
+                out.push((format!("lines {} and {} {both}", i + 1, i + 2), join(&m)));
             }
             for indent in ["    ", ""] {
                 let mut m = owned.clone();

@@ -213,6 +213,9 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
             super::types::Role::Value(i) => {
                 STy::from_ty(&sig.params[i].ty, sem).unwrap_or(STy::Opaque)
             }
+            super::types::Role::Pointee(_) => {
+                return Err(format!("pointer parameter `{}` is not lowered", raw.name))
+            }
             super::types::Role::LenOf(_) => {
                 let t = parse_type(file.language, &raw.decl);
                 STy::from_ty(&t, sem)
@@ -291,6 +294,13 @@ impl<'a> Lower<'a> {
                 ret,
                 body,
             });
+        }
+        if sig
+            .raw
+            .iter()
+            .any(|r| matches!(r.role, super::types::Role::Pointee(_)))
+        {
+            return Err("pointer parameters are not lowered".into());
         }
         // A Java instance method reads no state here: a class with fields other than
         // constants is not lowered at all (see `constants`), so its receiver is unused.

@@ -52,7 +52,11 @@ pub fn modernise(text: &str) -> Option<String> {
             continue;
         };
         // The result type on a line of its own (`bool` then `getlines(s, maxsize)`).
-        if !h.has_type && i > 0 && depth_at[i - 1] == 0 && type_only(lines[i - 1]) {
+        if !h.has_type
+            && i > 0
+            && depth_at[i - 1] == 0
+            && type_only(lines[i - 1], i.checked_sub(2).map(|k| lines[k]))
+        {
             h.has_type = true;
         }
         // What follows the header up to the body's `{`: K&R declarations only.
@@ -177,10 +181,19 @@ fn header(line: &str) -> Option<Header> {
 }
 
 /// A line that holds only a type: words and `*`, as in `static char *` or `bool`.
-fn type_only(line: &str) -> bool {
+/// Whether `line` is a result type alone (`bool`, `static char *`). It may be indented (` void`
+/// in `replace.c`) when the line before it ends a declaration, a definition, a comment or a
+/// directive, so it cannot continue an expression.
+fn type_only(line: &str, before: Option<&str>) -> bool {
     let t = line.trim();
+    let indented = line.starts_with([' ', '\t']);
+    let fresh = before.is_none_or(|b| {
+        let b = b.trim();
+        b.is_empty() || b.starts_with('#') || b.ends_with([';', '}']) || b.ends_with("*/")
+    });
     !t.is_empty()
-        && !line.starts_with([' ', '\t', '#'])
+        && !line.starts_with('#')
+        && (!indented || fresh)
         && t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && t.chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '*' || c == ' ' || c == '\t')
@@ -298,6 +311,14 @@ mod tests {
         let src = "static bool\nfound(s)\nchar *s;\n{\n  return *s != 0;\n}\n";
         let out = modernise(src).unwrap();
         assert_eq!(out.lines().nth(1), Some("found(char *s)"));
+        // An indented result type after a finished definition (replace.c writes ` void`).
+        let src = "int g;\n void\nclear(j)\nint *j;\n{\n  *j = 0;\n}\n";
+        let out = modernise(src).unwrap();
+        assert_eq!(out.lines().nth(2), Some("clear(int *j)"));
+        // An indented word that continues an expression is not a result type.
+        let src = "int g = 1 +\n two\nclear(j)\nint *j;\n{\n  *j = 0;\n}\n";
+        let out = modernise(src).unwrap();
+        assert_eq!(out.lines().nth(2), Some("int clear(int *j)"));
     }
 
     #[test]

@@ -80,6 +80,10 @@ pub enum Role {
     Value(usize),
     /// The length of the logical list parameter with this index (C pointer + length).
     LenOf(usize),
+    /// C/C++: a pointer to one value of the logical parameter with this index (`int *i` with
+    /// no length beside it: an in/out cell). The harness allocates the cell on the heap, so
+    /// a read past it is an error memcheck reports, not a value.
+    Pointee(usize),
 }
 
 /// One parameter as written.
@@ -138,6 +142,15 @@ pub struct Global {
     pub name: String,
     /// A one-dimensional array (its elements are reported).
     pub array: bool,
+    /// The value type (an array's element type).
+    pub ty: Ty,
+    /// Some function of the file assigns it (or takes its address): its value at a call is
+    /// program state, so differential testing may set it as an input (see
+    /// `exec::equiv::differential`). A global nothing assigns keeps its initial value.
+    pub assigned: bool,
+    /// The whole declaration as written (initialiser included), to tell two files' globals
+    /// apart.
+    pub declaration: String,
 }
 
 /// The global variables of a C/C++ file that hold values: top-level declarations of integer,
@@ -147,6 +160,8 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
     if !matches!(file.language, Language::C | Language::Cpp) {
         return Vec::new();
     }
+    let defs = c_typedefs(file);
+    let assigned = assigned_names(file);
     let root = file.root();
     let mut out = Vec::new();
     let mut c = root.walk();
@@ -166,7 +181,7 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
             continue;
         };
         if !matches!(
-            parse_type(file.language, file.node_text(ty)),
+            parse_type(file.language, &expand_typedefs(file.node_text(ty), &defs)),
             Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char
         ) {
             continue;
@@ -189,12 +204,153 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
                 },
                 _ => continue,
             };
+            let ty = parse_type(file.language, &expand_typedefs(file.node_text(ty), &defs));
+            let name = file.node_text(name).to_string();
             out.push(Global {
-                name: file.node_text(name).to_string(),
+                assigned: assigned.contains(name.as_str()),
+                name,
                 array,
+                ty,
+                declaration: file.node_text(d).to_string(),
             });
         }
     }
+    out
+}
+
+/// The names a function of the file assigns, updates or takes the address of (a local of the
+/// same name counts too: over-approximated).
+fn assigned_names(file: &ParsedFile) -> std::collections::HashSet<&str> {
+    let mut out = std::collections::HashSet::new();
+    for f in file.functions() {
+        let Some(body) = f.body else { continue };
+        let mut stack = vec![body];
+        let mut budget = 1_000_000usize;
+        while let Some(n) = stack.pop() {
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                break;
+            }
+            let target = match n.kind() {
+                kind::ASSIGNMENT_EXPRESSION => n.child_by_field_name(field::LEFT),
+                kind::UPDATE_EXPRESSION => n.child_by_field_name(field::ARGUMENT),
+                kind::POINTER_EXPRESSION
+                    if n.child_by_field_name(field::OPERATOR)
+                        .is_some_and(|o| file.node_text(o) == "&") =>
+                {
+                    n.child_by_field_name(field::ARGUMENT)
+                }
+                _ => None,
+            };
+            if let Some(mut t) = target {
+                // `a[i] = ...`, `(x) = ...`: the array or variable written.
+                for _ in 0..16 {
+                    match t.kind() {
+                        kind::SUBSCRIPT_EXPRESSION => {
+                            match t.child_by_field_name(field::ARGUMENT) {
+                                Some(a) => t = a,
+                                None => break,
+                            }
+                        }
+                        kind::PARENTHESIZED_EXPRESSION => match t.named_child(0) {
+                            Some(a) => t = a,
+                            None => break,
+                        },
+                        _ => break,
+                    }
+                }
+                if t.kind() == kind::IDENTIFIER {
+                    out.insert(file.node_text(t));
+                }
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+    }
+    out
+}
+
+/// The file's `typedef`s of value and pointer types, each as the type it names
+/// (`typedef char string[MAXSTR];` is `char []`, `typedef any_t map_t;` with
+/// `typedef void *any_t;` is `void *`). Function-pointer typedefs are left out.
+pub fn c_typedefs(file: &ParsedFile) -> Vec<(String, String)> {
+    if !matches!(file.language, Language::C | Language::Cpp) {
+        return Vec::new();
+    }
+    let root = file.root();
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut c = root.walk();
+    for d in root.named_children(&mut c) {
+        if d.kind() != kind::TYPE_DEFINITION {
+            continue;
+        }
+        // Value types only: a `struct`/`union`/`enum` typedef stays a name (spelling its body
+        // out would define the type twice in the harness).
+        let Some(ty) = d.child_by_field_name(field::TYPE).filter(|t| {
+            matches!(
+                t.kind(),
+                kind::PRIMITIVE_TYPE | kind::TYPE_IDENTIFIER | kind::SIZED_TYPE_SPECIFIER
+            )
+        }) else {
+            continue;
+        };
+        let base = file.node_text(ty).to_string();
+        let mut dc = d.walk();
+        'decl: for decl in d.children_by_field_name(field::DECLARATOR, &mut dc) {
+            let mut suffix = String::new();
+            let mut cur = decl;
+            for _ in 0..16 {
+                match cur.kind() {
+                    kind::TYPE_IDENTIFIER | kind::PRIMITIVE_TYPE => {
+                        let name = file.node_text(cur).to_string();
+                        let named = expand_typedefs(&format!("{base} {suffix}"), &out);
+                        out.push((name, named.trim().to_string()));
+                        continue 'decl;
+                    }
+                    kind::POINTER_DECLARATOR => suffix.push('*'),
+                    kind::ARRAY_DECLARATOR => suffix.push_str("[]"),
+                    _ => continue 'decl,
+                }
+                match cur.child_by_field_name(field::DECLARATOR) {
+                    Some(n) => cur = n,
+                    None => continue 'decl,
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `decl` with every word that names one of `defs` replaced by the type it names (the
+/// definitions are already expanded, so one pass suffices). A word after `struct`, `union`
+/// or `enum` is a tag, not a typedef name.
+pub fn expand_typedefs(decl: &str, defs: &[(String, String)]) -> String {
+    if defs.is_empty() {
+        return decl.to_string();
+    }
+    let mut out = String::with_capacity(decl.len());
+    let mut word = String::new();
+    let mut prev_word = String::new();
+    let flush = |word: &mut String, prev: &mut String, out: &mut String| {
+        if word.is_empty() {
+            return;
+        }
+        let tag = matches!(prev.as_str(), "struct" | "union" | "enum");
+        match defs.iter().rev().find(|(n, _)| n == word) {
+            Some((_, t)) if !tag => out.push_str(t),
+            _ => out.push_str(word),
+        }
+        *prev = std::mem::take(word);
+    };
+    for ch in decl.chars() {
+        if ch.is_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut prev_word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut prev_word, &mut out);
     out
 }
 
@@ -456,7 +612,8 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                         .filter(|c| c.kind().ends_with("declarator"))
                 });
             }
-            ret_decl = format!("{ty}{stars}");
+            let defs = c_typedefs(file);
+            ret_decl = expand_typedefs(&format!("{ty}{stars}"), &defs);
             let mut c = func.node.walk();
             is_static = func.node.children(&mut c).any(|n| {
                 n.kind() == kind::STORAGE_CLASS_SPECIFIER && file.node_text(n) == "static"
@@ -503,6 +660,10 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                     other => return Err(format!("unsupported parameter kind `{other}`")),
                 }
             }
+            // Parameter types named through the file's typedefs (`character`, `bool`).
+            for (_, decl) in &mut raw_decls {
+                *decl = expand_typedefs(decl, &defs);
+            }
         }
         other => return Err(format!("{} is not supported by equiv", other.name())),
     }
@@ -514,6 +675,8 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     let mut paired = vec![false; raw_decls.len()];
     // C/C++ pointer + length pairs.
     let mut len_of: Vec<Option<usize>> = vec![None; raw_decls.len()];
+    // C/C++ pointers to one value (no length beside them): the pointee's type.
+    let mut pointee: Vec<Option<Ty>> = vec![None; raw_decls.len()];
     if matches!(lang, Language::C | Language::Cpp) {
         for i in 0..raw_decls.len() {
             if !is_c_pointer_list(&raw_decls[i].1) {
@@ -526,6 +689,8 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
             } else if i > 0 && parsed[i - 1].is_integer() && !paired[i - 1] {
                 paired[i - 1] = true;
                 len_of[i - 1] = Some(i);
+            } else if let Some(target) = pointee_of(lang, &raw_decls[i].1) {
+                pointee[i] = Some(target);
             } else {
                 return Err(format!(
                     "pointer parameter `{}` has no length parameter",
@@ -539,7 +704,9 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         if paired[i] {
             continue;
         }
-        let (ty, inferred) = if decl.trim().is_empty() && lang == Language::Python {
+        let (ty, inferred) = if let Some(t) = &pointee[i] {
+            (t.clone(), false)
+        } else if decl.trim().is_empty() && lang == Language::Python {
             (infer_python(body_text, name), true)
         } else if lang == Language::Java && parsed[i] == Ty::Unknown {
             let ty = java_object_type(file, decl, OBJECT_DEPTH)
@@ -554,7 +721,11 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                 return Err(format!("unsupported parameter type `{}`", decl.trim()));
             }
         }
-        let mutable = is_mutable(lang, decl, &ty);
+        let mutable = if pointee[i].is_some() {
+            !decl.contains("const")
+        } else {
+            is_mutable(lang, decl, &ty)
+        };
         logical_index[i] = params.len();
         params.push(Param {
             name: name.clone(),
@@ -566,6 +737,7 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     for (i, (name, decl)) in raw_decls.iter().enumerate() {
         let role = match len_of[i] {
             Some(list) => Role::LenOf(logical_index[list]),
+            None if pointee[i].is_some() => Role::Pointee(logical_index[i]),
             None => Role::Value(logical_index[i]),
         };
         raw.push(RawParam {
@@ -599,7 +771,7 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                     },
                 );
                 for r in &mut raw {
-                    let (Role::Value(k) | Role::LenOf(k)) = &mut r.role;
+                    let (Role::Value(k) | Role::LenOf(k) | Role::Pointee(k)) = &mut r.role;
                     *k += 1;
                 }
             }
@@ -821,6 +993,21 @@ pub fn clean_type(decl: &str) -> String {
         out.push_str(w);
     }
     out
+}
+
+/// The pointee type of a C/C++ pointer to one scalar (`int *`, `double *`, `const long *`):
+/// one `*`, no brackets, an integer, floating-point, boolean or character pointee. `char *` is
+/// a string, never a pointee.
+fn pointee_of(lang: Language, decl: &str) -> Option<Ty> {
+    let t = clean_type(decl);
+    let inner = t.strip_suffix('*')?;
+    if inner.contains(['*', '[', '&']) || inner == "char" {
+        return None;
+    }
+    match parse_type(lang, inner) {
+        t @ (Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char) => Some(t),
+        _ => None,
+    }
 }
 
 fn is_c_pointer_list(decl: &str) -> bool {
@@ -1237,6 +1424,38 @@ pub fn common_domain(a: &Signature, b: &Signature) -> Result<Vec<Dom>, String> {
         .collect()
 }
 
+/// The globals that differential testing sets before each call, with their domains: the
+/// globals some function assigns, when both sides are C (or both C++) and declare exactly the
+/// same ones (names, types, declarations with their initialisers). Otherwise none: a global
+/// whose initial value differs between the sides is compared from that value, and a C function
+/// is never compared with another language's function through state the other cannot have.
+pub fn global_inputs(a: &Signature, b: &Signature) -> Vec<(String, Dom)> {
+    if a.language != b.language || !matches!(a.language, Language::C | Language::Cpp) {
+        return Vec::new();
+    }
+    let inputs = |s: &Signature| -> Vec<Global> {
+        s.globals.iter().filter(|g| g.assigned).cloned().collect()
+    };
+    let ga = inputs(a);
+    if ga != inputs(b) {
+        return Vec::new();
+    }
+    // A differing declaration of a global that is not an input still changes its value.
+    if a.globals != b.globals {
+        return Vec::new();
+    }
+    let charset = charset_for(a.language, b.language);
+    let mut out = Vec::new();
+    for g in ga {
+        let Ok(d) = meet(&g.ty, &g.ty, charset) else {
+            return Vec::new();
+        };
+        let d = if g.array { Dom::List(Box::new(d)) } else { d };
+        out.push((g.name, d));
+    }
+    out
+}
+
 /// Strings in the common domain: ASCII when C or C++ is involved (byte strings), the BMP when
 /// Java meets Python (UTF-16 lengths), anything within one language.
 pub fn charset_for(a: Language, b: Language) -> Charset {
@@ -1322,6 +1541,95 @@ mod tests {
         let file = ParsedFile::parse(lang, src);
         let f = select_function(&file, None).unwrap();
         signature(&file, &f).unwrap()
+    }
+
+    fn sig_of(lang: Language, src: &str, name: &str) -> Signature {
+        let file = ParsedFile::parse(lang, src);
+        let f = select_function(&file, Some(name)).unwrap();
+        signature(&file, &f).unwrap()
+    }
+
+    #[test]
+    fn typedef_names_and_pointers_to_one_value_are_parameters() {
+        let src = "typedef char character;\ntypedef char string[100];\ntypedef void *any_t;\ntypedef any_t map_t;\ntypedef int (*cmp_t)(int, int);\nstruct character { int x; };\ntypedef struct node { int v; } Node;\ntypedef unsigned long ulong;\n";
+        let file = ParsedFile::parse(Language::C, src);
+        assert_eq!(
+            c_typedefs(&file),
+            vec![
+                ("character".to_string(), "char".to_string()),
+                ("string".to_string(), "char []".to_string()),
+                ("any_t".to_string(), "void *".to_string()),
+                ("map_t".to_string(), "void *".to_string()),
+                ("ulong".to_string(), "unsigned long".to_string()),
+            ]
+        );
+        assert_eq!(
+            expand_typedefs("const character *", &c_typedefs(&file)),
+            "const char *"
+        );
+        // A struct tag is not the typedef of the same name.
+        assert_eq!(
+            expand_typedefs("struct character *", &c_typedefs(&file)),
+            "struct character *"
+        );
+        let s = sig(
+            Language::C,
+            &format!("{src}character f(character c, string s, int *i, const double *d) {{ *i += c; return s[*i] + *d; }}\n"),
+        );
+        assert_eq!(s.ret, Ty::Char);
+        let tys: Vec<&Ty> = s.params.iter().map(|p| &p.ty).collect();
+        assert_eq!(
+            tys,
+            [
+                &Ty::Char,
+                &Ty::Str,
+                &Ty::Int {
+                    bits: 32,
+                    signed: true
+                },
+                &Ty::Float { bits: 64 }
+            ]
+        );
+        assert_eq!(s.raw[2].role, Role::Pointee(2));
+        assert_eq!(s.raw[3].role, Role::Pointee(3));
+        // The cell of `int *` is reported after the call, the `const` one is not.
+        assert!(s.params[2].mutable && !s.params[3].mutable);
+        // A pointer to a pointer, or through a typedef to `void`, has no single value.
+        let file = ParsedFile::parse(
+            Language::C,
+            format!("{src}int g(map_t m) {{ return m != 0; }}\n"),
+        );
+        let f = select_function(&file, Some("g")).unwrap();
+        assert!(signature(&file, &f).unwrap_err().contains("no length"));
+    }
+
+    #[test]
+    fn globals_some_function_assigns_are_inputs_of_both_sides_alike() {
+        let a = sig_of(
+            Language::C,
+            "int alt;\nint limit = 3;\nint hits[4];\nvoid set(int v) { alt = v; hits[v & 3]++; }\nint f(void) { return alt > limit; }\nint main(void) { set(1); return f(); }\n",
+            "f",
+        );
+        let assigned: Vec<(&str, bool)> = a
+            .globals
+            .iter()
+            .map(|g| (g.name.as_str(), g.assigned))
+            .collect();
+        assert_eq!(assigned, [("alt", true), ("limit", false), ("hits", true)]);
+        let doms = global_inputs(&a, &a);
+        let names: Vec<&str> = doms.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["alt", "hits"]);
+        assert!(matches!(doms[1].1, Dom::List(_)));
+        // A global declared differently on the other side (its initial value) is no input.
+        let b = sig_of(
+            Language::C,
+            "int alt;\nint limit = 4;\nint hits[4];\nvoid set(int v) { alt = v; hits[v & 3]++; }\nint f(void) { return alt > limit; }\nint main(void) { set(1); return f(); }\n",
+            "f",
+        );
+        assert!(global_inputs(&a, &b).is_empty());
+        // Nor when the other side is another language.
+        let p = sig(Language::Python, "def f():\n    return 1\n");
+        assert!(global_inputs(&a, &p).is_empty());
     }
 
     #[test]
