@@ -27,7 +27,7 @@
 
 use super::harness;
 use super::sandbox::{self, Limits, TempDir};
-use crate::analysis::equiv::inputs::{default_value, generate};
+use crate::analysis::equiv::inputs::{default_value, generate_hinted, Hints};
 use crate::analysis::equiv::normal::prove_program_equivalent;
 use crate::analysis::equiv::slice::java_reachable;
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
@@ -116,7 +116,7 @@ pub fn load_side(spec: &str) -> Result<Side, String> {
 /// implicit `int`) is rewritten line for line into the form the parser takes
 /// ([`crate::analysis::equiv::oldc`]) when that leaves fewer syntax errors; the rewritten text
 /// is then the one compiled too.
-fn parse_source(language: Language, text: String) -> (ParsedFile, String) {
+pub(crate) fn parse_source(language: Language, text: String) -> (ParsedFile, String) {
     let file = ParsedFile::parse(language, text.clone());
     if language != Language::C || !file.has_errors() {
         return (file, text);
@@ -302,7 +302,10 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             names.join(", ")
         ));
     }
-    let mut inputs = generate(&all_doms, opts.trials.max(1), opts.seed);
+    // Random integers favour the constants of both sides (their whole files: `#define`d
+    // thresholds and callees' constants count).
+    let hints = Hints::from_texts(&[&a.text, &b.text]);
+    let mut inputs = generate_hinted(&all_doms, opts.trials.max(1), opts.seed, &hints);
     // The solver's candidate counterexample runs first; it counts only if execution confirms it.
     // (A lowered function reads no global variable, so any values of them serve.)
     let smt_input = match &symbolic {
@@ -455,7 +458,12 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
                     },
                     counterexample: Some({
                         let mut c = json!({
-                            "inputs": inp.iter().take(doms.len()).map(Value::to_json).collect::<Vec<_>>(),
+                            "inputs": inp
+                                .iter()
+                                .take(doms.len())
+                                .zip(&a.sig.params)
+                                .map(|(v, p)| v.to_json_typed(&p.ty))
+                                .collect::<Vec<_>>(),
                             "a": x.to_json(),
                             "b": y.to_json(),
                             "origin": if from_solver { "smt" } else { "generated" },

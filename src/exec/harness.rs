@@ -9,7 +9,7 @@
 //! next input); C and C++ run each input in a forked child with `alarm`, and report UBSan's exit
 //! status [`UB_EXIT`] as undefined behaviour.
 
-use crate::analysis::equiv::types::{clean_type, Role, Signature, Ty};
+use crate::analysis::equiv::types::{clean_type, ObjectTy, Role, Signature, Ty};
 use crate::analysis::equiv::value::Value;
 use std::fmt::Write as _;
 
@@ -727,6 +727,31 @@ pub fn c_family(
     );
     s.push_str(C_COMMON);
     s.push_str(C_ENC);
+    // One encoder per struct type the call takes or returns (inner structs first).
+    let mut structs: Vec<ObjectTy> = Vec::new();
+    for t in sig.params.iter().map(|p| &p.ty).chain([&sig.ret]) {
+        collect_structs(t, &mut structs);
+    }
+    for (k, o) in structs.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "static void cc_enc_st{k}({} v) {{ printf(\"[\\\"l\\\",[\");",
+            o.class
+        );
+        let tys = o.ctors.first().cloned().unwrap_or_default();
+        for (j, (f, (t, _))) in o.fields.iter().zip(&tys).enumerate() {
+            if j > 0 {
+                s.push_str("  printf(\",\");\n");
+            }
+            let _ = writeln!(s, "  {};", enc_call(t, &format!("v.{f}"), &structs));
+        }
+        s.push_str("  printf(\"]]\"); }\n");
+        let _ = writeln!(
+            s,
+            "static void cc_enc_st_list{k}(const {} *a, size_t n) {{ printf(\"[\\\"l\\\",[\"); for (size_t i = 0; i < n; i++) {{ if (i) printf(\",\"); cc_enc_st{k}(a[i]); }} printf(\"]]\"); }}",
+            o.class
+        );
+    }
     let _ = writeln!(s, "#define CC_MARK {}", c_str(MARK));
     s.push_str("static void run_case(int cc_i) {\n  switch (cc_i) {\n");
     for (n, inp) in inputs.iter().enumerate() {
@@ -750,6 +775,20 @@ pub fn c_family(
                     let name = format!("cc_a{ri}");
                     let cleaned = strip_const(&raw.decl);
                     let inner = cleaned.trim_end().trim_end_matches('*').trim_end();
+                    if let Ty::Object(o) = &sig.params[k].ty {
+                        // A struct: built by its initialiser, copied to the heap (a
+                        // `const` field forbids assigning the whole struct).
+                        let _ = writeln!(
+                            s,
+                            "    {inner} {name}_init = {};\n    {inner} *{name} = ({inner} *)cc_heap(&{name}_init, sizeof({inner}));",
+                            c_struct_init(&v, o)
+                        );
+                        if sig.params[k].mutable {
+                            post.push(enc_call(&sig.params[k].ty, &format!("*{name}"), &structs));
+                        }
+                        call_args.push(name);
+                        continue;
+                    }
                     let _ = writeln!(
                         s,
                         "    {inner} *{name} = ({inner} *)malloc(sizeof({inner}));\n    *{name} = ({inner})({});",
@@ -839,6 +878,33 @@ pub fn c_family(
                             if matches!(**e, Ty::List(_) | Ty::Unknown) {
                                 return Err("C/C++ lists of lists are not supported".into());
                             }
+                            if let Ty::Object(o) = &**e {
+                                // An array of structs, on the heap at its exact length.
+                                let inner = strip_const(
+                                    cleaned.trim_end_matches('*').trim_end_matches("[]"),
+                                );
+                                let inits: Vec<String> =
+                                    items.iter().map(|x| c_struct_init(x, o)).collect();
+                                let _ = writeln!(
+                                    s,
+                                    "    {inner} {name}_init[{}] = {{{}}};\n    {inner} *{name} = ({inner} *)cc_heap({name}_init, {} * sizeof({inner}));",
+                                    items.len().max(1),
+                                    if inits.is_empty() { "{0}".to_string() } else { inits.join(", ") },
+                                    items.len()
+                                );
+                                if p.mutable {
+                                    let k = structs
+                                        .iter()
+                                        .position(|x| x.class == o.class)
+                                        .unwrap_or(0);
+                                    post.push(format!(
+                                        "cc_enc_st_list{k}({name}, {})",
+                                        items.len()
+                                    ));
+                                }
+                                call_args.push(name);
+                                continue;
+                            }
                             let lits: Vec<String> = items.iter().map(c_scalar).collect();
                             if cleaned.contains("vector") {
                                 let inner = cleaned
@@ -879,6 +945,10 @@ pub fn c_family(
                                     post.push(format!("CC_LIST({name}, {})", items.len()));
                                 }
                             }
+                            call_args.push(name);
+                        }
+                        Ty::Object(o) => {
+                            let _ = writeln!(s, "    {decl} {name} = {};", c_struct_init(&v, o));
                             call_args.push(name);
                         }
                         _ => {
@@ -949,14 +1019,14 @@ pub fn c_family(
                 s,
                 "    printf(\"\\n\" CC_MARK \"{{\\\"i\\\":%d,\\\"r\\\":\", cc_i);"
             );
-            let _ = writeln!(s, "    CC_ENC(cc_r);");
+            let _ = writeln!(s, "    {};", enc_call(&sig.ret, "cc_r", &structs));
             s.push_str("    printf(\",\\\"a\\\":[\");\n");
         }
         for (j, p) in post.iter().enumerate() {
             if j > 0 {
                 s.push_str("    printf(\",\");\n");
             }
-            if p.starts_with("CC_LIST") {
+            if p.starts_with("CC_LIST") || p.starts_with("cc_enc_st") {
                 let _ = writeln!(s, "    {p};");
             } else {
                 let _ = writeln!(s, "    CC_ENC({p});");
@@ -987,6 +1057,54 @@ pub fn c_family(
     let _ = writeln!(s, "#define CC_LIMIT {INPUT_SECONDS}");
     s.push_str(C_DRIVER);
     Ok(s)
+}
+
+/// The struct types of `t` (nested ones first), each once.
+fn collect_structs(t: &Ty, out: &mut Vec<ObjectTy>) {
+    if let Ty::List(e) = t {
+        return collect_structs(e, out);
+    }
+    if let Ty::Object(o) = t {
+        if o.fields.is_empty() || out.iter().any(|x| x.class == o.class) {
+            return;
+        }
+        for (f, _) in o.ctors.first().into_iter().flatten() {
+            collect_structs(f, out);
+        }
+        out.push((**o).clone());
+    }
+}
+
+/// The C statement that encodes `expr` of type `t` (a struct through its encoder).
+fn enc_call(t: &Ty, expr: &str, structs: &[ObjectTy]) -> String {
+    match t {
+        Ty::Object(o) => match structs.iter().position(|x| x.class == o.class) {
+            Some(k) => format!("cc_enc_st{k}({expr})"),
+            None => format!("CC_ENC({expr})"),
+        },
+        _ => format!("CC_ENC({expr})"),
+    }
+}
+
+/// A C initialiser for a struct value, fields in declaration order (`{1.5f, {0, 2}}`).
+fn c_struct_init(v: &Value, o: &ObjectTy) -> String {
+    let tys = o.ctors.first().cloned().unwrap_or_default();
+    let args: Vec<Value> = match v {
+        Value::Object { args, .. } => args.clone(),
+        _ => Vec::new(),
+    };
+    let parts: Vec<String> = tys
+        .iter()
+        .enumerate()
+        .map(|(j, (t, decl))| {
+            let a = args.get(j).cloned().unwrap_or(Value::None);
+            match t {
+                Ty::Object(inner) => c_struct_init(&a, inner),
+                _ => format!("({})({})", strip_const(decl), c_scalar(&a)),
+            }
+        })
+        .collect();
+    format!("{{{}}}", parts.join(", "))
 }
 
 const C_COMMON: &str = r#"

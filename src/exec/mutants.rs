@@ -139,15 +139,25 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         Target::Lines { original, mutated } => (Pick::Line(*original), Pick::Line(*mutated)),
     };
     let sides = side_from_text(&case.path, language, case.original.clone(), pa)
-        .and_then(|a| side_from_text(&case.path, language, mutated, pb).map(|b| (a, b)));
+        .and_then(|a| side_from_text(&case.path, language, mutated.clone(), pb).map(|b| (a, b)));
     let (a, b) = match sides {
         Ok(s) => s,
         Err(e) => {
+            // A function that cannot be called alone is still observable through its program.
+            if let Some(v) = as_programs(case, &mutated, language, opts, None, &e) {
+                return v;
+            }
             let mut v = MutantVerdict::unknown(case, e);
             v.language = Some(language);
             return v;
         }
     };
+    let is_main = a.sig.name == "main" && a.sig.class.is_none();
+    if is_main {
+        if let Some(v) = as_programs(case, &mutated, language, opts, Some("main"), "") {
+            return v;
+        }
+    }
     let mut notes = Vec::new();
     if a.sig.name != b.sig.name {
         notes.push(format!(
@@ -156,12 +166,87 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         ));
     }
     let report = check(&a, &b, opts);
+    if report.deterministic.verdict == Verdict::Unknown {
+        let why = format!(
+            "`{}` alone: {}",
+            a.sig.name,
+            report.deterministic.notes.join("; ")
+        );
+        if let Some(v) = as_programs(case, &mutated, language, opts, None, &why) {
+            return v;
+        }
+    }
     notes.extend(report.deterministic.notes.iter().cloned());
     let function = match &a.sig.class {
         Some(c) => format!("{c}.{}", a.sig.name),
         None => a.sig.name.clone(),
     };
     verdict_of(case, language, Some(function), &report, notes)
+}
+
+/// A C or C++ mutant compared as whole programs (standard input and arguments to standard
+/// output and exit status, on inputs shaped by the program's own reads:
+/// [`crate::analysis::equiv::reads`]): for a mutant of `main` (`entry` is `Some("main")`), and
+/// for a mutant of a function that cannot be compared alone (`why` says why) when the
+/// program's `main` reads standard input through `scanf` formats. `None` when that does not
+/// apply: another language, no `main`, a program that reads nothing through `scanf`, or one
+/// that reads its command line in a way the shape does not capture (`argc` tested, `argv`
+/// indexed by a variable); it would run on inputs that never reach the mutant.
+fn as_programs(
+    case: &MutantCase,
+    mutated: &str,
+    language: Language,
+    opts: &EquivOptions,
+    entry: Option<&str>,
+    why: &str,
+) -> Option<MutantVerdict> {
+    use super::program::{Program, ProgramOptions};
+    use crate::analysis::equiv::program::CompareMode;
+    use crate::analysis::equiv::reads::program_reads;
+    if !matches!(language, Language::C | Language::Cpp) || !opts.execute {
+        return None;
+    }
+    let pa = Program::from_text(&case.path, language, case.original.clone()).ok()?;
+    let pb = Program::from_text(&case.path, language, mutated.to_string()).ok()?;
+    let reads = program_reads(&ParsedFile::parse(language, pa.text.clone()));
+    let argc_unknown = reads.args.is_empty() && pa.text.contains("argc");
+    let argv_variable = pa.text.contains("argv[") && reads.args.is_empty();
+    if argc_unknown || argv_variable {
+        return None;
+    }
+    if entry.is_none() && reads.stdin.is_empty() {
+        return None;
+    }
+    let popts = ProgramOptions {
+        inputs: Vec::new(),
+        generated: opts.diff.trials.clamp(1, 200),
+        seed: opts.diff.seed,
+        compare: CompareMode::Exact,
+        limits: super::sandbox::Limits {
+            wall: opts
+                .diff
+                .limits
+                .wall
+                .min(std::time::Duration::from_secs(10)),
+            ..opts.diff.limits
+        },
+    };
+    let report = super::equiv::check_programs(&pa, &pb, &popts, opts.llm_samples);
+    let mut notes = Vec::new();
+    if entry.is_none() {
+        notes.push(format!(
+            "compared through the whole program: {}",
+            why.chars().take(300).collect::<String>()
+        ));
+    }
+    notes.extend(report.deterministic.notes.iter().cloned());
+    Some(verdict_of(
+        case,
+        language,
+        Some("main".into()),
+        &report,
+        notes,
+    ))
 }
 
 /// A mutant's verdict from the report on it.

@@ -26,6 +26,7 @@ use crate::analysis::equiv::normal::prove_files_equivalent;
 use crate::analysis::equiv::program::{
     generate_inputs, program_entry, same_output, CompareMode, ProgramEntry,
 };
+use crate::analysis::equiv::reads::{program_reads, shaped_inputs, ShapedInput as Input};
 use crate::analysis::equiv::Verdict;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde_json::{json, Value as Json};
@@ -56,8 +57,10 @@ impl Program {
         Program::from_text(path, language, text)
     }
 
+    /// A program from its text. Pre-standard C (`main()` with an implicit `int`, K&R
+    /// parameter lists) is rewritten line for line first, as for functions.
     pub fn from_text(path: &Path, language: Language, text: String) -> Result<Program, String> {
-        let file = ParsedFile::parse(language, text.clone());
+        let (file, text) = super::equiv::parse_source(language, text);
         let entry = program_entry(&file).ok_or_else(|| {
             format!(
                 "{}: not a program (no top-level code, no `main`)",
@@ -273,12 +276,13 @@ fn classify(language: Language, out: &RunOutput) -> Run {
     }
 }
 
-fn run_one(p: &Program, b: &Built, input: &str, limits: Limits) -> Run {
+fn run_one(p: &Program, b: &Built, input: &Input, limits: Limits) -> Run {
     let extra = Extra {
-        stdin: Some(input.as_bytes()),
+        stdin: Some(input.stdin.as_bytes()),
         asan: b.asan,
     };
-    match sandbox::run_with(&b.program, &b.args, b.dir.path(), limits, &extra) {
+    let args: Vec<String> = b.args.iter().chain(&input.args).cloned().collect();
+    match sandbox::run_with(&b.program, &args, b.dir.path(), limits, &extra) {
         Ok(out) => classify(p.language, &out),
         Err(e) => Run::Discard(format!("{}: {e}", b.program)),
     }
@@ -286,7 +290,7 @@ fn run_one(p: &Program, b: &Built, input: &str, limits: Limits) -> Run {
 
 /// Runs a C/C++ side on `input` under valgrind's memcheck (a build without sanitizers):
 /// `Some(true)` when memcheck reports an error, `None` when it cannot run.
-fn memcheck_complains(b: &Built, input: &str, limits: Limits) -> Option<bool> {
+fn memcheck_complains(b: &Built, input: &Input, limits: Limits) -> Option<bool> {
     let (file, compiler, std) = b.source.as_ref()?;
     let d = b.dir.path();
     if !d.join("plain").exists() {
@@ -317,20 +321,22 @@ fn memcheck_complains(b: &Built, input: &str, limits: Limits) -> Option<bool> {
         wall: limits.wall * 20,
         memory_mb: limits.memory_mb.max(4096),
     };
+    let mut args: Vec<String> = vec![
+        "--tool=memcheck".into(),
+        "-q".into(),
+        "--error-exitcode=88".into(),
+        "--undef-value-errors=yes".into(),
+        "./plain".into(),
+    ];
+    args.extend(input.args.iter().cloned());
     let out = sandbox::run_with(
         "valgrind",
-        &[
-            "--tool=memcheck".into(),
-            "-q".into(),
-            "--error-exitcode=88".into(),
-            "--undef-value-errors=yes".into(),
-            "./plain".into(),
-        ],
+        &args,
         d,
         limits,
         // Valgrind runs under the address-space limit (the ASan mode has none).
         &Extra {
-            stdin: Some(input.as_bytes()),
+            stdin: Some(input.stdin.as_bytes()),
             asan: false,
         },
     )
@@ -405,27 +411,73 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
             return unknown(notes);
         }
     };
-    let given: Vec<(String, String)> = if opts.inputs.is_empty() {
-        notes.push(
-            "no sample inputs (--inputs DIR): ran once on empty standard input, and generated none"
-                .into(),
-        );
-        vec![("empty standard input".into(), String::new())]
-    } else {
-        opts.inputs.clone()
-    };
     let samples: Vec<String> = opts.inputs.iter().map(|(_, t)| t.clone()).collect();
-    let generated = generate_inputs(&samples, opts.generated, opts.seed);
-    let all: Vec<(String, String, bool)> = given
-        .into_iter()
-        .map(|(n, t)| (n, t, true))
-        .chain(
+    let stdin_only = |t: String| Input {
+        stdin: t,
+        args: Vec::new(),
+    };
+    // (name, input, given): given inputs first, then generated ones.
+    let mut all: Vec<(String, Input, bool)> = opts
+        .inputs
+        .iter()
+        .map(|(n, t)| (n.clone(), stdin_only(t.clone()), true))
+        .collect();
+    if opts.inputs.is_empty() {
+        // No samples: the programs' own reads (C and C++ `scanf` formats, `argv` uses) shape
+        // the inputs, half from each side's reads when they differ.
+        let ra = program_reads(&ParsedFile::parse(a.language, a.text.clone()));
+        let rb = program_reads(&ParsedFile::parse(b.language, b.text.clone()));
+        let mut shaped = Vec::new();
+        let mut from = Vec::new();
+        if ra == rb || rb.is_empty() {
+            shaped = shaped_inputs(&ra, opts.generated, opts.seed);
+            from.push(format!("A's reads ({})", ra.describe()));
+        } else if ra.is_empty() {
+            shaped = shaped_inputs(&rb, opts.generated, opts.seed);
+            from.push(format!("B's reads ({})", rb.describe()));
+        } else {
+            let half = opts.generated.div_ceil(2);
+            shaped.extend(shaped_inputs(&ra, half, opts.seed));
+            shaped.extend(shaped_inputs(&rb, half, opts.seed ^ 0x9e37));
+            from.push(format!("A's reads ({})", ra.describe()));
+            from.push(format!("B's reads ({})", rb.describe()));
+        }
+        // A program with arguments is not run without them.
+        let needs_args = !ra.args.is_empty() || !rb.args.is_empty();
+        if !needs_args {
+            all.push((
+                "empty standard input".into(),
+                stdin_only(String::new()),
+                true,
+            ));
+        }
+        if shaped.is_empty() {
+            notes.push(
+                "no sample inputs (--inputs DIR): ran once on empty standard input, and generated none"
+                    .into(),
+            );
+        } else {
+            notes.push(format!(
+                "no sample inputs (--inputs DIR): {} input(s) generated from {}",
+                shaped.len(),
+                from.join(" and ")
+            ));
+        }
+        all.extend(
+            shaped
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| (format!("read-shaped #{}", i + 1), x, false)),
+        );
+    } else {
+        let generated = generate_inputs(&samples, opts.generated, opts.seed);
+        all.extend(
             generated
                 .into_iter()
                 .enumerate()
-                .map(|(i, t)| (format!("generated #{}", i + 1), t, false)),
-        )
-        .collect();
+                .map(|(i, t)| (format!("generated #{}", i + 1), stdin_only(t), false)),
+        );
+    }
     let mut trials = 0usize;
     let mut discarded: Vec<String> = Vec::new();
     let n_given = opts.inputs.len();
@@ -479,7 +531,8 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
                 verdict: Verdict::NotEquivalent,
                 method: "differential",
                 counterexample: Some(json!({
-                    "input": clip(input),
+                    "input": clip(&input.stdin),
+                    "args": input.args,
                     "origin": name,
                     "a": run_json(&ra),
                     "b": run_json(&rb),
@@ -490,11 +543,12 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
         }
         trials += 1;
     }
-    notes.push(format!(
-        "{} given input(s), {} generated from their shape",
-        n_given,
-        all.len().saturating_sub(n_given.max(1))
-    ));
+    let n_generated = all.iter().filter(|(_, _, given)| !given).count();
+    if n_given > 0 {
+        notes.push(format!(
+            "{n_given} given input(s), {n_generated} generated from their shape"
+        ));
+    }
     if !discarded.is_empty() {
         notes.push(format!(
             "{} input(s) discarded: {}",

@@ -278,8 +278,123 @@ pub fn random(dom: &Dom, rng: &mut ChaCha8Rng) -> Value {
     }
 }
 
+/// Integer constants of the compared code, which random integers favour: a comparison with
+/// a constant (`alt > 600`) or a remainder by one (`year % 400`) changes at or near it, where
+/// values drawn at random seldom fall.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// Integer literals (in either side's text).
+    pub ints: Vec<i128>,
+    /// Literals that are the right operand of `%` or `/`: their multiples are favoured too.
+    pub divisors: Vec<i128>,
+}
+
+impl Hints {
+    /// The integer literals of source texts (any of the supported languages), read as
+    /// tokens: digits not inside a name or a decimal, at most 200 distinct values of
+    /// magnitude up to 10^9.
+    pub fn from_texts(texts: &[&str]) -> Hints {
+        let mut ints = BTreeSet::new();
+        let mut divisors = BTreeSet::new();
+        for text in texts {
+            let b = text.as_bytes();
+            let mut i = 0;
+            while i < b.len() && ints.len() < 200 {
+                if !b[i].is_ascii_digit() {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let prev = start.checked_sub(1).map(|p| b[p]);
+                let next = b.get(i).copied();
+                if prev.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                    || next == Some(b'.')
+                {
+                    continue;
+                }
+                let tok = text[start..i].trim_end_matches(['u', 'U', 'l', 'L']);
+                let v = if let Some(h) = tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")) {
+                    i128::from_str_radix(h, 16).ok()
+                } else {
+                    tok.replace('_', "").parse::<i128>().ok()
+                };
+                let Some(v) = v.filter(|v| v.abs() <= 1_000_000_000) else {
+                    continue;
+                };
+                ints.insert(v);
+                let before = text[..start].trim_end();
+                if v >= 2
+                    && (before.ends_with('%') || before.ends_with('/'))
+                    && !before.ends_with("//")
+                {
+                    divisors.insert(v);
+                }
+            }
+        }
+        Hints {
+            ints: ints.into_iter().collect(),
+            divisors: divisors.into_iter().collect(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ints.is_empty() && self.divisors.is_empty()
+    }
+
+    /// An integer near a constant (or a multiple of a divisor) inside `lo..=hi`.
+    fn pick(&self, rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> Option<i128> {
+        let v = if !self.divisors.is_empty() && below(rng, 3) == 0 {
+            let d = self.divisors[below(rng, self.divisors.len() as u64) as usize];
+            d * (below(rng, 12) as i128 + 1)
+        } else if !self.ints.is_empty() {
+            let c = self.ints[below(rng, self.ints.len() as u64) as usize];
+            let c = if below(rng, 4) == 0 { -c } else { c };
+            c + below(rng, 3) as i128 - 1
+        } else {
+            return None;
+        };
+        (lo..=hi).contains(&v).then_some(v)
+    }
+}
+
+/// A random value of a domain, integers (also inside lists and objects) near the hints a
+/// third of the time.
+fn random_hinted(dom: &Dom, hints: &Hints, rng: &mut ChaCha8Rng) -> Value {
+    match dom {
+        Dom::Int { lo, hi } if !hints.is_empty() && below(rng, 3) == 0 => {
+            match hints.pick(rng, *lo, *hi) {
+                Some(v) => Value::Int(v),
+                None => random(dom, rng),
+            }
+        }
+        Dom::List(elem) if !hints.is_empty() && matches!(**elem, Dom::Int { .. }) => {
+            let len = below(rng, 8) as usize;
+            Value::List((0..len).map(|_| random_hinted(elem, hints, rng)).collect())
+        }
+        Dom::Object(ctors) if !hints.is_empty() => {
+            let ctor = below(rng, ctors.len() as u64) as usize;
+            Value::Object {
+                ctor,
+                args: ctors
+                    .get(ctor)
+                    .map(|ps| ps.iter().map(|p| random_hinted(p, hints, rng)).collect())
+                    .unwrap_or_default(),
+            }
+        }
+        _ => random(dom, rng),
+    }
+}
+
 /// Generates up to `count` distinct input tuples for the given parameter domains.
 pub fn generate(doms: &[Dom], count: usize, seed: u64) -> Vec<Vec<Value>> {
+    generate_hinted(doms, count, seed, &Hints::default())
+}
+
+/// [`generate`], the random tuples drawing integers near `hints` a third of the time.
+pub fn generate_hinted(doms: &[Dom], count: usize, seed: u64, hints: &Hints) -> Vec<Vec<Value>> {
     let mut out: Vec<Vec<Value>> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut push = |tuple: Vec<Value>, out: &mut Vec<Vec<Value>>| {
@@ -349,7 +464,10 @@ pub fn generate(doms: &[Dom], count: usize, seed: u64) -> Vec<Vec<Value>> {
     let mut attempts = 0;
     while out.len() < count && attempts < count.saturating_mul(20) {
         attempts += 1;
-        let mut t: Vec<Value> = doms.iter().map(|d| random(d, &mut rng)).collect();
+        let mut t: Vec<Value> = doms
+            .iter()
+            .map(|d| random_hinted(d, hints, &mut rng))
+            .collect();
         // Some tuples repeat values between parameters of one domain (`a == b`, two objects
         // built alike), which independent draws almost never do: a sixth copy the parameter
         // list's repeating block whole (`x1, y1, x2, y2`: `x2 = x1, y2 = y1`), a sixth copy
@@ -428,5 +546,33 @@ mod tests {
             _ => false,
         }));
         assert_ne!(generate(&doms, 200, 8), a);
+    }
+
+    #[test]
+    fn constants_of_the_code_are_favoured() {
+        let h = Hints::from_texts(&[
+            "#define LIMIT 600\nint f(int y) { return y % 400 == 0 && x1 > 2.5 && y < 0x10; } // 7",
+        ]);
+        assert_eq!(h.ints, vec![0, 7, 16, 400, 600]);
+        assert_eq!(h.divisors, vec![400]);
+        let dom = Dom::Int {
+            lo: i128::from(i32::MIN),
+            hi: i128::from(i32::MAX),
+        };
+        let plain = generate(std::slice::from_ref(&dom), 300, 1);
+        let hinted = generate_hinted(std::slice::from_ref(&dom), 300, 1, &h);
+        let count = |v: &[Vec<Value>], f: &dyn Fn(i128) -> bool| {
+            v.iter()
+                .filter(|t| matches!(t[0], Value::Int(x) if f(x)))
+                .count()
+        };
+        let near = |x: i128| (599..=601).contains(&x);
+        let multiple = |x: i128| x > 400 && x % 400 == 0;
+        assert!(
+            count(&hinted, &near) > count(&plain, &near),
+            "near a constant"
+        );
+        assert!(count(&hinted, &multiple) > 0, "multiples of a divisor");
+        assert_eq!(hinted, generate_hinted(&[dom], 300, 1, &h), "deterministic");
     }
 }

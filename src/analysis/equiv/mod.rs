@@ -9,6 +9,7 @@ pub mod mutant;
 pub mod normal;
 pub mod oldc;
 pub mod program;
+pub mod reads;
 pub mod slice;
 pub mod smt;
 pub mod types;

@@ -247,7 +247,7 @@ fn int_range(
     (lo, hi)
 }
 
-fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+pub(crate) fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
     if n == 0 {
         0
     } else {
@@ -255,7 +255,7 @@ fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
     }
 }
 
-fn int_in(rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> i128 {
+pub(crate) fn int_in(rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> i128 {
     if hi <= lo {
         return lo;
     }
@@ -264,7 +264,7 @@ fn int_in(rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> i128 {
     lo + (r % span) as i128
 }
 
-fn unit(rng: &mut ChaCha8Rng) -> f64 {
+pub(crate) fn unit(rng: &mut ChaCha8Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 

@@ -37,9 +37,13 @@ pub enum Ty {
 /// (non-private) constructor with its parameters' types and declarations as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectTy {
-    /// The class name as the harness spells it (`Outer.Inner` for a static nested class).
+    /// The class name as the harness spells it (`Outer.Inner` for a static nested class), or
+    /// the C/C++ struct type as a parameter spells it (`Vector3D`, `struct point`).
     pub class: String,
     pub ctors: Vec<Vec<(Ty, String)>>,
+    /// A C/C++ struct ([`c_structs`]): its field names, in order, the one "constructor" being
+    /// the fields' types (built by an initialiser in declaration order). Empty for Java.
+    pub fields: Vec<String>,
 }
 
 impl Ty {
@@ -319,6 +323,137 @@ pub fn c_typedefs(file: &ParsedFile) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The file's C/C++ structs that hold values only: each field a scalar (integer,
+/// floating-point, boolean, character) or such a struct, no pointers, arrays, bit-fields or
+/// nested definitions. Each is listed under every name a parameter can spell it with
+/// (`struct Tag` and each typedef name, `typedef struct Tag Alias;` included), as an
+/// [`ObjectTy`] whose one constructor is its fields.
+pub fn c_structs(file: &ParsedFile) -> Vec<(String, ObjectTy)> {
+    if !matches!(file.language, Language::C | Language::Cpp) {
+        return Vec::new();
+    }
+    let defs = c_typedefs(file);
+    let root = file.root();
+    let mut out: Vec<(String, ObjectTy)> = Vec::new();
+    let mut c = root.walk();
+    for d in root.named_children(&mut c) {
+        let (spec, typedef) = match d.kind() {
+            kind::STRUCT_SPECIFIER => (d, None),
+            kind::TYPE_DEFINITION | kind::DECLARATION => match d.child_by_field_name(field::TYPE) {
+                Some(t) if t.kind() == kind::STRUCT_SPECIFIER => {
+                    (t, (d.kind() == kind::TYPE_DEFINITION).then_some(d))
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let tag = spec
+            .child_by_field_name(field::NAME)
+            .map(|n| format!("struct {}", file.node_text(n)));
+        let known = match spec.child_by_field_name(field::BODY) {
+            Some(body) => struct_fields(file, body, &defs, &out).map(|(tys, names)| ObjectTy {
+                class: String::new(),
+                ctors: vec![tys],
+                fields: names,
+            }),
+            // `typedef struct Tag Alias;` names a struct defined before.
+            None => tag
+                .as_ref()
+                .and_then(|t| out.iter().find(|(n, _)| n == t).map(|(_, o)| o.clone())),
+        };
+        let Some(obj) = known else { continue };
+        let mut names: Vec<String> = Vec::new();
+        if spec.child_by_field_name(field::BODY).is_some() {
+            names.extend(tag);
+        }
+        if let Some(td) = typedef {
+            let mut dc = td.walk();
+            for decl in td.children_by_field_name(field::DECLARATOR, &mut dc) {
+                if decl.kind() == kind::TYPE_IDENTIFIER {
+                    names.push(file.node_text(decl).to_string());
+                }
+            }
+        }
+        for n in names {
+            out.push((
+                n.clone(),
+                ObjectTy {
+                    class: n,
+                    ..obj.clone()
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// The struct of [`c_structs`] that `decl` names (`Vector3D`, `struct point`, `const
+/// Vector3D`), as an object type.
+fn struct_named(structs: &[(String, ObjectTy)], decl: &str) -> Option<Ty> {
+    let want = clean_type(decl);
+    structs
+        .iter()
+        .rev()
+        .find(|(n, _)| clean_type(n) == want)
+        .map(|(_, o)| Ty::Object(Box::new(o.clone())))
+}
+
+/// A struct's fields: (type, declaration) of each, and their names.
+type StructFields = (Vec<(Ty, String)>, Vec<String>);
+
+/// The fields of a struct body as (type, declaration) and names, `None` when one is not a
+/// value (see [`c_structs`]).
+fn struct_fields(
+    file: &ParsedFile,
+    body: Node<'_>,
+    defs: &[(String, String)],
+    known: &[(String, ObjectTy)],
+) -> Option<StructFields> {
+    let mut tys = Vec::new();
+    let mut names = Vec::new();
+    let mut c = body.walk();
+    for f in body.named_children(&mut c) {
+        match f.kind() {
+            kind::COMMENT => continue,
+            kind::FIELD_DECLARATION => {}
+            _ => return None,
+        }
+        let ty_node = f.child_by_field_name(field::TYPE)?;
+        if ty_node.kind() == kind::STRUCT_SPECIFIER
+            && ty_node.child_by_field_name(field::BODY).is_some()
+        {
+            return None;
+        }
+        let base = expand_typedefs(file.node_text(ty_node), defs);
+        let ty = match known.iter().find(|(n, _)| *n == base.trim()) {
+            Some((_, o)) => Ty::Object(Box::new(o.clone())),
+            None => match parse_type(file.language, &base) {
+                t @ (Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char) => t,
+                _ => return None,
+            },
+        };
+        let mut dc = f.walk();
+        let mut any = false;
+        for decl in f.children_by_field_name(field::DECLARATOR, &mut dc) {
+            if decl.kind() != kind::FIELD_IDENTIFIER {
+                return None;
+            }
+            any = true;
+            names.push(file.node_text(decl).to_string());
+            tys.push((ty.clone(), base.trim().to_string()));
+        }
+        // A bit-field or an anonymous member.
+        let mut kc = f.walk();
+        if !any
+            || f.children(&mut kc)
+                .any(|k| k.kind() == kind::BITFIELD_CLAUSE)
+        {
+            return None;
+        }
+    }
+    (!tys.is_empty()).then_some((tys, names))
 }
 
 /// `decl` with every word that names one of `defs` replaced by the type it names (the
@@ -671,7 +806,36 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     let body_text = func.body.map(|b| file.node_text(b)).unwrap_or("");
     let mut params = Vec::new();
     let mut raw = Vec::new();
-    let parsed: Vec<Ty> = raw_decls.iter().map(|(_, d)| parse_type(lang, d)).collect();
+    // C/C++ structs of values are objects built by an initialiser.
+    let structs = c_structs(file);
+    let parsed: Vec<Ty> = raw_decls
+        .iter()
+        .map(|(_, d)| match parse_type(lang, d) {
+            Ty::Unknown => struct_named(&structs, d).unwrap_or(Ty::Unknown),
+            // An array of structs (`Point *pts` beside its length).
+            Ty::List(e) if *e == Ty::Unknown => {
+                let t = clean_type(d);
+                t.strip_suffix('*')
+                    .or_else(|| t.strip_suffix("[]"))
+                    .and_then(|inner| struct_named(&structs, inner))
+                    .map(|o| Ty::List(Box::new(o)))
+                    .unwrap_or(Ty::List(e))
+            }
+            t => t,
+        })
+        .collect();
+    // A pointer to one struct: the body reaches it through `->` and never indexes it.
+    let one_struct = |name: &str, decl: &str| -> Option<Ty> {
+        let t = clean_type(decl);
+        let inner = t.strip_suffix('*')?;
+        if inner.contains(['*', '[', '&']) {
+            return None;
+        }
+        let o = struct_named(&structs, inner)?;
+        let arrow = format!("{name}->");
+        let index = format!("{name}[");
+        (body_text.contains(&arrow) && !body_text.contains(&index)).then_some(o)
+    };
     let mut paired = vec![false; raw_decls.len()];
     // C/C++ pointer + length pairs.
     let mut len_of: Vec<Option<usize>> = vec![None; raw_decls.len()];
@@ -683,13 +847,20 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                 continue;
             }
             let next = i + 1;
-            if next < raw_decls.len() && parsed[next].is_integer() && !paired[next] {
+            if let Some(o) = one_struct(&raw_decls[i].0, &raw_decls[i].1) {
+                pointee[i] = Some(o);
+            } else if next < raw_decls.len() && parsed[next].is_integer() && !paired[next] {
                 paired[next] = true;
                 len_of[next] = Some(i);
             } else if i > 0 && parsed[i - 1].is_integer() && !paired[i - 1] {
                 paired[i - 1] = true;
                 len_of[i - 1] = Some(i);
-            } else if let Some(target) = pointee_of(lang, &raw_decls[i].1) {
+            } else if let Some(target) = pointee_of(lang, &raw_decls[i].1).or_else(|| {
+                let t = clean_type(&raw_decls[i].1);
+                t.strip_suffix('*')
+                    .filter(|inner| !inner.contains(['*', '[', '&']))
+                    .and_then(|inner| struct_named(&structs, inner))
+            }) {
                 pointee[i] = Some(target);
             } else {
                 return Err(format!(
@@ -749,7 +920,10 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     let ret = if ret_decl.trim().is_empty() {
         Ty::Unknown
     } else {
-        parse_type(lang, &ret_decl)
+        match parse_type(lang, &ret_decl) {
+            Ty::Unknown => struct_named(&structs, &ret_decl).unwrap_or(Ty::Unknown),
+            t => t,
+        }
     };
     let constructs = lang == Language::Java && func.kind == FunctionKind::Constructor;
     let mut receiver = false;
@@ -910,6 +1084,7 @@ fn java_object_type(file: &ParsedFile, decl: &str, depth: usize) -> Option<Objec
         ctors.push(Vec::new());
     }
     (!ctors.is_empty()).then_some(ObjectTy {
+        fields: Vec::new(),
         class: qualified,
         ctors,
     })

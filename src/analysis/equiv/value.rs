@@ -118,6 +118,28 @@ impl Value {
         }
     }
 
+    /// [`Value::to_json`], a C/C++ struct (an object of a type with field names) as an object
+    /// of its fields (`{"x": 1, "y": 2}`), in lists too.
+    pub fn to_json_typed(&self, ty: &super::types::Ty) -> Json {
+        use super::types::Ty;
+        match (self, ty) {
+            (Value::Object { args, .. }, Ty::Object(o)) if !o.fields.is_empty() => {
+                let tys = o.ctors.first().cloned().unwrap_or_default();
+                let mut m = serde_json::Map::new();
+                for (j, name) in o.fields.iter().enumerate() {
+                    let v = args.get(j).cloned().unwrap_or(Value::None);
+                    let t = tys.get(j).map(|(t, _)| t.clone()).unwrap_or(Ty::Unknown);
+                    m.insert(name.clone(), v.to_json_typed(&t));
+                }
+                Json::Object(m)
+            }
+            (Value::List(items), Ty::List(e)) => {
+                Json::Array(items.iter().map(|v| v.to_json_typed(e)).collect())
+            }
+            _ => self.to_json(),
+        }
+    }
+
     /// A readable JSON rendering for reports (`counterexample`).
     pub fn to_json(&self) -> Json {
         match self {

@@ -56,6 +56,7 @@ vocabulary! {
     BINARY_EXPRESSION = "binary_expression" [Java C Cpp JavaScript TypeScript Solidity];
     BINARY_INTEGER_LITERAL = "binary_integer_literal" [Java];
     BINARY_OPERATOR = "binary_operator" [Python];
+    BITFIELD_CLAUSE = "bitfield_clause" [C Cpp];
     BLOCK = "block" [Python Java];
     BLOCK_COMMENT = "block_comment" [Java];
     BLOCK_STATEMENT = "block_statement" [Solidity];

@@ -1,0 +1,647 @@
+//! Inputs shaped by a C or C++ program's own reads, for programs compared without sample
+//! inputs (`equiv --program` with no `--inputs`, and mutants of a `main`).
+//!
+//! **Standard input.** Every `scanf(FORMAT, ...)` and `fscanf(stdin, FORMAT, ...)` whose format
+//! is a string literal gives one read: its conversions (`%d`, `%u`, `%x`, `%f`, `%c`, `%s`,
+//! `%[...]`) and the characters it expects verbatim. A generated input takes the reads in the
+//! order of the text, each once, or several times when the read sits inside a loop (the reads
+//! of one loop are drawn among each other, as a loop body reads one of them per turn). Data a
+//! program does not consume is left unread; data it lacks ends its reads as at the end of a
+//! file, which it must handle anyway.
+//!
+//! **Command-line arguments.** `argv[k]` with a literal `k` makes `argc` at least `k + 1`; an
+//! argument read through `atoi`, `atol`, `atoll`, `strtol` or `strtoul` is an integer, through
+//! `atof` or `strtod` a decimal, otherwise a short word.
+//!
+//! **Values.** Integers are drawn from the program's own integer literals (and their
+//! neighbours), small values, negatives (unless the conversion is unsigned), values up to a
+//! thousand and the ends of a 32-bit `int`; decimals from the literals and short decimals;
+//! characters and words from letters, digits and punctuation. Generation is deterministic.
+//!
+//! These are inputs the program itself asks for, not samples: a difference found on one counts
+//! only when both sides end normally (see `exec::program`).
+
+use super::program::{int_in, unit};
+use crate::syntax::lang::{field, kind};
+use crate::syntax::{Language, ParsedFile};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+
+/// One piece of a `scanf` format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Characters the format expects verbatim (`,` in `"%d,%d"`).
+    Literal(String),
+    /// Whitespace in the format: any amount of whitespace in the input.
+    Space,
+    /// `%d %i %u %x %o` (with any length modifier).
+    Int { unsigned: bool, radix: u32 },
+    /// `%f %e %g %a` (with any length modifier).
+    Float,
+    /// `%c`, `%5c`: that many characters.
+    Chars(usize),
+    /// `%s`, `%[...]`: a word of at most that many characters (0: no limit).
+    Word(usize),
+}
+
+/// One read of standard input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read {
+    pub pieces: Vec<Piece>,
+    /// The id of the innermost loop around the read, if any.
+    pub in_loop: Option<usize>,
+}
+
+/// How a command-line argument is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    Int,
+    Float,
+    Word,
+}
+
+/// What a program reads: its `scanf` reads and its command-line arguments (`args[k]` is
+/// `argv[k + 1]`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reads {
+    pub stdin: Vec<Read>,
+    pub args: Vec<Arg>,
+    /// The program's integer and decimal literals, the values generation favours.
+    pub ints: Vec<i64>,
+    pub floats: Vec<f64>,
+    /// Literals the program divides by or takes a remainder by (`year % 400`): their
+    /// multiples are the values where such a test changes.
+    pub divisors: Vec<i64>,
+}
+
+impl Reads {
+    pub fn is_empty(&self) -> bool {
+        self.stdin.is_empty() && self.args.is_empty()
+    }
+
+    /// `3 scanf reads, 2 command-line arguments`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.stdin.is_empty() {
+            parts.push(format!("{} scanf read(s)", self.stdin.len()));
+        }
+        if !self.args.is_empty() {
+            parts.push(format!("{} command-line argument(s)", self.args.len()));
+        }
+        parts.join(", ")
+    }
+}
+
+/// One generated input: standard input and command-line arguments.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ShapedInput {
+    pub stdin: String,
+    pub args: Vec<String>,
+}
+
+/// The reads of a C or C++ file (empty for other languages).
+pub fn program_reads(file: &ParsedFile) -> Reads {
+    if !matches!(file.language, Language::C | Language::Cpp) {
+        return Reads::default();
+    }
+    let mut reads = Reads::default();
+    let mut ints = BTreeSet::new();
+    let mut divisors = BTreeSet::new();
+    let mut floats: Vec<f64> = Vec::new();
+    let mut stack = vec![file.tree.root_node()];
+    let mut budget = 2_000_000usize;
+    while let Some(n) = stack.pop() {
+        budget = budget.saturating_sub(1);
+        if budget == 0 {
+            break;
+        }
+        match n.kind() {
+            kind::CALL_EXPRESSION => {
+                if let Some(r) = scanf_read(file, n) {
+                    reads.stdin.push(r);
+                }
+            }
+            kind::NUMBER_LITERAL if ints.len() < 200 => {
+                let t = file.node_text(n);
+                match number(t) {
+                    Some(Num::Int(v)) => {
+                        ints.insert(v);
+                        if v.abs() >= 2 && is_divisor(file, n) {
+                            divisors.insert(v.abs());
+                        }
+                    }
+                    Some(Num::Float(v)) if floats.len() < 50 => floats.push(v),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        let mut c = n.walk();
+        let kids: Vec<_> = n.children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    reads.ints = ints.into_iter().collect();
+    reads.divisors = divisors.into_iter().collect();
+    reads.floats = floats;
+    reads.args = argv_reads(&file.text);
+    reads
+}
+
+/// Whether a literal is the right operand of `%` or `/`.
+fn is_divisor(file: &ParsedFile, n: tree_sitter::Node<'_>) -> bool {
+    let Some(p) = n.parent().filter(|p| p.kind() == kind::BINARY_EXPRESSION) else {
+        return false;
+    };
+    let right = p.child_by_field_name(field::RIGHT).map(|r| r.id()) == Some(n.id());
+    let op = p
+        .child_by_field_name(field::OPERATOR)
+        .map(|o| file.node_text(o))
+        .unwrap_or("");
+    right && matches!(op, "%" | "/")
+}
+
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+fn number(t: &str) -> Option<Num> {
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return i64::from_str_radix(h, 16).ok().map(Num::Int);
+    }
+    if let Ok(v) = t.parse::<i64>() {
+        return (v.abs() <= 1_000_000_000).then_some(Num::Int(v));
+    }
+    let f = t.trim_end_matches(['f', 'F']);
+    f.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && v.abs() <= 1e9)
+        .map(Num::Float)
+}
+
+/// A `scanf`/`fscanf(stdin, ...)` call with a literal format.
+fn scanf_read(file: &ParsedFile, call: tree_sitter::Node<'_>) -> Option<Read> {
+    let name = file.node_text(call.child_by_field_name(field::FUNCTION)?);
+    let args = call.child_by_field_name(field::ARGUMENTS)?;
+    let mut c = args.walk();
+    let list: Vec<_> = args.named_children(&mut c).collect();
+    let format = match name.trim() {
+        "scanf" | "scanf_s" => list.first()?,
+        "fscanf" | "fscanf_s"
+            if list.first().map(|a| file.node_text(*a).trim()) == Some("stdin") =>
+        {
+            list.get(1)?
+        }
+        _ => return None,
+    };
+    let text = string_value(file, *format)?;
+    let pieces = parse_format(&text)?;
+    Some(Read {
+        pieces,
+        in_loop: enclosing_loop(call),
+    })
+}
+
+/// The value of a string literal (or of adjacent literals), escapes decoded.
+fn string_value(file: &ParsedFile, n: tree_sitter::Node<'_>) -> Option<String> {
+    match n.kind() {
+        kind::STRING_LITERAL => {
+            let raw = file.node_text(n);
+            let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+            Some(unescape(inner))
+        }
+        kind::CONCATENATED_STRING => {
+            let mut c = n.walk();
+            let mut s = String::new();
+            for k in n.named_children(&mut c) {
+                s.push_str(&string_value(file, k)?);
+            }
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(o) => out.push(o),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The pieces of a `scanf` format; `None` for a conversion this module does not know.
+pub fn parse_format(f: &str) -> Option<Vec<Piece>> {
+    let mut out: Vec<Piece> = Vec::new();
+    let cs: Vec<char> = f.chars().collect();
+    let mut i = 0;
+    let mut lit = String::new();
+    let flush = |lit: &mut String, out: &mut Vec<Piece>| {
+        if !lit.is_empty() {
+            out.push(Piece::Literal(std::mem::take(lit)));
+        }
+    };
+    while i < cs.len() {
+        let c = cs[i];
+        if c.is_whitespace() {
+            flush(&mut lit, &mut out);
+            if out.last() != Some(&Piece::Space) {
+                out.push(Piece::Space);
+            }
+            i += 1;
+            continue;
+        }
+        if c != '%' {
+            lit.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if cs.get(i) == Some(&'%') {
+            lit.push('%');
+            i += 1;
+            continue;
+        }
+        flush(&mut lit, &mut out);
+        if cs.get(i) == Some(&'*') {
+            i += 1;
+        }
+        let mut width = 0usize;
+        while let Some(d) = cs.get(i).and_then(|c| c.to_digit(10)) {
+            width = width.saturating_mul(10).saturating_add(d as usize);
+            i += 1;
+        }
+        while cs
+            .get(i)
+            .is_some_and(|c| matches!(c, 'h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't'))
+        {
+            i += 1;
+        }
+        let conv = *cs.get(i)?;
+        i += 1;
+        out.push(match conv {
+            'd' | 'i' => Piece::Int {
+                unsigned: false,
+                radix: 10,
+            },
+            'u' => Piece::Int {
+                unsigned: true,
+                radix: 10,
+            },
+            'x' | 'X' => Piece::Int {
+                unsigned: true,
+                radix: 16,
+            },
+            'o' => Piece::Int {
+                unsigned: true,
+                radix: 8,
+            },
+            'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' => Piece::Float,
+            'c' => Piece::Chars(width.max(1)),
+            's' => Piece::Word(width),
+            '[' => {
+                // Skip the set: `]` right after `[` or `[^` belongs to it.
+                if cs.get(i) == Some(&'^') {
+                    i += 1;
+                }
+                if cs.get(i) == Some(&']') {
+                    i += 1;
+                }
+                while *cs.get(i)? != ']' {
+                    i += 1;
+                }
+                i += 1;
+                Piece::Word(width)
+            }
+            'n' => continue,
+            _ => return None,
+        });
+    }
+    flush(&mut lit, &mut out);
+    Some(out)
+}
+
+fn enclosing_loop(n: tree_sitter::Node<'_>) -> Option<usize> {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        match x.kind() {
+            kind::FOR_STATEMENT
+            | kind::WHILE_STATEMENT
+            | kind::DO_STATEMENT
+            | kind::FOR_RANGE_LOOP => return Some(x.id()),
+            kind::FUNCTION_DEFINITION => return None,
+            _ => {}
+        }
+        p = x.parent();
+    }
+    None
+}
+
+/// `argv[k]` uses with a literal index, and how each is read.
+fn argv_reads(text: &str) -> Vec<Arg> {
+    let mut args: Vec<Option<Arg>> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(pos) = text[from..].find("argv[") {
+        let at = from + pos;
+        from = at + 5;
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        let digits: String = text[from..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ' ')
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let Ok(k) = digits.parse::<usize>() else {
+            continue;
+        };
+        if k == 0
+            || k > 16
+            || !text[from..]
+                .trim_start_matches([' ', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+                .starts_with(']')
+        {
+            continue;
+        }
+        // The call the use is an argument of: the word before the nearest `(`.
+        let before = text[..at].trim_end();
+        let how = before
+            .strip_suffix('(')
+            .map(|b| {
+                let w: String = b
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                match w.as_str() {
+                    "atoi" | "atol" | "atoll" | "strtol" | "strtoul" | "strtoll" | "strtoull" => {
+                        Arg::Int
+                    }
+                    "atof" | "strtod" | "strtof" => Arg::Float,
+                    _ => Arg::Word,
+                }
+            })
+            .unwrap_or(Arg::Word);
+        if args.len() < k {
+            args.resize(k, None);
+        }
+        let slot = &mut args[k - 1];
+        // A number read anywhere keeps the argument a number.
+        *slot = match (*slot, how) {
+            (Some(Arg::Int), _) | (_, Arg::Int) => Some(Arg::Int),
+            (Some(Arg::Float), _) | (_, Arg::Float) => Some(Arg::Float),
+            _ => Some(Arg::Word),
+        };
+    }
+    args.into_iter().map(|a| a.unwrap_or(Arg::Word)).collect()
+}
+
+/// A uniform integer in `lo..=hi`.
+fn pick(rng: &mut ChaCha8Rng, lo: i64, hi: i64) -> i64 {
+    int_in(rng, i128::from(lo), i128::from(hi)) as i64
+}
+
+/// A uniform index below `len` (0 when `len` is 0).
+fn idx(rng: &mut ChaCha8Rng, len: usize) -> usize {
+    super::program::below(rng, len as u64) as usize
+}
+
+fn pick_int(r: &Reads, unsigned: bool, rng: &mut ChaCha8Rng) -> i64 {
+    let v = match pick(rng, 0, 99) {
+        0..=14 if !r.divisors.is_empty() => {
+            // A multiple of a divisor (`200` for `% 100`), not always one of a larger one.
+            let d = r.divisors[idx(rng, r.divisors.len())];
+            d * pick(rng, 1, 12)
+        }
+        0..=34 if !r.ints.is_empty() => {
+            let base = r.ints[idx(rng, r.ints.len())];
+            base + pick(rng, -1, 1)
+        }
+        0..=59 => pick(rng, 0, 10),
+        60..=69 => pick(rng, -10, -1),
+        70..=94 => pick(rng, -1000, 1000),
+        _ => [i32::MAX as i64, i32::MIN as i64, 0, 1, -1][idx(rng, 5)],
+    };
+    if unsigned {
+        v.unsigned_abs().min(u32::MAX as u64) as i64
+    } else {
+        v
+    }
+}
+
+fn pick_float(r: &Reads, rng: &mut ChaCha8Rng) -> String {
+    match pick(rng, 0, 99) {
+        0..=29 if !r.floats.is_empty() => format!("{}", r.floats[idx(rng, r.floats.len())]),
+        0..=49 => format!("{}", pick_int(r, false, rng)),
+        _ => {
+            let places = idx(rng, 3) + 1;
+            let v: f64 = unit(rng) * 200.0 - 100.0;
+            format!("{v:.places$}")
+        }
+    }
+}
+
+const WORD_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const CHARS: &[u8] = b"abcxyzABCXYZ0123456789.,;:-+*/()[]{}<>=!?_@#";
+
+fn word(len: usize, rng: &mut ChaCha8Rng) -> String {
+    (0..len)
+        .map(|_| WORD_CHARS[idx(rng, WORD_CHARS.len())] as char)
+        .collect()
+}
+
+fn render(read: &Read, r: &Reads, rng: &mut ChaCha8Rng, out: &mut String) {
+    for p in &read.pieces {
+        match p {
+            Piece::Literal(s) => out.push_str(s),
+            Piece::Space => out.push(' '),
+            Piece::Int { unsigned, radix } => {
+                let v = pick_int(r, *unsigned, rng);
+                match radix {
+                    16 => out.push_str(&format!("{:x}", v)),
+                    8 => out.push_str(&format!("{:o}", v)),
+                    _ => out.push_str(&v.to_string()),
+                }
+            }
+            Piece::Float => out.push_str(&pick_float(r, rng)),
+            Piece::Chars(n) => {
+                for _ in 0..*n {
+                    out.push(CHARS[idx(rng, CHARS.len())] as char);
+                }
+            }
+            Piece::Word(w) => {
+                let max = if *w == 0 { 8 } else { (*w).min(8) };
+                let len = idx(rng, max) + 1;
+                out.push_str(&word(len, rng));
+            }
+        }
+    }
+}
+
+/// `count` distinct inputs shaped by `reads` (none when the program reads nothing).
+pub fn shaped_inputs(reads: &Reads, count: usize, seed: u64) -> Vec<ShapedInput> {
+    if reads.is_empty() || count == 0 {
+        return Vec::new();
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut attempts = 0;
+    while out.len() < count && attempts < count * 10 {
+        attempts += 1;
+        let mut stdin = String::new();
+        let mut i = 0;
+        while i < reads.stdin.len() {
+            let Some(l) = reads.stdin[i].in_loop else {
+                render(&reads.stdin[i], reads, &mut rng, &mut stdin);
+                stdin.push('\n');
+                i += 1;
+                continue;
+            };
+            // The reads of one loop, drawn among each other for each turn.
+            let group: Vec<&Read> = reads.stdin[i..]
+                .iter()
+                .take_while(|r| r.in_loop == Some(l))
+                .collect();
+            i += group.len();
+            let turns = [0usize, 1, 2, 3, 4, 5, 6, 8, 10, 16, 24][idx(&mut rng, 11)];
+            for t in 0..turns {
+                let read = group[idx(&mut rng, group.len())];
+                render(read, reads, &mut rng, &mut stdin);
+                stdin.push(if t % 8 == 7 { '\n' } else { ' ' });
+            }
+            stdin.push('\n');
+        }
+        let args = reads
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Int => pick_int(reads, false, &mut rng).to_string(),
+                Arg::Float => pick_float(reads, &mut rng),
+                Arg::Word => {
+                    let len = idx(&mut rng, 6) + 1;
+                    word(len, &mut rng)
+                }
+            })
+            .collect();
+        let x = ShapedInput { stdin, args };
+        if seen.insert(x.clone()) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_become_pieces() {
+        assert_eq!(
+            parse_format("%d,%d,%d").unwrap(),
+            vec![
+                Piece::Int {
+                    unsigned: false,
+                    radix: 10
+                },
+                Piece::Literal(",".into()),
+                Piece::Int {
+                    unsigned: false,
+                    radix: 10
+                },
+                Piece::Literal(",".into()),
+                Piece::Int {
+                    unsigned: false,
+                    radix: 10
+                },
+            ]
+        );
+        assert_eq!(
+            parse_format(" %lf %5s%c %[^\n]%%").unwrap(),
+            vec![
+                Piece::Space,
+                Piece::Float,
+                Piece::Space,
+                Piece::Word(5),
+                Piece::Chars(1),
+                Piece::Space,
+                Piece::Word(0),
+                Piece::Literal("%".into()),
+            ]
+        );
+        assert_eq!(parse_format("%p"), None);
+    }
+
+    #[test]
+    fn reads_of_a_program_in_text_order_with_their_loops() {
+        let src = r#"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int n, a[5], i; unsigned u; char name[9];
+    int k = atoi(argv[2]);
+    printf("%s", argv[1]);
+    scanf("%d %u", &n, &u);
+    for (i = 0; i < 5; i++) scanf("%d,", &a[i]);
+    fscanf(stdin, "%8s", name);
+    fscanf(f, "%d", &n);
+    if (n == 42) puts("x");
+    if (n % 400 == 0 || n / 7 > 2) puts("y");
+    return 0;
+}
+"#;
+        let r = program_reads(&ParsedFile::parse(Language::C, src.to_string()));
+        assert_eq!(r.stdin.len(), 3, "{r:?}");
+        assert!(r.stdin[0].in_loop.is_none());
+        assert!(r.stdin[1].in_loop.is_some());
+        assert_eq!(r.stdin[2].pieces, vec![Piece::Word(8)]);
+        assert_eq!(r.args, vec![Arg::Word, Arg::Int]);
+        assert!(r.ints.contains(&42));
+        assert_eq!(r.divisors, vec![7, 400]);
+        let gen = shaped_inputs(&r, 50, 3);
+        assert!(gen.len() >= 40);
+        assert_eq!(gen, shaped_inputs(&r, 50, 3), "deterministic");
+        for g in &gen {
+            let first = g.stdin.lines().next().unwrap();
+            let v: Vec<&str> = first.split(' ').collect();
+            assert!(
+                v[0].parse::<i64>().is_ok() && v[1].parse::<u64>().is_ok(),
+                "{g:?}"
+            );
+            assert_eq!(g.args.len(), 2);
+            assert!(g.args[1].parse::<i64>().is_ok());
+        }
+        assert!(
+            gen.iter().any(|g| g.stdin.contains("42")),
+            "literals favoured"
+        );
+        let first =
+            |g: &ShapedInput| -> i64 { g.stdin.split(' ').next().unwrap().parse().unwrap() };
+        assert!(
+            gen.iter().any(|g| first(g) % 400 == 0 && first(g) > 400),
+            "multiples of divisors"
+        );
+        assert!(program_reads(&ParsedFile::parse(
+            Language::Python,
+            "x = input()\n".to_string()
+        ))
+        .is_empty());
+    }
+}
