@@ -152,7 +152,11 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
             return v;
         }
     };
-    let is_main = a.sig.name == "main" && a.sig.class.is_none();
+    // A program's `main`: no parameters, or the command line (`int main(int a, int b)` of
+    // a test program is a function like any other).
+    let is_main = a.sig.name == "main"
+        && a.sig.class.is_none()
+        && (a.sig.raw.is_empty() || a.sig.raw.first().is_some_and(|r| r.name == "argc"));
     if is_main {
         if let Some(v) = as_programs(case, &mutated, language, opts, Some("main"), "") {
             return v;
@@ -186,7 +190,9 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
 
 /// A C or C++ mutant compared as whole programs (standard input and arguments to standard
 /// output and exit status, on inputs shaped by the program's own reads:
-/// [`crate::analysis::equiv::reads`]): for a mutant of `main` (`entry` is `Some("main")`), and
+/// [`crate::analysis::equiv::reads`]): for a mutant of a program's `main` (no parameters, or
+/// `argc` and `argv`; `entry` is `Some("main")`; `None` when the programs give no evidence,
+/// so that the function harness tries), and
 /// for a mutant of a function that cannot be compared alone (`why` says why) when the
 /// program's `main` reads standard input through `scanf` formats. `None` when that does not
 /// apply: another language, no `main`, a program that reads nothing through `scanf`, or one
@@ -214,7 +220,9 @@ fn as_programs(
     if argc_unknown || argv_variable {
         return None;
     }
-    if entry.is_none() && reads.stdin.is_empty() {
+    // A `main` that reads nothing is observed better by the function harness (globals after
+    // the call, not only the printed text).
+    if (entry.is_none() && reads.stdin.is_empty()) || reads.is_empty() {
         return None;
     }
     let popts = ProgramOptions {
@@ -232,6 +240,11 @@ fn as_programs(
         },
     };
     let report = super::equiv::check_programs(&pa, &pb, &popts, opts.llm_samples);
+    if entry.is_some() && report.deterministic.verdict == Verdict::Unknown {
+        // `main` could not be run as a program (it does not build alone, every input was
+        // discarded): the function harness tries it.
+        return None;
+    }
     let mut notes = Vec::new();
     if entry.is_none() {
         notes.push(format!(

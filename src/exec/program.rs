@@ -276,7 +276,17 @@ fn classify(language: Language, out: &RunOutput) -> Run {
     }
 }
 
+/// Runs one side on one input. A C/C++ `void main` has no exit status of its own (it is a
+/// register's leftover): it counts as 0 unless a sanitizer or signal ended the run.
 fn run_one(p: &Program, b: &Built, input: &Input, limits: Limits) -> Run {
+    let run = run_raw(p, b, input, limits);
+    match run {
+        Run::Ok { stdout, .. } if !p.entry.status_defined => Run::Ok { stdout, status: 0 },
+        other => other,
+    }
+}
+
+fn run_raw(p: &Program, b: &Built, input: &Input, limits: Limits) -> Run {
     let extra = Extra {
         stdin: Some(input.stdin.as_bytes()),
         asan: b.asan,
@@ -411,6 +421,13 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
             return unknown(notes);
         }
     };
+    for (side, p) in [("A", a), ("B", b)] {
+        if !p.entry.status_defined {
+            notes.push(format!(
+                "{side}'s `main` is declared `void`: its exit status is a register's leftover, taken as 0"
+            ));
+        }
+    }
     let samples: Vec<String> = opts.inputs.iter().map(|(_, t)| t.clone()).collect();
     let stdin_only = |t: String| Input {
         stdin: t,
@@ -429,8 +446,20 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
         let rb = program_reads(&ParsedFile::parse(b.language, b.text.clone()));
         let mut shaped = Vec::new();
         let mut from = Vec::new();
-        if ra == rb || rb.is_empty() {
-            shaped = shaped_inputs(&ra, opts.generated, opts.seed);
+        if (ra.stdin == rb.stdin && ra.args == rb.args) || rb.is_empty() {
+            // One shape; the values favour both sides' literals.
+            let mut r = ra.clone();
+            for v in rb.ints.iter().chain(&rb.divisors) {
+                if !r.ints.contains(v) {
+                    r.ints.push(*v);
+                }
+            }
+            for v in &rb.divisors {
+                if !r.divisors.contains(v) {
+                    r.divisors.push(*v);
+                }
+            }
+            shaped = shaped_inputs(&r, opts.generated, opts.seed);
             from.push(format!("A's reads ({})", ra.describe()));
         } else if ra.is_empty() {
             shaped = shaped_inputs(&rb, opts.generated, opts.seed);

@@ -121,6 +121,33 @@ fn a_c_function_named_main_is_tested_as_a_function_not_the_harness_entry() {
     assert_ne!(c["inputs"][0], c["inputs"][1], "{c}");
 }
 
+/// A mutant of a `main` that reads `scanf` formats is compared as whole programs, on inputs
+/// shaped by those formats; so is a mutant of a helper that cannot be called alone (its
+/// struct holds a pointer).
+#[test]
+fn c_programs_that_read_scanf_formats_are_compared_whole() {
+    let out = mutantbench();
+    let m = mutant(out, "c-main-reads-scanf");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    assert_eq!(m["function"], "main");
+    let c = &m["counterexample"];
+    assert!(c["input"].as_str().is_some_and(|i| i.contains(',')), "{c}");
+    assert_ne!(c["a"]["stdout"], c["b"]["stdout"], "{c}");
+    assert!(
+        notes(m).contains("generated from A's reads (1 scanf read(s))"),
+        "{m}"
+    );
+    let m = mutant(out, "c-main-overwritten-initialiser");
+    assert_eq!(m["verdict"], "likely_equivalent", "{m}");
+    let m = mutant(out, "c-helper-seen-through-main");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    assert!(
+        notes(m).contains("compared through the whole program"),
+        "{m}"
+    );
+    assert!(notes(m).contains("pointer parameter `d`"), "{m}");
+}
+
 #[test]
 fn java_mutant_is_refuted() {
     let m = mutant(mutantbench(), "java-sign");
@@ -161,20 +188,21 @@ fn a_line_that_is_not_json_and_a_path_escaping_programs_are_unknown() {
 #[test]
 fn summary_reports_accuracy_per_class_and_the_decision_gap() {
     let s = &mutantbench()["summary"];
-    assert_eq!(s["count"], 13);
+    assert_eq!(s["count"], 16);
     let d = &s["deterministic"];
-    // 12 labelled rows (the non-JSON line has no label): 6 equivalent, 6 not.
-    assert_eq!(d["labelled"], 12);
-    assert_eq!(d["equivalent"]["total"], 6);
-    assert_eq!(d["non_equivalent"]["total"], 6);
-    // Right: py-commute, py-boundary-equivalent, py-double, c-boundary-equivalent (4 of 6);
-    // py-return, c-swap, java-sign, c-main-min (4 of 6). The hostile rows are unknown and
-    // count as wrong.
-    assert_eq!(d["equivalent"]["right"], 4);
-    assert_eq!(d["non_equivalent"]["right"], 4);
+    // 15 labelled rows (the non-JSON line has no label): 7 equivalent, 8 not.
+    assert_eq!(d["labelled"], 15);
+    assert_eq!(d["equivalent"]["total"], 7);
+    assert_eq!(d["non_equivalent"]["total"], 8);
+    // Right: py-commute, py-boundary-equivalent, py-double, c-boundary-equivalent,
+    // c-main-overwritten-initialiser (5 of 7); py-return, c-swap, java-sign, c-main-min,
+    // c-main-reads-scanf, c-helper-seen-through-main (6 of 8). The hostile rows are unknown
+    // and count as wrong.
+    assert_eq!(d["equivalent"]["right"], 5);
+    assert_eq!(d["non_equivalent"]["right"], 6);
     let gap = d["decision_gap"].as_f64().unwrap();
-    assert!(gap.abs() < 1e-9, "{gap}");
-    assert!((d["accuracy"].as_f64().unwrap() - 8.0 / 12.0).abs() < 1e-9);
+    assert!((gap - (6.0 / 8.0 - 5.0 / 7.0)).abs() < 1e-9, "{gap}");
+    assert!((d["accuracy"].as_f64().unwrap() - 11.0 / 15.0).abs() < 1e-9);
     assert_eq!(d["unknown"], 4);
     assert_eq!(d["proved"], 1);
     assert_eq!(d["proved_on_non_equivalent"], 0);

@@ -287,6 +287,9 @@ pub struct Hints {
     pub ints: Vec<i128>,
     /// Literals that are the right operand of `%` or `/`: their multiples are favoured too.
     pub divisors: Vec<i128>,
+    /// Short string literals (`"admin"`, `'#'`): strings equal to, starting or ending with
+    /// one are favoured, and characters of them.
+    pub strs: Vec<String>,
 }
 
 impl Hints {
@@ -337,11 +340,42 @@ impl Hints {
         Hints {
             ints: ints.into_iter().collect(),
             divisors: divisors.into_iter().collect(),
+            strs: string_literals(texts),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.ints.is_empty() && self.divisors.is_empty()
+        self.ints.is_empty() && self.divisors.is_empty() && self.strs.is_empty()
+    }
+
+    /// A string built from a literal that `charset` allows: the literal, or it with a
+    /// character before or after.
+    fn pick_str(&self, rng: &mut ChaCha8Rng, charset: Charset) -> Option<String> {
+        let fit: Vec<&String> = self
+            .strs
+            .iter()
+            .filter(|s| charset != Charset::Ascii || s.is_ascii())
+            .collect();
+        if fit.is_empty() {
+            return None;
+        }
+        let lit = fit[below(rng, fit.len() as u64) as usize].clone();
+        Some(match below(rng, 4) {
+            0 => format!("{}{lit}", random_char(rng, charset)),
+            1 => format!("{lit}{}", random_char(rng, charset)),
+            _ => lit,
+        })
+    }
+
+    /// A character of the string literals that `charset` allows.
+    fn pick_char(&self, rng: &mut ChaCha8Rng, charset: Charset) -> Option<char> {
+        let chars: Vec<char> = self
+            .strs
+            .iter()
+            .flat_map(|s| s.chars())
+            .filter(|c| charset != Charset::Ascii || c.is_ascii())
+            .collect();
+        (!chars.is_empty()).then(|| chars[below(rng, chars.len() as u64) as usize])
     }
 
     /// An integer near a constant (or a multiple of a divisor) inside `lo..=hi`.
@@ -360,17 +394,58 @@ impl Hints {
     }
 }
 
-/// A random value of a domain, integers (also inside lists and objects) near the hints a
-/// third of the time.
+/// The short string literals of source texts: double-quoted (and single-quoted, which is a
+/// string in Python and one character elsewhere), on one line, without escapes, 1 to 24
+/// characters; at most 100.
+fn string_literals(texts: &[&str]) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for text in texts {
+        for line in text.lines() {
+            let mut rest = line;
+            while let Some(open) = rest.find(['"', '\'']) {
+                let q = rest[open..].chars().next().unwrap_or('"');
+                let after = &rest[open + 1..];
+                let Some(close) = after.find(q) else { break };
+                let lit = &after[..close];
+                if !lit.is_empty() && lit.chars().count() <= 24 && !lit.contains('\\') {
+                    out.insert(lit.to_string());
+                }
+                rest = &after[close + 1..];
+            }
+            if out.len() >= 100 {
+                break;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// A random value of a domain, integers, strings and characters (also inside lists and
+/// objects) near the hints a third of the time.
 fn random_hinted(dom: &Dom, hints: &Hints, rng: &mut ChaCha8Rng) -> Value {
     match dom {
+        Dom::Str { charset } if !hints.strs.is_empty() && below(rng, 3) == 0 => {
+            match hints.pick_str(rng, *charset) {
+                Some(s) => Value::Str(s),
+                None => random(dom, rng),
+            }
+        }
+        Dom::Char { charset } if !hints.strs.is_empty() && below(rng, 3) == 0 => {
+            match hints.pick_char(rng, *charset) {
+                Some(c) => Value::Char(u32::from(c)),
+                None => random(dom, rng),
+            }
+        }
         Dom::Int { lo, hi } if !hints.is_empty() && below(rng, 3) == 0 => {
             match hints.pick(rng, *lo, *hi) {
                 Some(v) => Value::Int(v),
                 None => random(dom, rng),
             }
         }
-        Dom::List(elem) if !hints.is_empty() && matches!(**elem, Dom::Int { .. }) => {
+        Dom::List(elem)
+            if !hints.is_empty()
+                && matches!(**elem, Dom::Int { .. } | Dom::Str { .. } | Dom::Char { .. }) =>
+        {
             let len = below(rng, 8) as usize;
             Value::List((0..len).map(|_| random_hinted(elem, hints, rng)).collect())
         }
@@ -574,5 +649,15 @@ mod tests {
         );
         assert!(count(&hinted, &multiple) > 0, "multiples of a divisor");
         assert_eq!(hinted, generate_hinted(&[dom], 300, 1, &h), "deterministic");
+        let h = Hints::from_texts(&["if name == \"admin\" or name.startswith('x-'): # it's\n"]);
+        assert!(h.strs.contains(&"admin".to_string()) && h.strs.contains(&"x-".to_string()));
+        let s = Dom::Str {
+            charset: Charset::Ascii,
+        };
+        let gen = generate_hinted(&[s], 200, 2, &h);
+        assert!(gen.iter().any(|t| t[0] == Value::Str("admin".into())));
+        assert!(gen
+            .iter()
+            .any(|t| matches!(&t[0], Value::Str(v) if v.starts_with("x-") && v.len() == 3)));
     }
 }

@@ -426,6 +426,9 @@ pub struct ProgramEntry {
     pub main_class: Option<String>,
     /// The program reads standard input.
     pub reads_stdin: bool,
+    /// The exit status means something: false for a C/C++ `void main`, whose status is
+    /// whatever a register held (it differs between two builds of one program).
+    pub status_defined: bool,
 }
 
 /// The file as a program: Python with top-level statements that do more than define (calls,
@@ -462,6 +465,7 @@ pub fn program_entry(file: &ParsedFile) -> Option<ProgramEntry> {
                 entry: "module".into(),
                 main_class: None,
                 reads_stdin,
+                status_defined: true,
             })
         }
         Language::Java => collect_functions(file)
@@ -483,15 +487,20 @@ pub fn program_entry(file: &ParsedFile) -> Option<ProgramEntry> {
                     entry: format!("{class}.main"),
                     main_class: Some(outer),
                     reads_stdin,
+                    status_defined: true,
                 }
             }),
         Language::C | Language::Cpp => collect_functions(file)
             .into_iter()
             .find(|f| f.simple_name == "main" && f.class.is_none() && f.body.is_some())
-            .map(|_| ProgramEntry {
+            .map(|f| ProgramEntry {
                 entry: "main".into(),
                 main_class: None,
                 reads_stdin,
+                status_defined: f
+                    .node
+                    .child_by_field_name(crate::syntax::lang::field::TYPE)
+                    .is_none_or(|t| file.node_text(t).trim() != "void"),
             }),
         _ => None,
     }
@@ -629,7 +638,12 @@ mod tests {
             "int foo(int a) { return a; }\nint main(void) { return foo(5); }\n",
         )
         .unwrap();
-        assert!(!c.reads_stdin);
+        assert!(!c.reads_stdin && c.status_defined);
+        let v = p(Language::C, "void main(void) { puts(\"x\"); }\n").unwrap();
+        assert!(
+            !v.status_defined,
+            "a void main's status is a register's leftover"
+        );
         assert!(
             p(
                 Language::Cpp,
