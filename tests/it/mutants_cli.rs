@@ -207,7 +207,7 @@ fn summary_reports_accuracy_per_class_and_the_decision_gap() {
     assert_eq!(d["proved"], 1);
     assert_eq!(d["proved_on_non_equivalent"], 0);
     assert_eq!(s["hybrid"], Value::Null, "--no-llm has no hybrid column");
-    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 3);
+    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 6);
     assert!(s["mutants_per_minute"].as_f64().unwrap() > 0.0);
 }
 
