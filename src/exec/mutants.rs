@@ -208,13 +208,12 @@ fn as_programs(
 ) -> Option<MutantVerdict> {
     use super::program::{Program, ProgramOptions};
     use crate::analysis::equiv::program::CompareMode;
-    use crate::analysis::equiv::reads::program_reads;
     if !matches!(language, Language::C | Language::Cpp) || !opts.execute {
         return None;
     }
     let pa = Program::from_text(&case.path, language, case.original.clone()).ok()?;
     let pb = Program::from_text(&case.path, language, mutated.to_string()).ok()?;
-    let reads = program_reads(&ParsedFile::parse(language, pa.text.clone()));
+    let reads = &pa.reads;
     let argc_unknown = reads.args.is_empty() && pa.text.contains("argc");
     let argv_variable = pa.text.contains("argv[") && reads.args.is_empty();
     if argc_unknown || argv_variable {

@@ -26,7 +26,7 @@ use crate::analysis::equiv::normal::prove_files_equivalent;
 use crate::analysis::equiv::program::{
     generate_inputs, program_entry, same_output, CompareMode, ProgramEntry,
 };
-use crate::analysis::equiv::reads::{program_reads, shaped_inputs, ShapedInput as Input};
+use crate::analysis::equiv::reads::{program_reads, shaped_inputs, Reads, ShapedInput as Input};
 use crate::analysis::equiv::Verdict;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde_json::{json, Value as Json};
@@ -40,6 +40,9 @@ pub struct Program {
     pub text: String,
     pub language: Language,
     pub entry: ProgramEntry,
+    /// What the program reads (C/C++ `scanf` formats, `argv` uses), from the one parse of
+    /// [`Program::from_text`].
+    pub reads: Reads,
 }
 
 impl Program {
@@ -72,6 +75,7 @@ impl Program {
             text,
             language,
             entry,
+            reads: program_reads(&file),
         })
     }
 
@@ -442,32 +446,20 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
     if opts.inputs.is_empty() {
         // No samples: the programs' own reads (C and C++ `scanf` formats, `argv` uses) shape
         // the inputs, half from each side's reads when they differ.
-        let ra = program_reads(&ParsedFile::parse(a.language, a.text.clone()));
-        let rb = program_reads(&ParsedFile::parse(b.language, b.text.clone()));
+        let (ra, rb) = (&a.reads, &b.reads);
         let mut shaped = Vec::new();
         let mut from = Vec::new();
         if (ra.stdin == rb.stdin && ra.args == rb.args) || rb.is_empty() {
             // One shape; the values favour both sides' literals.
-            let mut r = ra.clone();
-            for v in rb.ints.iter().chain(&rb.divisors) {
-                if !r.ints.contains(v) {
-                    r.ints.push(*v);
-                }
-            }
-            for v in &rb.divisors {
-                if !r.divisors.contains(v) {
-                    r.divisors.push(*v);
-                }
-            }
-            shaped = shaped_inputs(&r, opts.generated, opts.seed);
+            shaped = shaped_inputs(&ra.with_literals_of(rb), opts.generated, opts.seed);
             from.push(format!("A's reads ({})", ra.describe()));
         } else if ra.is_empty() {
-            shaped = shaped_inputs(&rb, opts.generated, opts.seed);
+            shaped = shaped_inputs(rb, opts.generated, opts.seed);
             from.push(format!("B's reads ({})", rb.describe()));
         } else {
             let half = opts.generated.div_ceil(2);
-            shaped.extend(shaped_inputs(&ra, half, opts.seed));
-            shaped.extend(shaped_inputs(&rb, half, opts.seed ^ 0x9e37));
+            shaped.extend(shaped_inputs(ra, half, opts.seed));
+            shaped.extend(shaped_inputs(rb, half, opts.seed ^ 0x9e37));
             from.push(format!("A's reads ({})", ra.describe()));
             from.push(format!("B's reads ({})", rb.describe()));
         }

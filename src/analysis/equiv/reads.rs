@@ -49,7 +49,8 @@ pub enum Piece {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Read {
     pub pieces: Vec<Piece>,
-    /// The id of the innermost loop around the read, if any.
+    /// The innermost loop around the read, if any, numbered in the order the reads meet
+    /// loops (so two parses of one program have equal reads).
     pub in_loop: Option<usize>,
 }
 
@@ -78,6 +79,22 @@ pub struct Reads {
 impl Reads {
     pub fn is_empty(&self) -> bool {
         self.stdin.is_empty() && self.args.is_empty()
+    }
+
+    /// These reads with the other side's literals added (one shape, both sides' constants).
+    pub fn with_literals_of(&self, other: &Reads) -> Reads {
+        let mut r = self.clone();
+        for (mine, theirs) in [
+            (&mut r.ints, &other.ints),
+            (&mut r.divisors, &other.divisors),
+        ] {
+            for v in theirs {
+                if !mine.contains(v) {
+                    mine.push(*v);
+                }
+            }
+        }
+        r
     }
 
     /// `3 scanf reads, 2 command-line arguments`.
@@ -140,6 +157,18 @@ pub fn program_reads(file: &ParsedFile) -> Reads {
         let mut c = n.walk();
         let kids: Vec<_> = n.children(&mut c).collect();
         stack.extend(kids.into_iter().rev());
+    }
+    // Loops by their order among the reads, not by node id: two parses of one shape compare
+    // equal.
+    let mut loops: Vec<usize> = Vec::new();
+    for r in &mut reads.stdin {
+        if let Some(id) = r.in_loop {
+            let k = loops.iter().position(|l| *l == id).unwrap_or_else(|| {
+                loops.push(id);
+                loops.len() - 1
+            });
+            r.in_loop = Some(k);
+        }
     }
     reads.ints = ints.into_iter().collect();
     reads.divisors = divisors.into_iter().collect();
@@ -611,6 +640,11 @@ int main(int argc, char **argv) {
         assert_eq!(r.stdin.len(), 3, "{r:?}");
         assert!(r.stdin[0].in_loop.is_none());
         assert!(r.stdin[1].in_loop.is_some());
+        assert_eq!(
+            r,
+            program_reads(&ParsedFile::parse(Language::C, src.to_string())),
+            "two parses read alike"
+        );
         assert_eq!(r.stdin[2].pieces, vec![Piece::Word(8)]);
         assert_eq!(r.args, vec![Arg::Word, Arg::Int]);
         assert!(r.ints.contains(&42));
