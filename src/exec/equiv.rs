@@ -286,13 +286,13 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
             };
         }
     };
-    let symbolic = match opts.symbolic {
-        Some(bounds) => symbolic(a, b, &doms, bounds),
-        None => Symbolic::Unknown("not asked for".into()),
-    };
     // C globals that functions assign are state a call starts from: inputs too, after the
     // parameters (the harness sets them before the call).
     let globals = global_inputs(&a.sig, &b.sig);
+    let symbolic = match opts.symbolic {
+        Some(bounds) => symbolic(a, b, &doms, &globals, bounds),
+        None => Symbolic::Unknown("not asked for".into()),
+    };
     let mut all_doms = doms.clone();
     all_doms.extend(globals.iter().map(|(_, d)| d.clone()));
     if !globals.is_empty() {
@@ -307,11 +307,13 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     let hints = Hints::from_texts(&[&a.text, &b.text]);
     let mut inputs = generate_hinted(&all_doms, opts.trials.max(1), opts.seed, &hints);
     // The solver's candidate counterexample runs first; it counts only if execution confirms it.
-    // (A lowered function reads no global variable, so any values of them serve.)
+    // It gives the globals set before the call too (those the lowered code never reads have
+    // plain values of their domains).
     let smt_input = match &symbolic {
         Symbolic::Counterexample(v, _) => {
             let mut v = v.clone();
-            v.extend(globals.iter().map(|(_, d)| default_value(d)));
+            let given = v.len().saturating_sub(doms.len());
+            v.extend(globals.iter().skip(given).map(|(_, d)| default_value(d)));
             inputs.retain(|x| *x != v);
             inputs.insert(0, v);
             Some(0)
@@ -531,12 +533,19 @@ fn symbolic(
     a: &Side,
     b: &Side,
     doms: &[crate::analysis::equiv::types::Dom],
+    globals: &[(String, crate::analysis::equiv::types::Dom)],
     bounds: Bounds,
 ) -> Symbolic {
     let fa = ParsedFile::parse(a.language, a.text.clone());
     let fb = ParsedFile::parse(b.language, b.text.clone());
     match (reselect(&fa, &a.sig), reselect(&fb, &b.sig)) {
-        (Ok(ga), Ok(gb)) => smt::check((&fa, &ga, &a.sig), (&fb, &gb, &b.sig), doms, bounds),
+        (Ok(ga), Ok(gb)) => smt::check(
+            (&fa, &ga, &a.sig),
+            (&fb, &gb, &b.sig),
+            doms,
+            globals,
+            bounds,
+        ),
         (Err(e), _) | (_, Err(e)) => Symbolic::Unknown(e),
     }
 }
@@ -1588,7 +1597,9 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
     if verdict == Verdict::Unknown {
         // The bounded symbolic check runs nothing, so it may answer without consent to execute;
         // its counterexample cannot be confirmed here and stays a note.
-        match common_domain(&a.sig, &b.sig).map(|d| symbolic(a, b, &d, Bounds::default())) {
+        let globals = global_inputs(&a.sig, &b.sig);
+        match common_domain(&a.sig, &b.sig).map(|d| symbolic(a, b, &d, &globals, Bounds::default()))
+        {
             Ok(Symbolic::Bounded(bounds, complete)) => {
                 verdict = Verdict::BoundedEquivalent;
                 method = "bounded_smt";

@@ -685,6 +685,37 @@ fn a_difference_random_inputs_miss_is_found_by_the_solver() {
     assert_eq!(c["b"], -1, "{v}");
 }
 
+/// C differences behind state the random inputs do not reach are found by the solver: a global
+/// that another function sets (an input of the call, given by the model), and a threshold read
+/// from a table local to a helper (the tcas shape).
+#[test]
+fn c_globals_and_local_tables_are_modelled_by_the_solver() {
+    for (fixture, entry) in [
+        (
+            "not_equivalent--c-global-state-only-the-solver-reaches",
+            "route",
+        ),
+        ("not_equivalent--c-local-threshold-table", "separated"),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/equiv")
+            .join(fixture);
+        let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+            .args(["equiv", "--no-llm", "--format", "json"])
+            .arg(format!("{}:{entry}", dir.join("a.c").display()))
+            .arg(format!("{}:{entry}", dir.join("b.c").display()))
+            .output()
+            .expect("crosscheck runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json report");
+        assert_eq!(v["verdict"], "not_equivalent", "{fixture}: {v}");
+        assert_eq!(v["counterexample"]["origin"], "smt", "{fixture}: {v}");
+        assert_ne!(
+            v["counterexample"]["a"], v["counterexample"]["b"],
+            "{fixture}: {v}"
+        );
+    }
+}
+
 /// Two files with several entry points: refused without `--all-entries` (naming the flag),
 /// compared pair by pair with it (the constructor, which `scaled` calls, is no entry; the
 /// receivers are built through it). A difference in the constructor alone refutes the files,

@@ -109,6 +109,9 @@ pub enum Ex {
     /// A function of the same file, or a built-in (`abs`, `min`, `max`).
     Call(String, Vec<Ex>),
     Cast(STy, Box<Ex>),
+    /// A C/C++ local array of this element type: one entry per element, `None` where no
+    /// initialiser gives it a value (indeterminate).
+    NewArray(STy, Vec<Option<Ex>>),
 }
 
 /// An assignment target.
@@ -157,6 +160,49 @@ pub struct Program {
     /// Named integer constants (Java `static final`, C `#define`, Python module-level names
     /// assigned once to a literal).
     pub constants: BTreeMap<String, i128>,
+    /// C/C++ global variables of integer or boolean type (scalars and arrays of a known size)
+    /// whose initial value is known: state the functions read and write, shared by all calls.
+    pub globals: Vec<LGlobal>,
+}
+
+/// A C/C++ global variable the check models ([`Program::globals`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LGlobal {
+    pub name: String,
+    /// The type of the variable, or of an array's elements.
+    pub ty: STy,
+    /// An array's number of elements.
+    pub size: Option<usize>,
+    /// The initial value (one per element of an array).
+    pub init: Vec<i128>,
+}
+
+/// Global arrays longer than this are not modelled (each element is a term of the formula).
+pub const MAX_GLOBAL_ELEMENTS: usize = 256;
+
+/// The globals of `sig` the check can model ([`Program::globals`]).
+fn modelled_globals(sig: &Signature, sem: Sem) -> Vec<LGlobal> {
+    if sem != Sem::C {
+        return Vec::new();
+    }
+    sig.globals
+        .iter()
+        .filter_map(|g| {
+            let ty = STy::from_ty(&g.ty, sem).filter(|t| !matches!(t, STy::Array(_)))?;
+            let init = g.init.clone()?;
+            let size = if g.array {
+                Some(g.size.filter(|n| (1..=MAX_GLOBAL_ELEMENTS).contains(n))?)
+            } else {
+                None
+            };
+            (init.len() == size.unwrap_or(1)).then(|| LGlobal {
+                name: g.name.clone(),
+                ty,
+                size,
+                init,
+            })
+        })
+        .collect()
 }
 
 fn sem_of(lang: Language) -> Option<Sem> {
@@ -185,6 +231,10 @@ struct Lower<'a> {
     /// Parameters and local variables of the function being lowered, and its text.
     locals: Vec<String>,
     body_text: &'a str,
+    /// The global variables the check models (C/C++; see [`Program::globals`]).
+    globals: Vec<LGlobal>,
+    /// The file's named constants (array sizes may be written with them).
+    constants_seen: BTreeMap<String, i128>,
 }
 
 /// Lowers the entry function `entry` (with its signature) and every other function of the file.
@@ -204,8 +254,11 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
         cond_depth: 0,
         locals: sig.raw.iter().map(|r| r.name.clone()).collect(),
         body_text: file.text.get(entry.node.byte_range()).unwrap_or(""),
+        globals: modelled_globals(sig, sem),
+        constants_seen: BTreeMap::new(),
     };
     let constants = lw.constants()?;
+    lw.constants_seen = constants.clone();
     let mut params = Vec::new();
     for raw in &sig.raw {
         let ty = match raw.role {
@@ -250,6 +303,7 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
         entry: entry_l,
         functions,
         constants,
+        globals: lw.globals,
     })
 }
 
@@ -740,6 +794,10 @@ impl<'a> Lower<'a> {
                 }
                 _ => (d, None, false),
             };
+            if self.sem == Sem::C && name_node.kind() == kind::ARRAY_DECLARATOR {
+                self.local_array(base, name_node, value, out)?;
+                continue;
+            }
             if name_node.kind() != kind::IDENTIFIER || array {
                 return Err("declarator other than a plain name".into());
             }
@@ -757,6 +815,99 @@ impl<'a> Lower<'a> {
             out.push(St::Decl(name, Some(ty), v));
         }
         Ok(())
+    }
+
+    /// A C/C++ local array `T a[N]` (`N` a literal or a `#define`d constant, or the length of
+    /// its initialiser list), with an optional initialiser list of expressions: the elements
+    /// it does not list are zero; without one, every element is indeterminate.
+    fn local_array(
+        &mut self,
+        base: &str,
+        d: Node<'_>,
+        value: Option<Node<'_>>,
+        out: &mut Vec<St>,
+    ) -> R<()> {
+        let name_node = d
+            .child_by_field_name(field::DECLARATOR)
+            .filter(|n| n.kind() == kind::IDENTIFIER)
+            .ok_or("an array of arrays or of pointers")?;
+        let elem = STy::from_ty(&parse_type(self.lang, base), self.sem)
+            .filter(|t| !matches!(t, STy::Array(_)))
+            .ok_or_else(|| format!("unsupported local type `{base}`"))?;
+        let items: Option<Vec<Node<'_>>> = match value {
+            None => None,
+            Some(v) if v.kind() == kind::INITIALIZER_LIST => {
+                let mut c = v.walk();
+                Some(v.named_children(&mut c).collect())
+            }
+            Some(_) => return Err("an array initialised by something other than a list".into()),
+        };
+        let size = match d.child_by_field_name(field::SIZE) {
+            Some(n) => {
+                let t = self.text(n).trim();
+                int_literal(t, self.sem)
+                    .or_else(|| self.constants_seen.get(t).copied())
+                    .ok_or("an array whose size is not a constant")?
+            }
+            None => items
+                .as_ref()
+                .map(|i| i.len() as i128)
+                .ok_or("an array without a size")?,
+        };
+        let size = usize::try_from(size)
+            .ok()
+            .filter(|n| (1..=MAX_GLOBAL_ELEMENTS).contains(n))
+            .ok_or("an array too large (or empty) for the check")?;
+        let mut elems: Vec<Option<Ex>> = Vec::with_capacity(size);
+        match items {
+            Some(items) => {
+                if items.len() > size {
+                    return Err("more initialisers than elements".into());
+                }
+                for it in items {
+                    if it.kind() == kind::INITIALIZER_LIST || it.kind() == kind::INITIALIZER_PAIR {
+                        return Err("designated or nested initialisers".into());
+                    }
+                    let e = self.effectful(it, out, |s| s.expr(it))?;
+                    elems.push(Some(e));
+                }
+                elems.resize(size, Some(Ex::Lit(0)));
+            }
+            None => elems.resize(size, None),
+        }
+        let name = self.text(name_node).to_string();
+        self.locals.push(name.clone());
+        out.push(St::Decl(
+            name,
+            Some(STy::Array(Box::new(elem.clone()))),
+            Some(Ex::NewArray(elem, elems)),
+        ));
+        Ok(())
+    }
+
+    /// An unsigned integer literal, typed as the language types it.
+    fn literal_value(&self, t: &str) -> R<Ex> {
+        let v = int_literal(t, self.sem).ok_or_else(|| format!("literal `{t}`"))?;
+        // A literal with a suffix or too big for `int` has its own type.
+        let lower = t.to_ascii_lowercase();
+        let long =
+            lower.ends_with('l') || !(i128::from(i32::MIN)..=i128::from(u32::MAX)).contains(&v);
+        let unsigned = self.sem == Sem::C && lower.trim_end_matches('l').ends_with('u');
+        Ok(match self.sem {
+            Sem::Python => Ex::Lit(v),
+            _ if long || unsigned || v > i128::from(i32::MAX) => Ex::Cast(
+                STy::Int {
+                    bits: if long || (!unsigned && v > i128::from(i32::MAX)) {
+                        64
+                    } else {
+                        32
+                    },
+                    signed: !unsigned,
+                },
+                Box::new(Ex::Lit(v)),
+            ),
+            _ => Ex::Lit(v),
+        })
     }
 
     /// An expression evaluated for its effect: assignments, `++`/`--`, calls.
@@ -818,17 +969,32 @@ impl<'a> Lower<'a> {
 
     fn place(&mut self, n: Node<'_>) -> R<Place> {
         match n.kind() {
-            kind::IDENTIFIER => Ok(Place::Var(self.text(n).to_string())),
+            kind::IDENTIFIER => Ok(Place::Var(self.assignable(n)?)),
             kind::SUBSCRIPT | kind::SUBSCRIPT_EXPRESSION | kind::ARRAY_ACCESS => {
                 let (a, i) = self.subscript_parts(n)?;
                 if a.kind() != kind::IDENTIFIER {
                     return Err("assignment into a nested subscript".into());
                 }
-                Ok(Place::Index(self.text(a).to_string(), self.expr(i)?))
+                Ok(Place::Index(self.assignable(a)?, self.expr(i)?))
             }
             kind::PARENTHESIZED_EXPRESSION => self.place(n.named_child(0).ok_or("place")?),
             k => Err(format!("unsupported assignment target `{k}`")),
         }
+    }
+
+    /// The name an assignment writes. In C and C++ it is a parameter, a local declared before,
+    /// or a modelled global: a write to any other global is state the check cannot compare.
+    fn assignable(&self, id: Node<'_>) -> R<String> {
+        let name = self.text(id).to_string();
+        if self.sem == Sem::C
+            && !self.locals.contains(&name)
+            && !self.globals.iter().any(|g| g.name == name)
+        {
+            return Err(format!(
+                "assignment of `{name}`, a variable the check does not model"
+            ));
+        }
+        Ok(name)
     }
 
     fn subscript_parts<'t>(&self, n: Node<'t>) -> R<(Node<'t>, Node<'t>)> {
@@ -934,27 +1100,16 @@ impl<'a> Lower<'a> {
             | kind::OCTAL_INTEGER_LITERAL
             | kind::BINARY_INTEGER_LITERAL => {
                 let t = self.text(n);
-                let v = int_literal(t, self.sem).ok_or_else(|| format!("literal `{t}`"))?;
-                // A literal with a suffix or too big for `int` has its own type.
-                let lower = t.to_ascii_lowercase();
-                let long = lower.ends_with('l')
-                    || !(i128::from(i32::MIN)..=i128::from(u32::MAX)).contains(&v);
-                let unsigned = self.sem == Sem::C && lower.trim_end_matches('l').ends_with('u');
-                Ok(match self.sem {
-                    Sem::Python => Ex::Lit(v),
-                    _ if long || unsigned || v > i128::from(i32::MAX) => Ex::Cast(
-                        STy::Int {
-                            bits: if long || (!unsigned && v > i128::from(i32::MAX)) {
-                                64
-                            } else {
-                                32
-                            },
-                            signed: !unsigned,
-                        },
-                        Box::new(Ex::Lit(v)),
-                    ),
-                    _ => Ex::Lit(v),
-                })
+                // tree-sitter-c reads a sign into the literal: `-1000` is `-(1000)`.
+                if let Some(rest) = t.strip_prefix(['-', '+']) {
+                    let v = self.literal_value(rest.trim_start())?;
+                    return Ok(if t.starts_with('-') {
+                        Ex::Neg(Box::new(v))
+                    } else {
+                        v
+                    });
+                }
+                self.literal_value(t)
             }
             kind::BINARY_EXPRESSION | kind::BINARY_OPERATOR | kind::BOOLEAN_OPERATOR => {
                 let l = n.child_by_field_name(field::LEFT).ok_or("binary")?;

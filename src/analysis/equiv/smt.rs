@@ -80,7 +80,21 @@ type R<T> = Result<T, String>;
 
 /// Lowers both sides and checks them within `bounds` on the common domain `doms` (one per
 /// logical parameter, as [`super::types::common_domain`] gives).
-pub fn check(a: SideRef<'_, '_>, b: SideRef<'_, '_>, doms: &[Dom], bounds: Bounds) -> Symbolic {
+pub fn check(
+    a: SideRef<'_, '_>,
+    b: SideRef<'_, '_>,
+    doms: &[Dom],
+    globals: &[(String, Dom)],
+    bounds: Bounds,
+) -> Symbolic {
+    // The harness reports every global after the call: a global that differs between the files
+    // (even one no function touches) differs there, which the check would not see.
+    if a.0.language == b.0.language
+        && a.2.globals != b.2.globals
+        && !(a.2.globals.is_empty() || b.2.globals.is_empty())
+    {
+        return Symbolic::Unknown("the two files declare different global variables".into());
+    }
     let pa = match lower_function(a.0, a.1, a.2) {
         Ok(p) => p,
         Err(e) => return Symbolic::Unknown(format!("first function not lowered: {e}")),
@@ -89,7 +103,7 @@ pub fn check(a: SideRef<'_, '_>, b: SideRef<'_, '_>, doms: &[Dom], bounds: Bound
         Ok(p) => p,
         Err(e) => return Symbolic::Unknown(format!("second function not lowered: {e}")),
     };
-    match check_programs((&pa, a.2), (&pb, b.2), doms, bounds) {
+    match check_programs((&pa, a.2), (&pb, b.2), doms, globals, bounds) {
         Ok(o) => o,
         Err(e) => Symbolic::Unknown(e),
     }
@@ -102,6 +116,7 @@ pub fn check_programs(
     a: (&Program, &Signature),
     b: (&Program, &Signature),
     doms: &[Dom],
+    globals: &[(String, Dom)],
     bounds: Bounds,
 ) -> R<Symbolic> {
     let mut last: Option<Symbolic> = None;
@@ -115,7 +130,7 @@ pub fn check_programs(
             timeout_ms: bounds.timeout_ms / share,
             ..bounds
         };
-        match attempt(a, b, doms, b2) {
+        match attempt(a, b, doms, globals, b2) {
             // Reported with the whole time limit, which the attempts shared.
             Ok((Symbolic::Bounded(done, complete), past)) => {
                 let answer = Symbolic::Bounded(
@@ -147,19 +162,41 @@ fn attempt(
     a: (&Program, &Signature),
     b: (&Program, &Signature),
     doms: &[Dom],
+    globals: &[(String, Dom)],
     bounds: Bounds,
 ) -> R<(Symbolic, bool)> {
     if a.1.params.len() != doms.len() || b.1.params.len() != doms.len() {
         return Err("parameter counts differ".into());
     }
     let cross = a.0.sem != b.0.sem;
-    let masters = doms
+    let mut masters = doms
         .iter()
         .enumerate()
         .map(|(i, d)| Master::new(i, d, [elem_of(a, i), elem_of(b, i)], bounds))
         .collect::<R<Vec<_>>>()?;
-    let ra = Machine::new(a.0, bounds).run(a.1, &masters)?;
-    let rb = Machine::new(b.0, bounds).run(b.1, &masters)?;
+    // Globals set before the call follow the parameters (see `exec::equiv::differential`); one
+    // that neither side models is never read by the lowered code, so any value serves.
+    for (k, (name, d)) in globals.iter().enumerate() {
+        let ty = |p: &Program| {
+            p.globals
+                .iter()
+                .find(|g| g.name == *name)
+                .map(|g| g.ty.clone())
+        };
+        let tys = [ty(a.0), ty(b.0)];
+        let m = if tys.iter().all(Option::is_none) {
+            Master {
+                kind: MKind::Absent(super::inputs::default_value(d)),
+                constraint: tt(),
+            }
+        } else {
+            Master::new(doms.len() + k, d, tys, bounds)?
+        };
+        masters.push(m);
+    }
+    let names: Vec<&str> = globals.iter().map(|(n, _)| n.as_str()).collect();
+    let ra = Machine::new(a.0, bounds).run(a.1, &masters, &names)?;
+    let rb = Machine::new(b.0, bounds).run(b.1, &masters, &names)?;
 
     let solver = Solver::new();
     let mut params = Params::new();
@@ -593,6 +630,8 @@ struct Run {
     ret_none: Bool,
     /// Final values of the list parameters, by logical index.
     lists: BTreeMap<usize, V>,
+    /// Final values of the modelled globals, by name.
+    globals: BTreeMap<String, V>,
     python: bool,
 }
 
@@ -639,6 +678,8 @@ struct Machine<'p> {
     steps: u64,
     /// Simplifications left (see [`SIMPLIFY_BUDGET`]).
     simplify_left: u32,
+    /// The modelled C globals ([`Program::globals`]), shared by every call.
+    globals: BTreeMap<String, Var>,
 }
 
 /// Simplifications of path conditions per run. Each costs time in the size of the term, and
@@ -673,6 +714,7 @@ impl<'p> Machine<'p> {
             depth: 0,
             steps: 0,
             simplify_left: SIMPLIFY_BUDGET,
+            globals: BTreeMap::new(),
         }
     }
 
@@ -697,7 +739,54 @@ impl<'p> Machine<'p> {
         x.simplify()
     }
 
-    fn run(mut self, sig: &Signature, masters: &[Master]) -> R<Run> {
+    /// The modelled globals' values when the call starts: those in `inputs` (names of the
+    /// masters after the parameters) from their masters (an array's elements past the input's
+    /// length keep their initial values, as the harness sets them), the others their initial
+    /// values.
+    fn init_globals(&mut self, nparams: usize, masters: &[Master], inputs: &[&str]) -> R<()> {
+        let sem = self.sem;
+        let lit = |x: i128, ty: &STy| convert(&V::I(Int::from_i128(x)), ty, sem);
+        for g in &self.prog.globals {
+            let master = inputs
+                .iter()
+                .position(|n| *n == g.name)
+                .and_then(|k| masters.get(nparams + k));
+            let v = match (g.size, master) {
+                (None, None) => lit(*g.init.first().ok_or("a global without a value")?, &g.ty)?,
+                (None, Some(m)) => m.as_side(&g.ty, sem)?,
+                (Some(n), m) => {
+                    let (given, len) = match m.map(|m| &m.kind) {
+                        None => (&[][..], Int::from_i64(0)),
+                        Some(MKind::List { elems, len }) => (elems.as_slice(), len.clone()),
+                        Some(_) => {
+                            return Err(format!("global array `{}` set from a scalar", g.name))
+                        }
+                    };
+                    let mut elems = Vec::with_capacity(n);
+                    for j in 0..n {
+                        let init = lit(*g.init.get(j).ok_or("a global without a value")?, &g.ty)?;
+                        elems.push(match given.get(j) {
+                            Some(e) => ite(
+                                &len.gt(Int::from_i64(j as i64)),
+                                &convert(e, &g.ty, sem)?,
+                                &init,
+                            )?,
+                            None => init,
+                        });
+                    }
+                    V::A(Arr {
+                        elems,
+                        len: Int::from_i64(n as i64),
+                    })
+                }
+            };
+            self.globals.insert(g.name.clone(), Var { v, def: tt() });
+        }
+        Ok(())
+    }
+
+    fn run(mut self, sig: &Signature, masters: &[Master], global_inputs: &[&str]) -> R<Run> {
+        self.init_globals(sig.params.len(), masters, global_inputs)?;
         let entry = &self.prog.entry;
         check_shadowing(entry, self.sem)?;
         let mut f = Frame::new(entry.ret.clone());
@@ -743,6 +832,7 @@ impl<'p> Machine<'p> {
             ret: f.ret,
             ret_none: f.ret_none,
             lists,
+            globals: self.globals.into_iter().map(|(k, v)| (k, v.v)).collect(),
             python: self.sem == Sem::Python,
         })
     }
@@ -813,6 +903,20 @@ impl<'p> Machine<'p> {
                 };
                 self.bind(f, name, v, def, act)?;
             }
+            St::Assign(Place::Var(name), e) if !f.env.contains_key(name) && self.sem == Sem::C => {
+                let v = self.eval(f, e, act)?;
+                let Some(old) = self.globals.get(name) else {
+                    return Err(format!("assignment of `{name}`, which is not declared"));
+                };
+                let v = convert(&v, &static_ty(&old.v), self.sem)?;
+                if matches!(v, V::A(_)) {
+                    return Err("assignment of a list".into());
+                }
+                let v = ite(act, &v, &old.v)?;
+                if let Some(var) = self.globals.get_mut(name) {
+                    var.v = v;
+                }
+            }
             St::Assign(Place::Var(name), e) => {
                 let v = self.eval(f, e, act)?;
                 let v = match (f.env.get(name), self.sem) {
@@ -832,7 +936,9 @@ impl<'p> Machine<'p> {
                     let i = self.eval(f, idx, act)?;
                     (i, self.eval(f, e, act)?)
                 };
-                let arr = match f.env.get(name).map(|x| &x.v) {
+                let global = !f.env.contains_key(name);
+                let holder = if global { &self.globals } else { &f.env };
+                let arr = match holder.get(name).map(|x| &x.v) {
                     Some(V::A(a)) => a.clone(),
                     _ => return Err(format!("`{name}` is not a list")),
                 };
@@ -844,7 +950,12 @@ impl<'p> Machine<'p> {
                     let val = convert(&v, &static_ty(&arr.elems[j]), self.sem)?;
                     out.elems[j] = ite(&and2(&w, hit), &val, &arr.elems[j])?;
                 }
-                if let Some(var) = f.env.get_mut(name) {
+                let holder = if global {
+                    &mut self.globals
+                } else {
+                    &mut f.env
+                };
+                if let Some(var) = holder.get_mut(name) {
                     var.v = V::A(out);
                 }
             }
@@ -903,6 +1014,16 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// Every variable a loop iteration may change: the frame's, then the globals (named apart).
+    fn state(&self, f: &Frame) -> Vec<(String, V, Bool)> {
+        let frame = f.env.iter().map(|(n, v)| (n.clone(), v));
+        let globals = self.globals.iter().map(|(n, v)| (format!("::{n}"), v));
+        frame
+            .chain(globals)
+            .map(|(n, v)| (n, v.v.clone(), v.def.clone()))
+            .collect()
+    }
+
     fn looped(
         &mut self,
         f: &mut Frame,
@@ -919,12 +1040,7 @@ impl<'p> Machine<'p> {
         let mut last_start: Option<Vec<(String, V, Bool)>> = None;
         for it in 0..self.bounds.unroll {
             if it + 1 == self.bounds.unroll {
-                last_start = Some(
-                    f.env
-                        .iter()
-                        .map(|(n, v)| (n.clone(), v.v.clone(), v.def.clone()))
-                        .collect(),
-                );
+                last_start = Some(self.state(f));
             }
             if test_first || it > 0 {
                 let c = truth(&self.eval(f, cond, &lg)?)?;
@@ -950,16 +1066,16 @@ impl<'p> Machine<'p> {
             let more = and2(&more, &self.raised.not());
             // The last iteration left every variable as it found it: the body is a function of
             // the variables alone, so the loop never ends (a run that differs from any result).
+            let now = self.state(f);
             let repeats = match &last_start {
-                Some(start) if start.len() == f.env.len() => {
+                Some(start)
+                    if start.len() == now.len()
+                        && start.iter().zip(&now).all(|(x, y)| x.0 == y.0) =>
+                {
                     let mut all = Vec::new();
-                    for (n, v, def) in start {
-                        let Some(now) = f.env.get(n) else {
-                            all.push(ff());
-                            break;
-                        };
-                        all.push(same(v, &now.v, false).unwrap_or_else(|_| ff()));
-                        all.push(def.iff(&now.def));
+                    for ((_, v, def), (_, v2, def2)) in start.iter().zip(&now) {
+                        all.push(same(v, v2, false).unwrap_or_else(|_| ff()));
+                        all.push(def.iff(def2));
                     }
                     Bool::and(&all)
                 }
@@ -1003,7 +1119,7 @@ impl<'p> Machine<'p> {
     }
 
     fn read_var(&mut self, f: &Frame, name: &str, g: &Bool) -> R<V> {
-        if let Some(var) = f.env.get(name) {
+        if let Some(var) = f.env.get(name).or_else(|| self.globals.get(name)) {
             let v = var.v.clone();
             let undefined = var.def.not();
             match self.sem {
@@ -1126,6 +1242,24 @@ impl<'p> Machine<'p> {
                 convert(&x, ty, self.sem)?
             }
             Ex::Call(name, args) => self.call(f, name, args, g)?,
+            Ex::NewArray(ty, items) => {
+                let mut elems = Vec::with_capacity(items.len());
+                for it in items {
+                    elems.push(match it {
+                        Some(e) => {
+                            let v = self.eval(f, e, g)?;
+                            convert(&v, ty, self.sem)?
+                        }
+                        // Indeterminate: any value (a read that matters gives a candidate the
+                        // execution then rejects, never a bounded verdict it does not deserve).
+                        None => undef_of(ty, self.sem)?,
+                    });
+                }
+                V::A(Arr {
+                    len: Int::from_i64(elems.len() as i64),
+                    elems,
+                })
+            }
         })
     }
 
@@ -1441,6 +1575,10 @@ impl<'p> Machine<'p> {
                     Ex::Var(caller) if write_back.iter().any(|(c, _)| c == caller) => {
                         return Err("one list passed as two arguments".into())
                     }
+                    // The callee could reach it both ways.
+                    Ex::Var(caller) if !f.env.contains_key(caller) => {
+                        return Err("a global array passed as an argument".into())
+                    }
                     Ex::Var(caller) => write_back.push((caller.clone(), pname.clone())),
                     _ => return Err("a list argument that is not a variable".into()),
                 }
@@ -1584,6 +1722,15 @@ fn differ(a: &Run, b: &Run, cross: bool) -> R<Bool> {
             out_same.push(same(x, y, cross)?);
         }
     }
+    // The harness reports the globals after the call.
+    if !cross && a.globals.keys().ne(b.globals.keys()) {
+        return Err("the two sides model different global variables".into());
+    }
+    for (name, x) in &a.globals {
+        if let Some(y) = b.globals.get(name) {
+            out_same.push(same(x, y, cross)?);
+        }
+    }
     let both_normal = and2(&a.raised.not(), &b.raised.not());
     let both_end = and2(&a.diverges.not(), &b.diverges.not());
     Ok(Bool::or(&[
@@ -1618,7 +1765,8 @@ mod tests {
             timeout_ms: 30_000,
             ..Bounds::default()
         };
-        check((&fa, &ga, &sa), (&fb, &gb, &sb), &doms, bounds)
+        let globals = crate::analysis::equiv::types::global_inputs(&sa, &sb);
+        check((&fa, &ga, &sa), (&fb, &gb, &sb), &doms, &globals, bounds)
     }
 
     fn bounded(o: Symbolic) -> bool {
@@ -1759,6 +1907,56 @@ mod tests {
         let b = "unsigned f(unsigned x) { return 1; }";
         let v = cex(run(Language::C, a, b, "f"));
         assert_eq!(v[0], Value::Int(4294967295));
+    }
+
+    #[test]
+    fn c_globals_are_inputs_and_results() {
+        // Read as inputs: the difference needs a global value no random draw hits.
+        let a = "int g;\nint h;\nvoid set(void) { g = 1; h = 2; }\nint f(int x) { if (g == 70001 && x > 0) return 1; return 0; }";
+        let b = "int g;\nint h;\nvoid set(void) { g = 1; h = 2; }\nint f(int x) { return 0; }";
+        let v = cex(run(Language::C, a, b, "f"));
+        assert_eq!(v.get(1), Some(&Value::Int(70001)), "{v:?}");
+        // Written: the final value is a result, though neither side returns anything.
+        let a = "int g;\nvoid f(int x) { if ((x ^ 0x5a5a5a) == 0x1234567) g = 5; }";
+        let b = "int g;\nvoid f(int x) { if (x == 3) g = g; }";
+        let v = cex(run(Language::C, a, b, "f"));
+        assert_eq!(v[0], Value::Int(0x1234567 ^ 0x5a5a5a), "{v:?}");
+        // An array's elements past the input's length keep their initial values.
+        let a = "int t[4] = {400, 500, 640, 740};\nvoid init(void) { t[0] = 400; }\nint f(int i) { if (i < 0 || i > 3) return 0; return t[i]; }";
+        let b = "int t[4] = {400, 500, 640, 740};\nvoid init(void) { t[0] = 400; }\nint f(int i) { if (i < 0 || i > 3) return 0; return t[i] + (t[i] == 12345); }";
+        let v = cex(run(Language::C, a, b, "f"));
+        assert!(
+            matches!(&v[1], Value::List(xs) if xs.contains(&Value::Int(12345))),
+            "{v:?}"
+        );
+        // The same writes on both sides: bounded, with loops over the global.
+        let a = "int n;\nint f(int x) { int i; for (i = 0; i < x && i < 3; i++) n++; return n; }";
+        let b = "int n;\nint f(int x) { int i = 0; while (i < 3 && i < x) { n = n + 1; i++; } return n; }";
+        assert!(bounded(run(Language::C, a, b, "f")));
+        // A write to a global the check does not model refuses the check.
+        let a = "double d;\nint f(int x) { d = x; return x; }";
+        let b = "double d;\nint f(int x) { return x; }";
+        assert!(matches!(run(Language::C, a, b, "f"), Symbolic::Unknown(_)));
+    }
+
+    #[test]
+    fn c_local_arrays_of_a_constant_size() {
+        let a = "#define N 4\nint lim(int k) { int t[N]; t[0] = 400; t[1] = 500; t[2] = 640; t[3] = 740; return t[k]; }\nint f(int k, int s) { if (s >= lim(k)) return 1; return 0; }";
+        let b = "#define N 4\nint lim(int k) { int t[N]; t[0] = 400; t[1] = 500; t[2] = 640; t[3] = 740; return t[k]; }\nint f(int k, int s) { if (s > lim(k)) return 1; return 0; }";
+        let v = cex(run(Language::C, a, b, "f"));
+        let limits = [400, 500, 640, 740];
+        let (Value::Int(k), Value::Int(s)) = (&v[0], &v[1]) else {
+            panic!("{v:?}")
+        };
+        assert_eq!(limits.get(*k as usize), Some(&(*s as i32)), "{v:?}");
+        // tree-sitter-c reads `-1000` as one literal.
+        let a = "int f(int x) { if (x < -1000) return -1; return 0; }";
+        let b = "int f(int x) { if (x <= -1001) return -1; return 0; }";
+        assert!(bounded(run(Language::C, a, b, "f")));
+        let a =
+            "int f(int k) { int t[] = {1, 2, 3}; if (k < 0 || k > 2) return 0; return t[k] * 2; }";
+        let b = "int f(int k) { int t[3] = {1, 2}; t[2] = 3; if (k < 0 || k > 2) return 0; return t[k] + t[k]; }";
+        assert!(bounded(run(Language::C, a, b, "f")));
     }
 
     #[test]

@@ -155,6 +155,13 @@ pub struct Global {
     /// The whole declaration as written (initialiser included), to tell two files' globals
     /// apart.
     pub declaration: String,
+    /// An array's number of elements, when the declaration states it as a literal (or by
+    /// an initialiser list without a size).
+    pub size: Option<usize>,
+    /// The initial value (an array's elements, in order) when the initialiser is made of
+    /// integer literals; none written is zero (static storage). `None`: an initialiser of
+    /// another kind.
+    pub init: Option<Vec<i128>>,
 }
 
 /// The global variables of a C/C++ file that hold values: top-level declarations of integer,
@@ -192,6 +199,7 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
         }
         let mut cc = d.walk();
         for decl in d.children_by_field_name(field::DECLARATOR, &mut cc) {
+            let init = decl;
             let decl = if decl.kind() == kind::INIT_DECLARATOR {
                 match decl.child_by_field_name(field::DECLARATOR) {
                     Some(inner) => inner,
@@ -200,6 +208,9 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
             } else {
                 decl
             };
+            let value = (init.kind() == kind::INIT_DECLARATOR)
+                .then(|| init.child_by_field_name(field::VALUE))
+                .flatten();
             let (name, array) = match decl.kind() {
                 kind::IDENTIFIER => (decl, false),
                 kind::ARRAY_DECLARATOR => match decl.child_by_field_name(field::DECLARATOR) {
@@ -210,12 +221,52 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
             };
             let ty = parse_type(file.language, &expand_typedefs(file.node_text(ty), &defs));
             let name = file.node_text(name).to_string();
+            let literal = |n: Node<'_>| -> Option<i128> {
+                let t = file.node_text(n).replace(char::is_whitespace, "");
+                match t.strip_prefix('-') {
+                    Some(rest) => super::lower::int_literal(rest, super::lower::Sem::C).map(|v| -v),
+                    None => super::lower::int_literal(&t, super::lower::Sem::C),
+                }
+            };
+            let declared_size = if array {
+                decl.child_by_field_name(field::SIZE)
+                    .and_then(literal)
+                    .and_then(|v| usize::try_from(v).ok())
+            } else {
+                None
+            };
+            let init = match value {
+                None => Some(vec![0; if array { declared_size.unwrap_or(0) } else { 1 }]),
+                Some(v) if !array => literal(v).map(|x| vec![x]),
+                Some(v) if v.kind() == kind::INITIALIZER_LIST => {
+                    let mut c = v.walk();
+                    let items: Option<Vec<i128>> = v.named_children(&mut c).map(literal).collect();
+                    items.map(|mut items| {
+                        if let Some(n) = declared_size {
+                            if items.len() <= n {
+                                items.resize(n, 0);
+                            }
+                        }
+                        items
+                    })
+                }
+                Some(_) => None,
+            };
+            let size = if array {
+                declared_size.or_else(|| value.and(init.as_ref().map(Vec::len)))
+            } else {
+                None
+            };
+            // More initialisers than elements does not compile; leave it unknown.
+            let init = init.filter(|v| !array || Some(v.len()) == size);
             out.push(Global {
                 assigned: assigned.contains(name.as_str()),
                 name,
                 array,
                 ty,
                 declaration: file.node_text(d).to_string(),
+                size,
+                init,
             });
         }
     }
