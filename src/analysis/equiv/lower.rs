@@ -241,8 +241,15 @@ struct Lower<'a> {
 /// A helper that does not lower is left out; a call of it then fails the entry's lowering.
 pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) -> R<Program> {
     let sem = sem_of(file.language).ok_or("language not supported by the symbolic check")?;
-    if file.has_errors() {
+    // A syntax error elsewhere in the file (an old `main()` without a type, a macro the grammar
+    // does not know) leaves the functions around it as written; one inside the entry, or in a
+    // helper, refuses that function (a call of an unlowered helper then refuses the entry).
+    // (C and C++ only: Python's indentation and Java's classes shape whole files.)
+    if sem != Sem::C && file.has_errors() {
         return Err("the file has syntax errors".into());
+    }
+    if entry.node.has_error() {
+        return Err("the function has syntax errors".into());
     }
     let mut lw = Lower {
         file,
@@ -323,6 +330,9 @@ impl<'a> Lower<'a> {
     }
 
     fn helper(&mut self, f: &Function<'_>) -> R<LFunc> {
+        if f.node.has_error() {
+            return Err("syntax errors".into());
+        }
         let sig = super::types::signature(self.file, f)?;
         self.locals = sig.raw.iter().map(|r| r.name.clone()).collect();
         self.body_text = self.text(f.node);

@@ -1940,6 +1940,26 @@ mod tests {
     }
 
     #[test]
+    fn c_syntax_errors_outside_the_compared_code_are_no_obstacle() {
+        // An old `main()` without a type is a syntax error to the grammar.
+        let a = "#include <stdio.h>\nmain()\n{\n  printf(\"%d\", leap(2000));\n}\nint leap(int y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }\n";
+        let b = "#include <stdio.h>\nmain()\n{\n  printf(\"%d\", leap(2000));\n}\nint leap(int y) { if (y % 400 == 0) return 1; if (y % 100 == 0) return 0; return y % 4 == 0; }\n";
+        assert!(ParsedFile::parse(Language::C, a.to_string()).has_errors());
+        assert!(bounded(run(Language::C, a, b, "leap")));
+        let b = "#include <stdio.h>\nmain()\n{\n  printf(\"%d\", leap(2000));\n}\nint leap(int y) { if (y % 400 == 0) return 1; return y % 4 == 0; }\n";
+        let v = cex(run(Language::C, a, b, "leap"));
+        assert!(
+            matches!(v[0], Value::Int(y) if y % 100 == 0 && y % 400 != 0),
+            "{v:?}"
+        );
+        // An error inside the compared function refuses the check.
+        let a = "int f(int x) { int y = x +; return x * 2; }";
+        assert!(ParsedFile::parse(Language::C, a.to_string()).has_errors());
+        let b = "int f(int x) { return x * 2; }";
+        assert!(matches!(run(Language::C, a, b, "f"), Symbolic::Unknown(_)));
+    }
+
+    #[test]
     fn c_local_arrays_of_a_constant_size() {
         let a = "#define N 4\nint lim(int k) { int t[N]; t[0] = 400; t[1] = 500; t[2] = 640; t[3] = 740; return t[k]; }\nint f(int k, int s) { if (s >= lim(k)) return 1; return 0; }";
         let b = "#define N 4\nint lim(int k) { int t[N]; t[0] = 400; t[1] = 500; t[2] = 640; t[3] = 740; return t[k]; }\nint f(int k, int s) { if (s > lim(k)) return 1; return 0; }";
