@@ -223,6 +223,11 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
             let name = file.node_text(name).to_string();
             let literal = |n: Node<'_>| -> Option<i128> {
                 let t = file.node_text(n).replace(char::is_whitespace, "");
+                match t.as_str() {
+                    "true" | "TRUE" => return Some(1),
+                    "false" | "FALSE" => return Some(0),
+                    _ => {}
+                }
                 match t.strip_prefix('-') {
                     Some(rest) => super::lower::int_literal(rest, super::lower::Sem::C).map(|v| -v),
                     None => super::lower::int_literal(&t, super::lower::Sem::C),
@@ -1856,6 +1861,33 @@ mod tests {
         // Nor when the other side is another language.
         let p = sig(Language::Python, "def f():\n    return 1\n");
         assert!(global_inputs(&a, &p).is_empty());
+    }
+
+    #[test]
+    fn c_globals_know_their_size_and_initial_value() {
+        let s = sig_of(
+            Language::C,
+            "#define N 3\nint a;\nint b = -7;\nint t[4] = {1, 2};\nint u[] = {5, 6, 7};\nint v[N];\nint w = N * 2;\nbool on = true;\nint f(void) { return a; }\n",
+            "f",
+        );
+        let got: Vec<(&str, Option<usize>, Option<Vec<i128>>)> = s
+            .globals
+            .iter()
+            .map(|g| (g.name.as_str(), g.size, g.init.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", None, Some(vec![0])),
+                ("b", None, Some(vec![-7])),
+                ("t", Some(4), Some(vec![1, 2, 0, 0])),
+                ("u", Some(3), Some(vec![5, 6, 7])),
+                // A size or value through a macro is not known here.
+                ("v", None, None),
+                ("w", None, None),
+                ("on", None, Some(vec![1])),
+            ]
+        );
     }
 
     #[test]
