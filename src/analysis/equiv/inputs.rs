@@ -546,8 +546,26 @@ pub fn generate_hinted(doms: &[Dom], count: usize, seed: u64, hints: &Hints) -> 
         // Some tuples repeat values between parameters of one domain (`a == b`, two objects
         // built alike), which independent draws almost never do: a sixth copy the parameter
         // list's repeating block whole (`x1, y1, x2, y2`: `x2 = x1, y2 = y1`), a sixth copy
-        // single parameters from earlier ones of their domain.
+        // single parameters from earlier ones of their domain. A third draw integers
+        // as indices of the tuple's first list or string (`sort(a, lo, hi)`, a position in
+        // a text): random integers almost never fall inside one.
         match below(&mut rng, 6) {
+            2 | 3 => {
+                if let Some(len) = t.iter().find_map(|v| sequence_len(v, 1)) {
+                    for (i, d) in doms.iter().enumerate() {
+                        let Dom::Int { lo, hi } = d else { continue };
+                        if *lo > 0 || *hi < len as i128 || below(&mut rng, 4) == 0 {
+                            continue;
+                        }
+                        let v = below(&mut rng, len as u64 + 1) as i128;
+                        t[i] = Value::Int(if *lo < 0 && below(&mut rng, 8) == 0 {
+                            -1
+                        } else {
+                            v
+                        });
+                    }
+                }
+            }
             0 => {
                 if let Some(p) =
                     (1..doms.len()).find(|&p| (p..doms.len()).all(|i| doms[i] == doms[i - p]))
@@ -573,6 +591,19 @@ pub fn generate_hinted(doms: &[Dom], count: usize, seed: u64, hints: &Hints) -> 
     out
 }
 
+/// The length of a non-empty list or string, looked for `depth` levels into objects'
+/// constructor arguments too.
+fn sequence_len(v: &Value, depth: u32) -> Option<usize> {
+    match v {
+        Value::List(xs) if !xs.is_empty() => Some(xs.len()),
+        Value::Str(s) if !s.is_empty() => Some(s.chars().count()),
+        Value::Object { args, .. } if depth > 0 => {
+            args.iter().find_map(|a| sequence_len(a, depth - 1))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,6 +619,30 @@ mod tests {
         assert!(b.contains(&Value::Int(i128::from(i32::MAX))));
         assert!(b.contains(&Value::Int(i128::from(i32::MIN))));
         assert!(!b.contains(&Value::Int(1i128 << 31)));
+    }
+
+    #[test]
+    fn some_integers_index_the_list_of_their_tuple() {
+        let int = Dom::Int {
+            lo: i128::from(i32::MIN),
+            hi: i128::from(i32::MAX),
+        };
+        let doms = [Dom::List(Box::new(int.clone())), int.clone(), int];
+        let inputs = generate_hinted(&doms, 300, 7, &Hints::default());
+        let inside = inputs
+            .iter()
+            .filter(|t| match (&t[0], &t[1], &t[2]) {
+                (Value::List(xs), Value::Int(a), Value::Int(b)) => {
+                    xs.len() > 2
+                        && (0..xs.len() as i128).contains(a)
+                        && (0..xs.len() as i128).contains(b)
+                        && a != b
+                }
+                _ => false,
+            })
+            .count();
+        // Without the index-shaped draws, 6 of these 300 tuples do (from the small combinations).
+        assert!(inside >= 9, "{inside} tuples index their list twice");
     }
 
     #[test]
