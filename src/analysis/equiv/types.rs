@@ -1870,22 +1870,22 @@ mod tests {
             "#define N 3\nint a;\nint b = -7;\nint t[4] = {1, 2};\nint u[] = {5, 6, 7};\nint v[N];\nint w = N * 2;\nbool on = true;\nint f(void) { return a; }\n",
             "f",
         );
-        let got: Vec<(&str, Option<usize>, Option<Vec<i128>>)> = s
+        let got: Vec<String> = s
             .globals
             .iter()
-            .map(|g| (g.name.as_str(), g.size, g.init.clone()))
+            .map(|g| format!("{} {:?} {:?}", g.name, g.size, g.init))
             .collect();
         assert_eq!(
             got,
             [
-                ("a", None, Some(vec![0])),
-                ("b", None, Some(vec![-7])),
-                ("t", Some(4), Some(vec![1, 2, 0, 0])),
-                ("u", Some(3), Some(vec![5, 6, 7])),
+                "a None Some([0])",
+                "b None Some([-7])",
+                "t Some(4) Some([1, 2, 0, 0])",
+                "u Some(3) Some([5, 6, 7])",
                 // A size or value through a macro is not known here.
-                ("v", None, None),
-                ("w", None, None),
-                ("on", None, Some(vec![1])),
+                "v None None",
+                "w None None",
+                "on None Some([1])",
             ]
         );
     }
