@@ -902,13 +902,26 @@ fn build_c_harness(
             "-fno-sanitize-recover=all".into(),
         ]);
     }
-    args.extend([
-        "-I.".into(),
-        "-o".into(),
-        "harness".into(),
-        h.into(),
-        "-lm".into(),
-    ]);
+    args.push("-I.".into());
+    // The project's own headers (`#include "linenoise.h"` beside the file) are found where
+    // the file is, for quoted includes only (a file there never hides a system header).
+    if let Some(dir) = side
+        .path
+        .parent()
+        .and_then(|p| {
+            std::fs::canonicalize(if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            })
+            .ok()
+        })
+        .filter(|p| p.is_dir())
+    {
+        args.push("-iquote".into());
+        args.push(dir.to_string_lossy().into_owned());
+    }
+    args.extend(["-o".into(), "harness".into(), h.into(), "-lm".into()]);
     // A header the file includes but this machine lacks (`conio.h` of old DOS compilers, a
     // project header not given) is replaced by an empty one, at most four of them: the build
     // then succeeds only if the file uses nothing such a header declares.
