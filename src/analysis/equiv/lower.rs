@@ -264,8 +264,7 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
         globals: modelled_globals(sig, sem),
         constants_seen: BTreeMap::new(),
     };
-    let constants = lw.constants()?;
-    lw.constants_seen = constants.clone();
+    lw.constants_seen = lw.constants()?;
     let mut params = Vec::new();
     for raw in &sig.raw {
         let ty = match raw.role {
@@ -309,7 +308,7 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
         sem,
         entry: entry_l,
         functions,
-        constants,
+        constants: lw.constants_seen,
         globals: lw.globals,
     })
 }
