@@ -132,18 +132,50 @@ fn parse_sample(text: &str) -> Sample {
     }
 }
 
+fn line_shape(l: &[Field]) -> Vec<u8> {
+    l.iter()
+        .map(|f| match f {
+            Field::Int(_) => 0,
+            Field::Dec(..) => 1,
+            Field::Word(_) => 2,
+        })
+        .collect()
+}
+
+/// The first and last line of the run of same-shaped lines (after the first line) that line
+/// `i` belongs to.
+fn run_of(s: &Sample, i: usize) -> (usize, usize) {
+    if i == 0 {
+        return (0, 0);
+    }
+    let shape = line_shape(&s.lines[i]);
+    let mut start = i;
+    while start > 1 && line_shape(&s.lines[start - 1]) == shape {
+        start -= 1;
+    }
+    let mut end = i;
+    while end + 1 < s.lines.len() && line_shape(&s.lines[end + 1]) == shape {
+        end += 1;
+    }
+    (start, end)
+}
+
 /// Integers of `s` that look structural: (line, column).
 fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
     let mut out = BTreeSet::new();
-    let shape = |l: &Vec<Field>| -> Vec<u8> {
-        l.iter()
-            .map(|f| match f {
-                Field::Int(_) => 0,
-                Field::Dec(..) => 1,
-                Field::Word(_) => 2,
+    let shape = line_shape;
+    // The largest integer of each line and every line after it.
+    let mut suffix_max: Vec<Option<i128>> = vec![None; s.lines.len() + 1];
+    for (i, l) in s.lines.iter().enumerate().rev() {
+        let here = l
+            .iter()
+            .filter_map(|f| match f {
+                Field::Int(x) => Some(*x),
+                _ => None,
             })
-            .collect()
-    };
+            .max();
+        suffix_max[i] = here.max(suffix_max[i + 1]);
+    }
     for (i, line) in s.lines.iter().enumerate() {
         // Counts sit alone or in small headers (`n`, `h w`, `n m q`), not inside value lists,
         // and a header (other than the first line) differs in shape from the lines around it:
@@ -155,18 +187,30 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
             j.and_then(|j| s.lines.get(j))
                 .is_some_and(|o| shape(o) == shape(line))
         };
-        if i > 0 && (same_as(i.checked_sub(1)) || same_as(Some(i + 1))) {
-            continue;
-        }
+        // Except a value that counts the fields of the next line when that line has another
+        // shape: the `n` after a test count `t` (`3\n5\n1 -2 3 4 -1\n…`) sits beside `t`.
+        let in_run = i > 0 && (same_as(i.checked_sub(1)) || same_as(Some(i + 1)));
+        let next = s.lines.get(i + 1).filter(|_| !same_as(Some(i + 1)));
+        let counts_next = |v: i128| {
+            next.is_some_and(|l| {
+                (v >= 2 && l.len() as i128 == v)
+                    || (l.len() == 1
+                        && matches!(&l[0], Field::Word(w) if w.chars().count() as i128 == v))
+            })
+        };
         for (j, f) in line.iter().enumerate() {
             let Field::Int(v) = f else { continue };
             let v = *v;
-            if v < 0 {
+            if v < 0 || (in_run && !counts_next(v)) {
                 continue;
             }
             let later = &s.lines[i + 1..];
             let rest_lines = later.len() as i128;
+            // `n` then `n - 1` lines: a tree's edges; `n m` then edges that name node `n`.
+            let later_max = suffix_max.get(i + 1).copied().flatten();
             let hit = v == rest_lines
+                || (i == 0 && line.len() == 1 && v == rest_lines + 1)
+                || (v >= 2 && later_max == Some(v))
                 || later.iter().any(|l| {
                     l.len() as i128 == v
                         || (l.len() == 1
@@ -221,6 +265,7 @@ fn observe(samples: &[Sample]) -> Observed {
 
 /// Range of a free integer: its line's other free integers and its column across samples.
 fn int_range(
+    s: &Sample,
     line: &[Field],
     i: usize,
     j: usize,
@@ -240,6 +285,37 @@ fn int_range(
     if let Some((a, b)) = o.int_range.get(&(i, j)) {
         lo = lo.min(*a);
         hi = hi.max(*b);
+    }
+    // A run of same-shaped short lines (queries `l r`, edges `u v`) pools its column; when
+    // every value is a positive index no larger than a count of an earlier line (`n` of `n q`),
+    // the indices range up to that count: the last element is as valid a target as the others.
+    let (start, end) = run_of(s, i);
+    if end > start && line.len() <= 3 {
+        let mut all_positive = true;
+        for l in &s.lines[start..=end] {
+            for (k, f) in l.iter().enumerate() {
+                if let Field::Int(v) = f {
+                    if k == j {
+                        lo = lo.min(*v);
+                        hi = hi.max(*v);
+                    }
+                    all_positive &= *v >= 1;
+                }
+            }
+        }
+        if all_positive {
+            let count = fixed
+                .iter()
+                .filter(|(li, _)| *li < start)
+                .filter_map(|&(li, k)| match s.lines[li].get(k) {
+                    Some(Field::Int(v)) if *v >= hi => Some(*v),
+                    _ => None,
+                })
+                .min();
+            if let Some(n) = count {
+                hi = n;
+            }
+        }
     }
     if lo == hi && lo > 1 {
         lo = 1;
@@ -287,8 +363,54 @@ fn render(lines: &[Vec<String>], trailing_newline: bool) -> String {
     s
 }
 
+/// A value in `lo..=hi`, uniform, or (per input, `skew`) from its lowest or highest quarter:
+/// inputs whose values all sit near one end of their range (all negative, all the maximum)
+/// are where many wrong answers show, and uniform draws over several values rarely make them.
+fn skewed(rng: &mut ChaCha8Rng, lo: i128, hi: i128, skew: u8) -> i128 {
+    let quarter = (hi - lo) / 4;
+    match skew {
+        1 => int_in(rng, lo, lo + quarter),
+        2 => int_in(rng, hi - quarter, hi),
+        _ => int_in(rng, lo, hi),
+    }
+}
+
+/// The characters a word at (line `i`, column `j`) is drawn from: those seen there in every
+/// sample and in the same column of its run of same-shaped lines (one test's string per line).
+/// Six or more distinct letters, all lower-case (upper-case, either) stand for "lower-case
+/// (upper-case, Latin) letters": a sample rarely shows every letter its constraints allow.
+/// Fewer letters, or letters mixed with other characters, stay as seen (`ACGT`, `ab`
+/// strings, `#.` grids).
+fn word_alphabet(s: &Sample, o: &Observed, i: usize, j: usize) -> Vec<char> {
+    let mut seen: BTreeSet<char> = o.alphabet.get(&(i, j)).cloned().unwrap_or_default();
+    let (start, end) = run_of(s, i);
+    for l in &s.lines[start..=end] {
+        if let Some(Field::Word(w)) = l.get(j) {
+            seen.extend(w.chars());
+        }
+    }
+    if seen.len() >= 6 {
+        if seen.iter().all(|c| c.is_ascii_lowercase()) {
+            return ('a'..='z').collect();
+        }
+        if seen.iter().all(|c| c.is_ascii_uppercase()) {
+            return ('A'..='Z').collect();
+        }
+        if seen.iter().all(|c| c.is_ascii_alphabetic()) {
+            return ('A'..='Z').chain('a'..='z').collect();
+        }
+    }
+    seen.into_iter().collect()
+}
+
 fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
     let fixed = structural(s);
+    // Half the inputs draw uniformly, a quarter from the low and a quarter from the high end.
+    let skew = match below(rng, 4) {
+        0 => 1,
+        1 => 2,
+        _ => 0,
+    };
     let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
     for (i, line) in s.lines.iter().enumerate() {
         let free: Vec<usize> = line
@@ -319,12 +441,19 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
             } else {
                 let (lo, hi) = free
                     .iter()
-                    .map(|&j| int_range(line, i, j, &fixed, o))
+                    .map(|&j| int_range(s, line, i, j, &fixed, o))
                     .fold((i128::MAX, i128::MIN), |(a, b), (x, y)| {
                         (a.min(x), b.max(y))
                     });
                 let span = hi - lo + 1;
                 if distinct && span >= k {
+                    // A skewed input draws from one end when that end holds enough values.
+                    let quarter = (hi - lo) / 4;
+                    let (lo, hi) = match skew {
+                        1 if quarter + 1 >= k => (lo, lo + quarter),
+                        2 if quarter + 1 >= k => (hi - quarter, hi),
+                        _ => (lo, hi),
+                    };
                     let mut seen = BTreeSet::new();
                     let mut guard = 0;
                     while (seen.len() as i128) < k && guard < 10_000 {
@@ -340,7 +469,7 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                 } else if distinct {
                     new_ints = ints.clone();
                 } else {
-                    new_ints = (0..ints.len()).map(|_| int_in(rng, lo, hi)).collect();
+                    new_ints = (0..ints.len()).map(|_| skewed(rng, lo, hi, skew)).collect();
                 }
                 // The order of a line's values is kept (a query's `l r` with `l <= r`).
                 if ascending {
@@ -350,8 +479,8 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                 }
             }
         } else if let [j] = free.as_slice() {
-            let (lo, hi) = int_range(line, i, *j, &fixed, o);
-            new_ints.push(int_in(rng, lo, hi));
+            let (lo, hi) = int_range(s, line, i, *j, &fixed, o);
+            new_ints.push(skewed(rng, lo, hi, skew));
         }
         let mut next_int = new_ints.into_iter();
         let mut row = Vec::with_capacity(line.len());
@@ -374,11 +503,7 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                     format!("{x:.places$}")
                 }
                 Field::Word(w) => {
-                    let alphabet: Vec<char> = o
-                        .alphabet
-                        .get(&(i, j))
-                        .map(|a| a.iter().copied().collect())
-                        .unwrap_or_default();
+                    let alphabet = word_alphabet(s, o, i, j);
                     if alphabet.len() < 2 || w.chars().any(|c| c.is_whitespace()) {
                         w.clone()
                     } else {
@@ -391,7 +516,141 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
         }
         out.push(row);
     }
+    keep_graphs(s, &fixed, &mut out, rng);
     render(&out, s.trailing_newline)
+}
+
+/// Runs of two or more lines of two free positive integers (`u v` edges, `l r` queries):
+/// (first line, last line).
+fn pair_runs(s: &Sample, fixed: &BTreeSet<(usize, usize)>) -> Vec<(usize, usize)> {
+    let pair = |i: usize| {
+        let l = &s.lines[i];
+        l.len() == 2
+            && (0..2).all(|j| matches!(l[j], Field::Int(v) if v >= 1) && !fixed.contains(&(i, j)))
+    };
+    let mut runs = Vec::new();
+    let mut i = 1;
+    while i < s.lines.len() {
+        if pair(i) {
+            let start = i;
+            while i + 1 < s.lines.len() && pair(i + 1) {
+                i += 1;
+            }
+            if i > start {
+                runs.push((start, i));
+            }
+        }
+        i += 1;
+    }
+    runs
+}
+
+fn pair_of(l: &[Field]) -> (i128, i128) {
+    match (&l[0], &l[1]) {
+        (Field::Int(a), Field::Int(b)) => (*a, *b),
+        _ => (0, 0),
+    }
+}
+
+/// Whether `edges` join the nodes `1..=n` into one tree.
+fn is_tree(edges: &[(i128, i128)], n: i128) -> bool {
+    if n < 2 || edges.len() as i128 != n - 1 {
+        return false;
+    }
+    let mut parent: Vec<usize> = (0..=n as usize).collect();
+    fn root(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    edges.iter().all(|&(a, b)| {
+        if a < 1 || b < 1 || a > n || b > n {
+            return false;
+        }
+        let (ra, rb) = (root(&mut parent, a as usize), root(&mut parent, b as usize));
+        parent[ra] = rb;
+        ra != rb
+    })
+}
+
+/// Graphs stay graphs of the sample's kind. A run of pairs that is a tree over `1..=n` in the
+/// sample (`n - 1` edges joining every node) becomes another random tree over `1..=n`; a run
+/// without self-loops or repeated pairs gets none (a line that would make one keeps the
+/// sample's pair). Two right answers for trees may differ on a graph with a cycle, which the
+/// problem never gives them.
+fn keep_graphs(
+    s: &Sample,
+    fixed: &BTreeSet<(usize, usize)>,
+    out: &mut [Vec<String>],
+    rng: &mut ChaCha8Rng,
+) {
+    for (start, end) in pair_runs(s, fixed) {
+        let edges: Vec<(i128, i128)> = (start..=end).map(|i| pair_of(&s.lines[i])).collect();
+        let ascending = edges.iter().all(|(a, b)| a < b);
+        let n = edges.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0);
+        // Node ids, not values: at most a few per line (a query's `1 1000000000` is no graph).
+        if n > 4 * (edges.len() as i128 + 1) {
+            continue;
+        }
+        let orient = |a: i128, b: i128, rng: &mut ChaCha8Rng| {
+            if ascending {
+                (a.min(b), a.max(b))
+            } else if below(rng, 2) == 0 {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        };
+        if is_tree(&edges, n) {
+            // Node k (in a random labelling) hangs off one of the nodes before it.
+            let mut label: Vec<i128> = (1..=n).collect();
+            shuffle(&mut label, rng);
+            let mut tree: Vec<(i128, i128)> = (1..n as usize)
+                .map(|k| {
+                    let p = below(rng, k as u64) as usize;
+                    orient(label[p], label[k], rng)
+                })
+                .collect();
+            shuffle(&mut tree, rng);
+            for (row, (a, b)) in out[start..=end].iter_mut().zip(tree) {
+                *row = vec![a.to_string(), b.to_string()];
+            }
+            continue;
+        }
+        let simple = {
+            let mut seen = BTreeSet::new();
+            edges
+                .iter()
+                .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))))
+        };
+        if !simple {
+            continue;
+        }
+        let generated: Option<Vec<(i128, i128)>> = out[start..=end]
+            .iter()
+            .map(|row| match row.as_slice() {
+                [a, b] => Some((a.parse().ok()?, b.parse().ok()?)),
+                _ => None,
+            })
+            .collect();
+        let still_simple = generated.is_some_and(|g| {
+            let mut seen = BTreeSet::new();
+            g.iter()
+                .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))))
+        });
+        if !still_simple {
+            // The sample's graph under a random relabelling of its nodes.
+            let mut label: Vec<i128> = (1..=n).collect();
+            shuffle(&mut label, rng);
+            for (row, &(a, b)) in out[start..=end].iter_mut().zip(&edges) {
+                let (a, b) = (label[a as usize - 1], label[b as usize - 1]);
+                let (a, b) = orient(a, b, rng);
+                *row = vec![a.to_string(), b.to_string()];
+            }
+        }
+    }
 }
 
 /// `count` inputs of the samples' shape (none when there are no samples), without duplicates
@@ -572,6 +831,26 @@ mod tests {
     }
 
     #[test]
+    fn a_count_after_the_test_count_is_structural() {
+        // `t`, then per test `n` and `n` values: `n` sits beside `t`, both single numbers.
+        let sample = "3\n5\n1 -2 3 4 -1\n3\n2 -1 2\n4\n-3 5 -2 6\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 40, 1);
+        assert!(gen.len() >= 20, "{gen:?}");
+        for g in &gen {
+            let lines: Vec<&str> = g.lines().collect();
+            assert_eq!(lines[0], "3", "{g}");
+            for k in 0..3 {
+                let n: usize = lines[1 + 2 * k].parse().unwrap();
+                assert_eq!(lines[2 + 2 * k].split_whitespace().count(), n, "{g}");
+            }
+        }
+        // A run of single numbers that do not count the next line stays data.
+        let data = "4\n7\n2\n9\n5\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&data), 20, 2);
+        assert!(gen.iter().any(|g| g.lines().nth(2) != Some("2")), "{gen:?}");
+    }
+
+    #[test]
     fn permutations_sorted_and_distinct_lines_keep_their_property() {
         let sample = "4\n2 4 1 3\n1 5 9 12\n".to_string();
         for g in generate_inputs(&[sample], 30, 1) {
@@ -593,6 +872,122 @@ mod tests {
             for l in g.lines().skip(2) {
                 let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
                 assert!(v[0] <= v[1] && v[1] <= 5, "{g}");
+            }
+        }
+    }
+
+    #[test]
+    fn indices_of_a_query_run_reach_the_count() {
+        // Queries `l r` over 5 values: no sample query ends at 5, yet 5 is a valid bound.
+        let sample = "5 3\n1 2 3 4 5\n1 3\n2 4\n4 4\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 60, 4);
+        let mut top = 0;
+        for g in &gen {
+            for l in g.lines().skip(2) {
+                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(1 <= v[0] && v[0] <= v[1] && v[1] <= 5, "{g}");
+                top = top.max(v[1]);
+            }
+        }
+        assert_eq!(top, 5, "{gen:?}");
+    }
+
+    #[test]
+    fn some_inputs_crowd_one_end_of_the_range() {
+        // Uniform draws of four values in -8..=7 are all negative one time in sixteen; a wrong
+        // answer that starts its maximum at 0 needs exactly that.
+        let sample = "4\n3 -8 7 2\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 40, 5);
+        let values = |g: &String| -> Vec<i128> {
+            g.lines()
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .map(|t| t.parse().unwrap())
+                .collect()
+        };
+        assert!(
+            gen.iter().any(|g| values(g).iter().all(|v| *v <= -5)),
+            "{gen:?}"
+        );
+        assert!(
+            gen.iter().any(|g| values(g).iter().all(|v| *v >= 4)),
+            "{gen:?}"
+        );
+        assert!(gen
+            .iter()
+            .all(|g| values(g).iter().all(|v| (-8..=7).contains(v))));
+    }
+
+    #[test]
+    fn words_draw_from_their_letter_class_when_the_samples_show_enough_of_it() {
+        // One string per test: the run's strings together show six lower-case letters.
+        let sample = "3\nbanana\nabc\nzzzy\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 40, 6);
+        let letters: BTreeSet<char> = gen
+            .iter()
+            .flat_map(|g| g.lines().skip(1))
+            .flat_map(|l| l.chars())
+            .collect();
+        assert!(
+            letters.iter().all(|c| c.is_ascii_lowercase()),
+            "{letters:?}"
+        );
+        assert!(letters.len() > 10, "{letters:?}");
+        for g in &gen {
+            let lens: Vec<usize> = g.lines().skip(1).map(str::len).collect();
+            assert_eq!(lens, vec![6, 3, 4], "{g}");
+        }
+        // A small alphabet (`ACGT`, a grid's `#.`) is kept as seen.
+        let dna = "ACGTTGCA\n".to_string();
+        for g in generate_inputs(std::slice::from_ref(&dna), 20, 6) {
+            assert!(g.trim().chars().all(|c| "ACGT".contains(c)), "{g}");
+        }
+        let grid = "2 3\n#.#\n.##\n".to_string();
+        for g in generate_inputs(std::slice::from_ref(&grid), 20, 6) {
+            assert!(
+                g.lines()
+                    .skip(1)
+                    .all(|l| l.chars().all(|c| c == '#' || c == '.')),
+                "{g}"
+            );
+        }
+    }
+
+    #[test]
+    fn trees_stay_trees_and_simple_graphs_stay_simple() {
+        let tree = "5\n1 2\n1 3\n3 4\n3 5\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&tree), 30, 8);
+        assert!(gen.len() >= 10, "{gen:?}");
+        for g in &gen {
+            let edges: Vec<(i128, i128)> = g
+                .lines()
+                .skip(1)
+                .map(|l| {
+                    let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                    (v[0], v[1])
+                })
+                .collect();
+            assert_eq!(g.lines().next(), Some("5"), "{g}");
+            assert!(is_tree(&edges, 5), "{g}");
+            assert!(edges.iter().all(|(a, b)| a < b), "{g}");
+        }
+        // Four edges over five nodes with a cycle: no self-loop, no repeated edge.
+        let graph = "5 4\n1 2\n2 3\n3 1\n4 5\n".to_string();
+        for g in generate_inputs(std::slice::from_ref(&graph), 30, 8) {
+            assert_eq!(
+                g.lines().next(),
+                Some("5 4"),
+                "the node count is structural: {g}"
+            );
+            let mut seen = BTreeSet::new();
+            for l in g.lines().skip(1) {
+                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(
+                    v[0] != v[1] && seen.insert((v[0].min(v[1]), v[0].max(v[1]))),
+                    "{g}"
+                );
+                assert!(v.iter().all(|x| (1..=5).contains(x)), "{g}");
             }
         }
     }
