@@ -781,7 +781,7 @@ pub fn prepare(
             let pts = facts.points_to(cancel);
             let mut map = PointsToMap::new();
             for e in pts
-                .points_to
+                .entries()
                 .iter()
                 .filter(|e| e.function.as_deref() == Some(name.as_str()))
             {

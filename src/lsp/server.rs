@@ -1148,6 +1148,16 @@ impl State {
                     files_resolved = cache.resolved_units,
                     "workspace analysis"
                 );
+                // The run's index, graphs and scans are freed by now; give their pages back
+                // (only after a run that analysed something: a reused result freed little).
+                if cache.computed > 0 {
+                    let t = std::time::Instant::now();
+                    super::background::release_free_memory();
+                    tracing::debug!(
+                        ms = t.elapsed().as_secs_f64() * 1000.0,
+                        "freed memory released"
+                    );
+                }
                 (r, cache)
             })
             .await;

@@ -97,10 +97,10 @@ fn check(name: &str) {
             .join("\n")
     };
     assert_eq!(
-        result.points_to,
+        result.entries(),
         want,
         "\n--- got ---\n{}\n--- want ---\n{}",
-        show(&result.points_to),
+        show(&result.entries()),
         show(&want)
     );
 }

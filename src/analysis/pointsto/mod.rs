@@ -246,18 +246,105 @@ struct State {
 
 /// The analysis result. Serialises as `{"points_to": [...]}` (plus `partial` and `errors`
 /// when set).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct PointsTo {
-    /// One entry per variable with a non-empty points-to set, sorted by (function, var);
-    /// globals (function `None`) first.
-    pub points_to: Vec<PointsToEntry>,
+    /// Every variable with a non-empty points-to set, sorted by (function, var); globals
+    /// (function `None`) first. Kept compact: each distinct target once, sets as indices
+    /// ([`PointsTo::entries`] spells them out).
+    sets: TargetSets,
     /// True when the result may be missing targets (cancelled, work bound, depth limit).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<PointsToError>,
-    #[serde(skip)]
-    state: State,
+    /// The solver's model and graph, which [`PointsTo::eval_expr`] and
+    /// [`PointsTo::entries_for_file`] read; `None` after [`PointsTo::without_solver_state`].
+    state: Option<State>,
+}
+
+/// Points-to sets with every distinct target stored once: a set is a sorted list of indices
+/// into `table` (which is in target order), 4 bytes a pair instead of a copy of the target's
+/// names. On redis's 300k lines of C the 810k (variable, target) pairs took 119 MiB as copies.
+#[derive(Debug, Clone, Default)]
+struct TargetSets {
+    table: Vec<Target>,
+    /// (function, variable, indices into `table`, sorted).
+    sets: Vec<(Option<String>, String, Vec<u32>)>,
+}
+
+impl TargetSets {
+    fn find(&self, var: VarRef<'_>) -> Option<&[u32]> {
+        self.sets
+            .binary_search_by(|(f, v, _)| (f.as_deref(), v.as_str()).cmp(&(var.function, var.name)))
+            .ok()
+            .map(|i| self.sets[i].2.as_slice())
+    }
+}
+
+/// A variable's targets in target order, borrowed from the shared table
+/// ([`PointsTo::targets`]); compares equal to a slice of the same targets.
+#[derive(Clone)]
+pub struct Targets<'a> {
+    table: &'a [Target],
+    ix: std::slice::Iter<'a, u32>,
+}
+
+impl<'a> Iterator for Targets<'a> {
+    type Item = &'a Target;
+
+    fn next(&mut self) -> Option<&'a Target> {
+        self.ix.next().and_then(|&i| self.table.get(i as usize))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ix.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Targets<'_> {}
+
+impl<'a> Targets<'a> {
+    pub fn is_empty(&self) -> bool {
+        self.ix.len() == 0
+    }
+
+    /// Whether `t` is one of the targets (binary search: the table is in target order).
+    pub fn contains(&self, t: &Target) -> bool {
+        self.ix
+            .as_slice()
+            .binary_search_by(|&i| self.table[i as usize].cmp(t))
+            .is_ok()
+    }
+
+    pub fn first(&self) -> Option<&'a Target> {
+        self.clone().next()
+    }
+}
+
+impl std::fmt::Debug for Targets<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+impl PartialEq<&[Target]> for Targets<'_> {
+    fn eq(&self, other: &&[Target]) -> bool {
+        self.len() == other.len() && self.clone().zip(other.iter()).all(|(a, b)| a == b)
+    }
+}
+
+impl Serialize for PointsTo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let fields = 1 + usize::from(self.partial) + usize::from(!self.errors.is_empty());
+        let mut st = serializer.serialize_struct("PointsTo", fields)?;
+        st.serialize_field("points_to", &self.entries())?;
+        if self.partial {
+            st.serialize_field("partial", &self.partial)?;
+        }
+        if !self.errors.is_empty() {
+            st.serialize_field("errors", &self.errors)?;
+        }
+        st.end()
+    }
 }
 
 /// Analyses one file.
@@ -351,16 +438,16 @@ pub fn analyze_points_to(units: &[SourceUnit<'_>], cancel: &Cancel) -> PointsTo 
             message: "points-to analysis was cancelled; results are partial".to_string(),
         });
     }
-    let points_to = entries(&graph);
+    let sets = target_sets(&graph);
     PointsTo {
-        points_to,
+        sets,
         partial,
         errors,
-        state: State { model, graph },
+        state: Some(State { model, graph }),
     }
 }
 
-fn entries(graph: &Graph) -> Vec<PointsToEntry> {
+fn target_sets(graph: &Graph) -> TargetSets {
     let fields = graph.field_targets();
     // Every object's target, ranked once in target order (equal targets share a rank), so an
     // entry sorts and de-duplicates integers rather than comparing names.
@@ -406,16 +493,16 @@ fn entries(graph: &Graph) -> Vec<PointsToEntry> {
         }
         ranks.sort_unstable();
         ranks.dedup();
-        out.push(PointsToEntry {
-            function: var.function.clone(),
-            var: var.name.clone(),
-            targets: ranks
-                .iter()
-                .filter_map(|&r| by_rank.get(r as usize).cloned())
-                .collect(),
-        });
+        out.push((var.function.clone(), var.name.clone(), ranks.clone()));
     }
-    out
+    // `keys` is ordered by node key, not by (function, name): sort for the lookups.
+    out.sort_unstable_by(|a, b| {
+        (a.0.as_deref(), a.1.as_str()).cmp(&(b.0.as_deref(), b.1.as_str()))
+    });
+    TargetSets {
+        table: by_rank,
+        sets: out,
+    }
 }
 
 /// True when two target sets share a target.
@@ -424,35 +511,70 @@ pub fn sets_may_alias(a: &BTreeSet<Target>, b: &BTreeSet<Target>) -> bool {
 }
 
 impl PointsTo {
-    /// The targets of a variable (empty when it points to nothing known).
-    pub fn targets(&self, var: VarRef<'_>) -> &[Target] {
-        self.points_to
-            .binary_search_by(|e| {
-                (e.function.as_deref(), e.var.as_str()).cmp(&(var.function, var.name))
+    /// One entry per variable with a non-empty points-to set, sorted by (function, var);
+    /// globals (function `None`) first.
+    pub fn entries(&self) -> Vec<PointsToEntry> {
+        self.sets
+            .sets
+            .iter()
+            .map(|(function, var, ix)| PointsToEntry {
+                function: function.clone(),
+                var: var.clone(),
+                targets: ix
+                    .iter()
+                    .map(|&i| self.sets.table[i as usize].clone())
+                    .collect(),
             })
-            .ok()
-            .and_then(|i| self.points_to.get(i))
-            .map(|e| e.targets.as_slice())
-            .unwrap_or(&[])
+            .collect()
+    }
+
+    /// How many variables have a non-empty set.
+    pub fn len(&self) -> usize {
+        self.sets.sets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.sets.is_empty()
+    }
+
+    /// The targets of a variable, sorted (none when it points to nothing known).
+    pub fn targets(&self, var: VarRef<'_>) -> Targets<'_> {
+        Targets {
+            table: &self.sets.table,
+            ix: self.sets.find(var).unwrap_or(&[]).iter(),
+        }
     }
 
     /// May `a` and `b` point to the same object (non-empty intersection)?
     pub fn may_alias(&self, a: VarRef<'_>, b: VarRef<'_>) -> bool {
-        let ta = self.targets(a);
-        let tb = self.targets(b);
+        let (Some(ta), Some(tb)) = (self.sets.find(a), self.sets.find(b)) else {
+            return false;
+        };
         ta.iter().any(|t| tb.binary_search(t).is_ok())
+    }
+
+    /// The same sets without the solver's model and graph, which take most of the memory of a
+    /// large analysis and which only [`PointsTo::eval_expr`] and
+    /// [`PointsTo::entries_for_file`] read (they answer nothing afterwards). The workspace
+    /// taint analysis, which asks only for [`PointsTo::targets`], keeps this.
+    pub fn without_solver_state(mut self) -> PointsTo {
+        self.state = None;
+        self
     }
 
     /// The entries for variables of one unit: locals of functions defined there and globals
     /// declared there (globals declared nowhere, such as externs from unparsed headers, are
     /// listed with every unit).
     pub fn entries_for_file(&self, path: &str) -> Vec<PointsToEntry> {
-        let model = &self.state.model;
+        let Some(state) = &self.state else {
+            return Vec::new();
+        };
+        let model = &state.model;
         let Some(unit) = model.units.iter().position(|u| u.path == path) else {
             return Vec::new();
         };
-        self.points_to
-            .iter()
+        self.entries()
+            .into_iter()
             .filter(|e| match &e.function {
                 Some(f) => model.function_units.get(f) == Some(&unit),
                 None => model
@@ -460,7 +582,6 @@ impl PointsTo {
                     .get(&e.var)
                     .is_none_or(|units| units.contains(&unit)),
             })
-            .cloned()
             .collect()
     }
 
@@ -474,7 +595,10 @@ impl PointsTo {
         function: Option<&str>,
         expr: Node<'_>,
     ) -> BTreeSet<Target> {
-        let model = &self.state.model;
+        let Some(state) = &self.state else {
+            return BTreeSet::new();
+        };
+        let model = &state.model;
         let unit = model
             .units
             .iter()
@@ -483,7 +607,7 @@ impl PointsTo {
         let mut lw = Lowerer::new(model, unit, file, function);
         let v = lw.val(expr, 0);
         let ev = eval::Eval {
-            graph: &self.state.graph,
+            graph: &state.graph,
             model,
         };
         ev.val(&v).iter().map(Target::from_obj).collect()

@@ -1143,7 +1143,6 @@ impl<'a, 't> Interp<'a, 't> {
         };
         let targets: Vec<String> = pt
             .targets(crate::analysis::pointsto::VarRef::local(&func, name))
-            .iter()
             .filter(|t| t.function.as_deref() == Some(func.as_str()) && t.name != name)
             .map(|t| t.name.clone())
             .collect();
