@@ -463,13 +463,17 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
             from.push(format!("A's reads ({})", ra.describe()));
             from.push(format!("B's reads ({})", rb.describe()));
         }
-        // A program with arguments is not run without them.
+        // A program with arguments is not run without them. Empty standard input is the
+        // input of a program that reads none; for one that reads it, it is an input we made
+        // up (the problem gives it data), so like a generated one it counts only when both
+        // sides end normally: two programs that both fail on it showed nothing.
         let needs_args = !ra.args.is_empty() || !rb.args.is_empty();
         if !needs_args {
+            let reads_stdin = a.entry.reads_stdin || b.entry.reads_stdin;
             all.push((
                 "empty standard input".into(),
                 stdin_only(String::new()),
-                true,
+                !reads_stdin,
             ));
         }
         if shaped.is_empty() {

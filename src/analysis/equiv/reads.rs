@@ -1,5 +1,8 @@
-//! Inputs shaped by a C or C++ program's own reads, for programs compared without sample
-//! inputs (`equiv --program` with no `--inputs`, and mutants of a `main`).
+//! Inputs shaped by a C, C++ or Python program's own reads, for programs compared without
+//! sample inputs (`equiv --program` with no `--inputs`, and mutants of a `main`).
+//!
+//! **Python** reads lines (`input()`, `sys.stdin.readline()`), each shaped by what it becomes
+//! (see [`program_reads`]'s Python part); a loop's lines repeat in order each turn.
 //!
 //! **Standard input.** Every `scanf(FORMAT, ...)` and `fscanf(stdin, FORMAT, ...)` whose format
 //! is a string literal gives one read: its conversions (`%d`, `%u`, `%x`, `%f`, `%c`, `%s`,
@@ -52,6 +55,10 @@ pub struct Read {
     /// The innermost loop around the read, if any, numbered in the order the reads meet
     /// loops (so two parses of one program have equal reads).
     pub in_loop: Option<usize>,
+    /// A line of values of one kind whose number the program does not fix (Python's
+    /// `list(map(int, input().split()))`): generated with as many values as the lone integer
+    /// read just before it says (`n`, then `n` values).
+    pub list: bool,
 }
 
 /// How a command-line argument is read.
@@ -74,6 +81,9 @@ pub struct Reads {
     /// Literals the program divides by or takes a remainder by (`year % 400`): their
     /// multiples are the values where such a test changes.
     pub divisors: Vec<i64>,
+    /// Each read is one line (Python's `input()`), loop turns included; `scanf` reads are
+    /// whitespace-separated.
+    pub lines: bool,
 }
 
 impl Reads {
@@ -101,7 +111,12 @@ impl Reads {
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if !self.stdin.is_empty() {
-            parts.push(format!("{} scanf read(s)", self.stdin.len()));
+            let what = if self.lines {
+                "line read(s)"
+            } else {
+                "scanf read(s)"
+            };
+            parts.push(format!("{} {what}", self.stdin.len()));
         }
         if !self.args.is_empty() {
             parts.push(format!("{} command-line argument(s)", self.args.len()));
@@ -119,6 +134,9 @@ pub struct ShapedInput {
 
 /// The reads of a C or C++ file (empty for other languages).
 pub fn program_reads(file: &ParsedFile) -> Reads {
+    if file.language == Language::Python {
+        return python_reads(file);
+    }
     if !matches!(file.language, Language::C | Language::Cpp) {
         return Reads::default();
     }
@@ -126,6 +144,171 @@ pub fn program_reads(file: &ParsedFile) -> Reads {
     let mut ints = BTreeSet::new();
     let mut divisors = BTreeSet::new();
     let mut floats: Vec<f64> = Vec::new();
+    in_text_order(file, |n| match n.kind() {
+        kind::CALL_EXPRESSION => {
+            if let Some(r) = scanf_read(file, n) {
+                reads.stdin.push(r);
+            }
+        }
+        kind::NUMBER_LITERAL if ints.len() < 200 => {
+            let t = file.node_text(n);
+            match number(t) {
+                Some(Num::Int(v)) => {
+                    ints.insert(v);
+                    if v.abs() >= 2 && is_divisor(file, n) {
+                        divisors.insert(v.abs());
+                    }
+                }
+                Some(Num::Float(v)) if floats.len() < 50 => floats.push(v),
+                _ => {}
+            }
+        }
+        _ => {}
+    });
+    number_loops(&mut reads);
+    reads.ints = ints.into_iter().collect();
+    reads.divisors = divisors.into_iter().collect();
+    reads.floats = floats;
+    reads.args = argv_reads(&file.text);
+    reads
+}
+
+/// The reads of a Python program: every `input()` and `sys.stdin.readline()` is one line,
+/// shaped by what the line becomes: `int(...)` one integer, `float(...)` one decimal,
+/// `map(int, ....split())` or `[int(x) for x in ....split()]` integers (as many as the names
+/// it is unpacked into, else three), `.split()` words, otherwise one word. A loop reads all of
+/// its lines in order on every turn, and a loop that directly follows a lone integer read
+/// runs that many times (`t = int(input())` then `for _ in range(t)`). `sys.stdin.read()`
+/// gives no shape.
+fn python_reads(file: &ParsedFile) -> Reads {
+    let mut reads = Reads {
+        lines: true,
+        ..Reads::default()
+    };
+    let mut ints = BTreeSet::new();
+    let mut divisors = BTreeSet::new();
+    in_text_order(file, |n| {
+        if n.kind() == kind::CALL {
+            if let Some(r) = python_read(file, n) {
+                reads.stdin.push(r);
+            }
+        } else if n.kind() == kind::INTEGER && ints.len() < 200 {
+            if let Ok(v) = file.node_text(n).replace('_', "").parse::<i64>() {
+                ints.insert(v);
+                if v.abs() >= 2 && is_divisor(file, n) {
+                    divisors.insert(v.abs());
+                }
+            }
+        }
+    });
+    number_loops(&mut reads);
+    reads.ints = ints.into_iter().collect();
+    reads.divisors = divisors.into_iter().collect();
+    reads
+}
+
+/// One line read by `call`, if it is `input()` or `sys.stdin.readline()`.
+fn python_read(file: &ParsedFile, call: tree_sitter::Node<'_>) -> Option<Read> {
+    let f = call.child_by_field_name(field::FUNCTION)?;
+    let name = file.node_text(f);
+    if !matches!(name, "input" | "sys.stdin.readline" | "stdin.readline") {
+        return None;
+    }
+    // The method chain on the line: `input().strip().split()`.
+    let mut outer = call;
+    let mut split = false;
+    while let Some(attr) = outer.parent().filter(|p| p.kind() == kind::ATTRIBUTE) {
+        let Some(method_call) = attr.parent().filter(|p| p.kind() == kind::CALL) else {
+            break;
+        };
+        let method = attr
+            .child_by_field_name(field::ATTRIBUTE)
+            .map(|m| file.node_text(m))
+            .unwrap_or("");
+        split |= method == "split";
+        outer = method_call;
+    }
+    // What the line becomes: the call it is an argument of, or the comprehension it feeds.
+    let holder = outer
+        .parent()
+        .filter(|p| p.kind() == kind::ARGUMENT_LIST)
+        .and_then(|a| a.parent())
+        .filter(|c| c.kind() == kind::CALL);
+    let converter = |c: tree_sitter::Node<'_>| {
+        c.child_by_field_name(field::FUNCTION)
+            .map(|f| file.node_text(f).to_string())
+    };
+    let comprehension = outer
+        .parent()
+        .filter(|p| p.kind() == kind::FOR_IN_CLAUSE)
+        .and_then(|c| c.parent())
+        .filter(|p| {
+            matches!(
+                p.kind(),
+                kind::LIST_COMPREHENSION | kind::GENERATOR_EXPRESSION
+            )
+        });
+    let element = |conv: &str| match conv {
+        "int" => Some(Piece::Int {
+            unsigned: false,
+            radix: 10,
+        }),
+        "float" => Some(Piece::Float),
+        _ => None,
+    };
+    let list = std::cell::Cell::new(false);
+    let many = |piece: Piece, top: tree_sitter::Node<'_>| {
+        let names = unpacked_names(top);
+        list.set(names.is_none());
+        let k = names.unwrap_or(3).clamp(1, 8);
+        let mut pieces = Vec::new();
+        for i in 0..k {
+            if i > 0 {
+                pieces.push(Piece::Space);
+            }
+            pieces.push(piece.clone());
+        }
+        pieces
+    };
+    let pieces = match (holder, comprehension) {
+        (Some(h), _) if !split => match converter(h).as_deref().and_then(element) {
+            Some(p) => vec![p],
+            None => vec![Piece::Word(0)],
+        },
+        (Some(h), _) if converter(h).as_deref() == Some("map") => {
+            // `map(int, input().split())`: the first argument converts.
+            let conv = h
+                .child_by_field_name(field::ARGUMENTS)
+                .and_then(|a| a.named_child(0))
+                .map(|c| file.node_text(c).to_string())
+                .unwrap_or_default();
+            let piece = element(&conv).unwrap_or(Piece::Word(0));
+            many(piece, h)
+        }
+        (_, Some(comp)) if split => {
+            // `[int(x) for x in input().split()]`: the comprehension's body converts.
+            let body = comp.named_child(0);
+            let piece = body
+                .filter(|b| b.kind() == kind::CALL)
+                .and_then(converter)
+                .as_deref()
+                .and_then(element)
+                .unwrap_or(Piece::Word(0));
+            many(piece, comp)
+        }
+        _ if split => many(Piece::Word(0), outer),
+        _ => vec![Piece::Word(0)],
+    };
+    let list = list.get();
+    Some(Read {
+        pieces,
+        in_loop: enclosing_loop(call),
+        list,
+    })
+}
+
+/// Visits the nodes of `file` in text order (at most two million: a bound on hostile input).
+fn in_text_order<'t>(file: &'t ParsedFile, mut visit: impl FnMut(tree_sitter::Node<'t>)) {
     let mut stack = vec![file.tree.root_node()];
     let mut budget = 2_000_000usize;
     while let Some(n) = stack.pop() {
@@ -133,33 +316,34 @@ pub fn program_reads(file: &ParsedFile) -> Reads {
         if budget == 0 {
             break;
         }
-        match n.kind() {
-            kind::CALL_EXPRESSION => {
-                if let Some(r) = scanf_read(file, n) {
-                    reads.stdin.push(r);
-                }
-            }
-            kind::NUMBER_LITERAL if ints.len() < 200 => {
-                let t = file.node_text(n);
-                match number(t) {
-                    Some(Num::Int(v)) => {
-                        ints.insert(v);
-                        if v.abs() >= 2 && is_divisor(file, n) {
-                            divisors.insert(v.abs());
-                        }
-                    }
-                    Some(Num::Float(v)) if floats.len() < 50 => floats.push(v),
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
+        visit(n);
         let mut c = n.walk();
         let kids: Vec<_> = n.children(&mut c).collect();
         stack.extend(kids.into_iter().rev());
     }
-    // Loops by their order among the reads, not by node id: two parses of one shape compare
-    // equal.
+}
+
+/// How many names the value of `expr` (through `list(...)`/`tuple(...)`) is unpacked into:
+/// `a, b = map(int, ...)`.
+fn unpacked_names(expr: tree_sitter::Node<'_>) -> Option<usize> {
+    let mut top = expr;
+    while let Some(p) = top
+        .parent()
+        .filter(|p| p.kind() == kind::ARGUMENT_LIST)
+        .and_then(|a| a.parent())
+        .filter(|c| c.kind() == kind::CALL)
+    {
+        top = p;
+    }
+    let assign = top.parent().filter(|p| p.kind() == kind::ASSIGNMENT)?;
+    let left = assign.child_by_field_name(field::LEFT)?;
+    matches!(left.kind(), kind::PATTERN_LIST | kind::TUPLE_PATTERN)
+        .then(|| left.named_child_count())
+}
+
+/// Loops by their order among the reads, not by node id: two parses of one shape compare
+/// equal.
+fn number_loops(reads: &mut Reads) {
     let mut loops: Vec<usize> = Vec::new();
     for r in &mut reads.stdin {
         if let Some(id) = r.in_loop {
@@ -170,11 +354,6 @@ pub fn program_reads(file: &ParsedFile) -> Reads {
             r.in_loop = Some(k);
         }
     }
-    reads.ints = ints.into_iter().collect();
-    reads.divisors = divisors.into_iter().collect();
-    reads.floats = floats;
-    reads.args = argv_reads(&file.text);
-    reads
 }
 
 /// Whether a literal is the right operand of `%` or `/`.
@@ -230,6 +409,7 @@ fn scanf_read(file: &ParsedFile, call: tree_sitter::Node<'_>) -> Option<Read> {
     Some(Read {
         pieces,
         in_loop: enclosing_loop(call),
+        list: false,
     })
 }
 
@@ -468,6 +648,13 @@ fn pick_int(r: &Reads, unsigned: bool, rng: &mut ChaCha8Rng) -> i64 {
         70..=94 => pick(rng, -1000, 1000),
         _ => [i32::MAX as i64, i32::MIN as i64, 0, 1, -1][idx(rng, 5)],
     };
+    // Python's integers do not overflow, and a line's number is most often a size or a
+    // count: a value like the modulus `1000000007` there only makes both sides time out.
+    let v = if r.lines && v.abs() > 100_000 {
+        pick(rng, 0, 1000)
+    } else {
+        v
+    };
     if unsigned {
         v.unsigned_abs().min(u32::MAX as u64) as i64
     } else {
@@ -494,6 +681,64 @@ fn word(len: usize, rng: &mut ChaCha8Rng) -> String {
     (0..len)
         .map(|_| WORD_CHARS[idx(rng, WORD_CHARS.len())] as char)
         .collect()
+}
+
+/// One read and its line end. In line mode a list line gets as many values as the lone
+/// integer line just before it says; a count that is negative or too large for a line is
+/// rewritten to the number of values drawn (1 to 8).
+fn render_line(
+    read: &Read,
+    r: &Reads,
+    rng: &mut ChaCha8Rng,
+    out: &mut String,
+    last_int: &mut Option<(usize, usize, i64)>,
+) {
+    let start = out.len();
+    match (read.list, read.pieces.first(), last_int.take()) {
+        (true, Some(piece), Some((at, end, n))) if r.lines && end == start => {
+            let count = if (0..=30).contains(&n) {
+                n as usize
+            } else {
+                let c = idx(rng, 8) + 1;
+                out.truncate(at);
+                out.push_str(&format!("{c}\n"));
+                c
+            };
+            let one = Read {
+                pieces: vec![piece.clone()],
+                in_loop: None,
+                list: false,
+            };
+            for k in 0..count {
+                if k > 0 {
+                    out.push(' ');
+                }
+                render(&one, r, rng, out);
+            }
+        }
+        // A lone integer on a line is most often a size or a count; a negative one is an
+        // input no problem gives, on which two right answers may differ (`range(-1)` against
+        // a loop that never ends), so it is drawn non-negative.
+        _ if r.lines && matches!(read.pieces.as_slice(), [Piece::Int { .. }]) => {
+            let count = Read {
+                pieces: vec![Piece::Int {
+                    unsigned: true,
+                    radix: 10,
+                }],
+                in_loop: None,
+                list: false,
+            };
+            render(&count, r, rng, out);
+        }
+        _ => render(read, r, rng, out),
+    }
+    let value = matches!(read.pieces.as_slice(), [Piece::Int { .. }])
+        .then(|| out[start..].trim().parse::<i64>().ok())
+        .flatten();
+    out.push('\n');
+    if let Some(v) = value.filter(|_| r.lines) {
+        *last_int = Some((start, out.len(), v));
+    }
 }
 
 fn render(read: &Read, r: &Reads, rng: &mut ChaCha8Rng, out: &mut String) {
@@ -537,10 +782,15 @@ pub fn shaped_inputs(reads: &Reads, count: usize, seed: u64) -> Vec<ShapedInput>
         attempts += 1;
         let mut stdin = String::new();
         let mut i = 0;
+        // Where the last read began when it was a lone integer outside a loop (line mode).
+        let mut count_line: Option<usize> = None;
+        // The last line read when it was a lone integer (line mode): (start, end, value).
+        let mut last_int: Option<(usize, usize, i64)> = None;
         while i < reads.stdin.len() {
             let Some(l) = reads.stdin[i].in_loop else {
-                render(&reads.stdin[i], reads, &mut rng, &mut stdin);
-                stdin.push('\n');
+                let lone_int = matches!(reads.stdin[i].pieces.as_slice(), [Piece::Int { .. }]);
+                count_line = (reads.lines && lone_int).then_some(stdin.len());
+                render_line(&reads.stdin[i], reads, &mut rng, &mut stdin, &mut last_int);
                 i += 1;
                 continue;
             };
@@ -551,6 +801,21 @@ pub fn shaped_inputs(reads: &Reads, count: usize, seed: u64) -> Vec<ShapedInput>
                 .collect();
             i += group.len();
             let turns = [0usize, 1, 2, 3, 4, 5, 6, 8, 10, 16, 24][idx(&mut rng, 11)];
+            if let Some(at) = count_line.take() {
+                // `t = int(input())` then a loop: `t` counts its turns.
+                stdin.truncate(at);
+                stdin.push_str(&format!("{turns}\n"));
+                last_int = None;
+            }
+            if reads.lines {
+                // A loop body reads its lines in order, every turn.
+                for _ in 0..turns {
+                    for read in &group {
+                        render_line(read, reads, &mut rng, &mut stdin, &mut last_int);
+                    }
+                }
+                continue;
+            }
             for t in 0..turns {
                 let read = group[idx(&mut rng, group.len())];
                 render(read, reads, &mut rng, &mut stdin);
@@ -673,9 +938,85 @@ int main(int argc, char **argv) {
             "multiples of divisors"
         );
         assert!(program_reads(&ParsedFile::parse(
-            Language::Python,
-            "x = input()\n".to_string()
+            Language::Java,
+            "class A { void f() { System.in.read(); } }\n".to_string()
         ))
         .is_empty());
+    }
+
+    #[test]
+    fn python_lines_are_shaped_by_what_they_become() {
+        let src = r#"
+import sys
+t = int(input())
+for _ in range(t):
+    n, k = map(int, input().split())
+    a = [int(x) for x in input().split()]
+    name = input().strip()
+    if n % 7 == 0:
+        print(name)
+r = float(sys.stdin.readline())
+words = input().split()
+"#;
+        let r = program_reads(&ParsedFile::parse(Language::Python, src.to_string()));
+        let int = Piece::Int {
+            unsigned: false,
+            radix: 10,
+        };
+        let shapes: Vec<(Vec<Piece>, bool)> = r
+            .stdin
+            .iter()
+            .map(|x| (x.pieces.clone(), x.in_loop.is_some()))
+            .collect();
+        assert_eq!(
+            shapes,
+            vec![
+                (vec![int.clone()], false),
+                (vec![int.clone(), Piece::Space, int.clone()], true),
+                (
+                    vec![int.clone(), Piece::Space, int.clone(), Piece::Space, int],
+                    true
+                ),
+                (vec![Piece::Word(0)], true),
+                (vec![Piece::Float], false),
+                (
+                    vec![
+                        Piece::Word(0),
+                        Piece::Space,
+                        Piece::Word(0),
+                        Piece::Space,
+                        Piece::Word(0)
+                    ],
+                    false
+                ),
+            ]
+        );
+        assert!(r.lines && r.ints.contains(&7));
+        // The test count counts the loop's turns, and every turn is a line of its own.
+        let gen = shaped_inputs(&r, 40, 5);
+        assert!(gen.len() >= 30, "{gen:?}");
+        for g in &gen {
+            let lines: Vec<&str> = g.stdin.lines().collect();
+            let t: usize = lines[0].parse().unwrap();
+            assert_eq!(lines.len(), 1 + 3 * t + 2, "{g:?}");
+            assert!(lines[1 + 3 * t].parse::<f64>().is_ok(), "{g:?}");
+        }
+        assert!(gen.iter().any(|g| g.stdin.starts_with("3\n")));
+        // `n`, then a list of `n` values: as many values as `n` says, and `n` small enough.
+        let src = "n = int(input())\na = list(map(float, input().split()))\nprint(sum(a) / n)\n";
+        let r = program_reads(&ParsedFile::parse(Language::Python, src.to_string()));
+        assert!(r.stdin[1].list, "{r:?}");
+        let gen = shaped_inputs(&r, 40, 9);
+        assert!(gen.len() >= 30, "{gen:?}");
+        for g in &gen {
+            let lines: Vec<&str> = g.stdin.lines().collect();
+            let n: usize = lines[0].parse().unwrap();
+            assert!(n <= 30, "{g:?}");
+            assert_eq!(
+                lines.get(1).map_or(0, |l| l.split_whitespace().count()),
+                n,
+                "{g:?}"
+            );
+        }
     }
 }
