@@ -178,8 +178,8 @@ pub fn program_reads(file: &ParsedFile) -> Reads {
 /// `map(int, ....split())` or `[int(x) for x in ....split()]` integers (as many as the names
 /// it is unpacked into, else three), `.split()` words, otherwise one word. A loop reads all of
 /// its lines in order on every turn, and a loop that directly follows a lone integer read
-/// runs that many times (`t = int(input())` then `for _ in range(t)`). `sys.stdin.read()`
-/// gives no shape.
+/// runs that many times (`t = int(input())` then `for _ in range(t)`). `sys.stdin.read()`,
+/// a line of several integers and a list no lone integer counts give no shape (see below).
 fn python_reads(file: &ParsedFile) -> Reads {
     let mut reads = Reads {
         lines: true,
@@ -202,6 +202,27 @@ fn python_reads(file: &ParsedFile) -> Reads {
         }
     });
     number_loops(&mut reads);
+    // Only shapes whose sizes are known: a line of several integers (`n, k = map(...)`) or a
+    // list not counted by the lone integer just before it may hold sizes and indices that
+    // the values drawn would contradict (`-1 0`, a list of 3 after `n = 5`, a query past the
+    // end), inputs on which two right programs differ. Such a program gets no shaped input.
+    let known = reads.stdin.iter().enumerate().all(|(i, r)| {
+        let ints = r
+            .pieces
+            .iter()
+            .filter(|p| matches!(p, Piece::Int { .. }))
+            .count();
+        if r.list && ints > 0 {
+            i > 0
+                && matches!(reads.stdin[i - 1].pieces.as_slice(), [Piece::Int { .. }])
+                && reads.stdin[i - 1].in_loop == r.in_loop
+        } else {
+            ints <= 1
+        }
+    });
+    if !known {
+        reads.stdin.clear();
+    }
     reads.ints = ints.into_iter().collect();
     reads.divisors = divisors.into_iter().collect();
     reads
@@ -950,13 +971,13 @@ int main(int argc, char **argv) {
 import sys
 t = int(input())
 for _ in range(t):
-    n, k = map(int, input().split())
+    n = int(input())
     a = [int(x) for x in input().split()]
     name = input().strip()
     if n % 7 == 0:
         print(name)
 r = float(sys.stdin.readline())
-words = input().split()
+first, second = input().split()
 "#;
         let r = program_reads(&ParsedFile::parse(Language::Python, src.to_string()));
         let int = Piece::Int {
@@ -972,23 +993,14 @@ words = input().split()
             shapes,
             vec![
                 (vec![int.clone()], false),
-                (vec![int.clone(), Piece::Space, int.clone()], true),
+                (vec![int.clone()], true),
                 (
                     vec![int.clone(), Piece::Space, int.clone(), Piece::Space, int],
                     true
                 ),
                 (vec![Piece::Word(0)], true),
                 (vec![Piece::Float], false),
-                (
-                    vec![
-                        Piece::Word(0),
-                        Piece::Space,
-                        Piece::Word(0),
-                        Piece::Space,
-                        Piece::Word(0)
-                    ],
-                    false
-                ),
+                (vec![Piece::Word(0), Piece::Space, Piece::Word(0)], false),
             ]
         );
         assert!(r.lines && r.ints.contains(&7));
@@ -1000,6 +1012,18 @@ words = input().split()
             let t: usize = lines[0].parse().unwrap();
             assert_eq!(lines.len(), 1 + 3 * t + 2, "{g:?}");
             assert!(lines[1 + 3 * t].parse::<f64>().is_ok(), "{g:?}");
+            for k in 0..t {
+                let n: usize = lines[1 + 3 * k].parse().unwrap();
+                assert_eq!(lines[2 + 3 * k].split_whitespace().count(), n, "{g:?}");
+            }
+        }
+        // Several integers on a line, or a list nothing counts: sizes unknown, no shape.
+        for src in [
+            "n, k = map(int, input().split())\nprint(n + k)\n",
+            "a = list(map(int, input().split()))\nprint(max(a))\n",
+        ] {
+            let r = program_reads(&ParsedFile::parse(Language::Python, src.to_string()));
+            assert!(r.stdin.is_empty(), "{src}: {r:?}");
         }
         assert!(gen.iter().any(|g| g.stdin.starts_with("3\n")));
         // `n`, then a list of `n` values: as many values as `n` says, and `n` small enough.
