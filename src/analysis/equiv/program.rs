@@ -120,15 +120,66 @@ struct Sample {
     lines: Vec<Vec<Field>>,
     /// Whether the text ended with a newline.
     trailing_newline: bool,
+    /// Per line, the first and last line of its run of same-shaped lines (after the first
+    /// line; the first line is a run of its own).
+    runs: Vec<(usize, usize)>,
+    /// Per run (by its first line) and column: the range of its integers, and the characters
+    /// of its words. Computed once per sample, not per generated value.
+    run_ints: BTreeMap<(usize, usize), (i128, i128)>,
+    run_chars: BTreeMap<(usize, usize), BTreeSet<char>>,
+    /// Runs (by first line) whose integers are all positive.
+    run_positive: BTreeSet<usize>,
 }
 
 fn parse_sample(text: &str) -> Sample {
+    let lines: Vec<Vec<Field>> = text
+        .lines()
+        .map(|l| l.split_whitespace().map(classify).collect())
+        .collect();
+    let shapes: Vec<Vec<u8>> = lines.iter().map(|l| line_shape(l)).collect();
+    let mut runs = Vec::with_capacity(lines.len());
+    let mut start = 0;
+    for i in 0..lines.len() {
+        if i <= 1 || shapes[i] != shapes[i - 1] {
+            start = i;
+        }
+        runs.push((start, start));
+    }
+    // Each run's last line, written back from the end.
+    let mut end = lines.len().saturating_sub(1);
+    for i in (0..lines.len()).rev() {
+        if i + 1 < lines.len() && runs[i + 1].0 != runs[i].0 {
+            end = i;
+        }
+        runs[i].1 = end;
+    }
+    let mut run_ints: BTreeMap<(usize, usize), (i128, i128)> = BTreeMap::new();
+    let mut run_chars: BTreeMap<(usize, usize), BTreeSet<char>> = BTreeMap::new();
+    let mut run_positive: BTreeSet<usize> = runs.iter().map(|r| r.0).collect();
+    for (i, line) in lines.iter().enumerate() {
+        let start = runs[i].0;
+        for (j, f) in line.iter().enumerate() {
+            match f {
+                Field::Int(v) => {
+                    let e = run_ints.entry((start, j)).or_insert((*v, *v));
+                    e.0 = e.0.min(*v);
+                    e.1 = e.1.max(*v);
+                    if *v < 1 {
+                        run_positive.remove(&start);
+                    }
+                }
+                Field::Word(w) => run_chars.entry((start, j)).or_default().extend(w.chars()),
+                Field::Dec(..) => {}
+            }
+        }
+    }
     Sample {
-        lines: text
-            .lines()
-            .map(|l| l.split_whitespace().map(classify).collect())
-            .collect(),
+        lines,
         trailing_newline: text.ends_with('\n'),
+        runs,
+        run_ints,
+        run_chars,
+        run_positive,
     }
 }
 
@@ -145,19 +196,7 @@ fn line_shape(l: &[Field]) -> Vec<u8> {
 /// The first and last line of the run of same-shaped lines (after the first line) that line
 /// `i` belongs to.
 fn run_of(s: &Sample, i: usize) -> (usize, usize) {
-    if i == 0 {
-        return (0, 0);
-    }
-    let shape = line_shape(&s.lines[i]);
-    let mut start = i;
-    while start > 1 && line_shape(&s.lines[start - 1]) == shape {
-        start -= 1;
-    }
-    let mut end = i;
-    while end + 1 < s.lines.len() && line_shape(&s.lines[end + 1]) == shape {
-        end += 1;
-    }
-    (start, end)
+    s.runs.get(i).copied().unwrap_or((i, i))
 }
 
 /// Integers of `s` that look structural: (line, column).
@@ -291,19 +330,11 @@ fn int_range(
     // the indices range up to that count: the last element is as valid a target as the others.
     let (start, end) = run_of(s, i);
     if end > start && line.len() <= 3 {
-        let mut all_positive = true;
-        for l in &s.lines[start..=end] {
-            for (k, f) in l.iter().enumerate() {
-                if let Field::Int(v) = f {
-                    if k == j {
-                        lo = lo.min(*v);
-                        hi = hi.max(*v);
-                    }
-                    all_positive &= *v >= 1;
-                }
-            }
+        if let Some((a, b)) = s.run_ints.get(&(start, j)) {
+            lo = lo.min(*a);
+            hi = hi.max(*b);
         }
-        if all_positive {
+        if s.run_positive.contains(&start) {
             let count = fixed
                 .iter()
                 .filter(|(li, _)| *li < start)
@@ -383,11 +414,8 @@ fn skewed(rng: &mut ChaCha8Rng, lo: i128, hi: i128, skew: u8) -> i128 {
 /// strings, `#.` grids).
 fn word_alphabet(s: &Sample, o: &Observed, i: usize, j: usize) -> Vec<char> {
     let mut seen: BTreeSet<char> = o.alphabet.get(&(i, j)).cloned().unwrap_or_default();
-    let (start, end) = run_of(s, i);
-    for l in &s.lines[start..=end] {
-        if let Some(Field::Word(w)) = l.get(j) {
-            seen.extend(w.chars());
-        }
+    if let Some(chars) = s.run_chars.get(&(run_of(s, i).0, j)) {
+        seen.extend(chars.iter().copied());
     }
     if seen.len() >= 6 {
         if seen.iter().all(|c| c.is_ascii_lowercase()) {

@@ -514,18 +514,18 @@ impl PointsTo {
     /// One entry per variable with a non-empty points-to set, sorted by (function, var);
     /// globals (function `None`) first.
     pub fn entries(&self) -> Vec<PointsToEntry> {
-        self.sets
-            .sets
-            .iter()
-            .map(|(function, var, ix)| PointsToEntry {
-                function: function.clone(),
-                var: var.clone(),
-                targets: ix
-                    .iter()
-                    .map(|&i| self.sets.table[i as usize].clone())
-                    .collect(),
-            })
-            .collect()
+        self.sets.sets.iter().map(|set| self.entry(set)).collect()
+    }
+
+    fn entry(&self, (function, var, ix): &(Option<String>, String, Vec<u32>)) -> PointsToEntry {
+        PointsToEntry {
+            function: function.clone(),
+            var: var.clone(),
+            targets: ix
+                .iter()
+                .map(|&i| self.sets.table[i as usize].clone())
+                .collect(),
+        }
     }
 
     /// How many variables have a non-empty set.
@@ -573,15 +573,18 @@ impl PointsTo {
         let Some(unit) = model.units.iter().position(|u| u.path == path) else {
             return Vec::new();
         };
-        self.entries()
-            .into_iter()
-            .filter(|e| match &e.function {
+        // Only this unit's sets are spelled out (the CLI asks once per file).
+        self.sets
+            .sets
+            .iter()
+            .filter(|(function, var, _)| match function {
                 Some(f) => model.function_units.get(f) == Some(&unit),
                 None => model
                     .global_units
-                    .get(&e.var)
+                    .get(var)
                     .is_none_or(|units| units.contains(&unit)),
             })
+            .map(|set| self.entry(set))
             .collect()
     }
 
