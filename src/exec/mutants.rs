@@ -221,7 +221,30 @@ fn as_programs(
     }
     // A `main` that reads nothing is observed better by the function harness (globals after
     // the call, not only the printed text).
-    if (entry.is_none() && reads.stdin.is_empty()) || reads.is_empty() {
+    if entry.is_some() && reads.is_empty() {
+        return None;
+    }
+    // A program that reads nothing has one behaviour: its one run is evidence about the
+    // mutant only when it calls the mutated function (checked on a marked build).
+    let mut reach_note = None;
+    if entry.is_none() && reads.is_empty() {
+        let line = mutated_line(case, &pa)?;
+        let limits = super::sandbox::Limits {
+            wall: opts
+                .diff
+                .limits
+                .wall
+                .min(std::time::Duration::from_secs(10)),
+            ..opts.diff.limits
+        };
+        if super::program::reaches_function_at(&pa, line, limits) != Ok(true) {
+            return None;
+        }
+        reach_note = Some(
+            "the program reads no input: its one run (empty standard input, no arguments) calls the mutated function"
+                .to_string(),
+        );
+    } else if entry.is_none() && reads.stdin.is_empty() {
         return None;
     }
     let popts = ProgramOptions {
@@ -239,6 +262,14 @@ fn as_programs(
         },
     };
     let report = super::equiv::check_programs(&pa, &pb, &popts, opts.llm_samples);
+    if reach_note.is_some() && report.deterministic.verdict == Verdict::NotEquivalent {
+        // A difference counts only if the original program repeats itself (no clock, no
+        // addresses, no uninitialised memory in its output).
+        let again = super::program::run_programs(&pa, &pa, &popts);
+        if again.verdict != Verdict::Equivalent && again.verdict != Verdict::LikelyEquivalent {
+            return None;
+        }
+    }
     if entry.is_some() && report.deterministic.verdict == Verdict::Unknown {
         // `main` could not be run as a program (it does not build alone, every input was
         // discarded): the function harness tries it.
@@ -251,6 +282,7 @@ fn as_programs(
             why.chars().take(300).collect::<String>()
         ));
     }
+    notes.extend(reach_note);
     notes.extend(report.deterministic.notes.iter().cloned());
     Some(verdict_of(
         case,
@@ -259,6 +291,24 @@ fn as_programs(
         &report,
         notes,
     ))
+}
+
+/// The line of the original program (as [`super::program::Program`] holds it) inside the
+/// mutated function: the first changed line, or the start of the named function.
+fn mutated_line(case: &MutantCase, p: &super::program::Program) -> Option<usize> {
+    match &case.target {
+        Target::Lines { original, .. } => Some(*original),
+        Target::Name(n) => {
+            let file = ParsedFile::parse(p.language, p.text.clone());
+            let line = file
+                .functions()
+                .iter()
+                .find(|f| f.simple_name == *n || f.name == *n)
+                .map(|f| f.start_line);
+            line
+        }
+        Target::Auto | Target::AllEntries => None,
+    }
 }
 
 /// A mutant's verdict from the report on it.

@@ -383,6 +383,48 @@ fn run_json(r: &Run) -> Json {
     }
 }
 
+/// The exit status of the marker build of [`reaches_function_at`].
+const REACHED_EXIT: i32 = 213;
+
+/// Whether a C or C++ program, run once on empty standard input and without arguments, calls
+/// the function whose definition encloses 1-based `line` of its text. The program is built
+/// once more with `_exit(213)` as the first statement of that function's body: the run ends
+/// with that status exactly when the function is called (a program that exits with 213 by
+/// itself first would pass too). `Err` when no function encloses the line, the function is
+/// `main`, the marker build fails or its run is discarded (sanitizer report, signal, timeout).
+pub fn reaches_function_at(p: &Program, line: usize, limits: Limits) -> Result<bool, String> {
+    if !matches!(p.language, Language::C | Language::Cpp) {
+        return Err(format!("{}: not C or C++", p.path.display()));
+    }
+    let file = ParsedFile::parse(p.language, p.text.clone());
+    let function = file
+        .functions()
+        .iter()
+        .filter(|f| f.start_line <= line && line <= f.end_line)
+        .min_by_key(|f| f.end_line - f.start_line)
+        .ok_or_else(|| format!("line {line} is not inside a function"))?;
+    if function.simple_name == "main" {
+        return Err("the line is in `main`".into());
+    }
+    let body = function
+        .body
+        .filter(|b| p.text.as_bytes().get(b.start_byte()) == Some(&b'{'))
+        .ok_or_else(|| format!("`{}` has no body", function.name))?;
+    let at = body.start_byte() + 1;
+    let mut text = p.text.clone();
+    text.insert_str(at, &format!(" __builtin__exit({REACHED_EXIT}); "));
+    let marked = Program { text, ..p.clone() };
+    let built = build(&marked)?;
+    let empty = Input {
+        stdin: String::new(),
+        args: Vec::new(),
+    };
+    match run_raw(&marked, &built, &empty, limits) {
+        Run::Ok { status, .. } => Ok(status == REACHED_EXIT),
+        Run::Discard(why) => Err(format!("the marked program's run: {why}")),
+    }
+}
+
 /// Compares two programs (see the module docs).
 pub fn compare_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Deterministic {
     let notes = vec![format!(

@@ -149,6 +149,30 @@ fn c_programs_that_read_scanf_formats_are_compared_whole() {
 }
 
 #[test]
+fn a_program_that_reads_nothing_is_evidence_only_when_its_run_calls_the_mutant() {
+    // `ledger.c` reads no input; its functions take `struct node **` (no harness input).
+    let out = mutantbench();
+    let m = mutant(out, "c-self-test-reaches-the-mutant");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    assert_eq!(m["function"], "main");
+    assert!(notes(m).contains("calls the mutated function"), "{m}");
+    let c = &m["counterexample"];
+    assert_eq!(c["a"]["stdout"], "total 10\n", "{c}");
+    assert_eq!(c["b"]["stdout"], "total -10\n", "{c}");
+    let m = mutant(out, "c-self-test-same-output");
+    assert!(
+        ["equivalent", "likely_equivalent"].contains(&m["verdict"].as_str().unwrap()),
+        "{m}"
+    );
+    assert!(notes(m).contains("calls the mutated function"), "{m}");
+    // `main` never calls `largest`: one run of the program says nothing about it.
+    let m = mutant(out, "c-self-test-never-calls-the-mutant");
+    assert_eq!(m["verdict"], "unknown", "{m}");
+    assert!(!notes(m).contains("whole program"), "{m}");
+    assert!(notes(m).contains("pointer parameter `head`"), "{m}");
+}
+
+#[test]
 fn java_mutant_is_refuted() {
     let m = mutant(mutantbench(), "java-sign");
     assert_eq!(m["verdict"], "not_equivalent", "{m}");
@@ -188,26 +212,27 @@ fn a_line_that_is_not_json_and_a_path_escaping_programs_are_unknown() {
 #[test]
 fn summary_reports_accuracy_per_class_and_the_decision_gap() {
     let s = &mutantbench()["summary"];
-    assert_eq!(s["count"], 16);
+    assert_eq!(s["count"], 19);
     let d = &s["deterministic"];
-    // 15 labelled rows (the non-JSON line has no label): 7 equivalent, 8 not.
-    assert_eq!(d["labelled"], 15);
-    assert_eq!(d["equivalent"]["total"], 7);
-    assert_eq!(d["non_equivalent"]["total"], 8);
+    // 18 labelled rows (the non-JSON line has no label): 9 equivalent, 9 not.
+    assert_eq!(d["labelled"], 18);
+    assert_eq!(d["equivalent"]["total"], 9);
+    assert_eq!(d["non_equivalent"]["total"], 9);
     // Right: py-commute, py-boundary-equivalent, py-double, c-boundary-equivalent,
-    // c-main-overwritten-initialiser (5 of 7); py-return, c-swap, java-sign, c-main-min,
-    // c-main-reads-scanf, c-helper-seen-through-main (6 of 8). The hostile rows are unknown
-    // and count as wrong.
-    assert_eq!(d["equivalent"]["right"], 5);
-    assert_eq!(d["non_equivalent"]["right"], 6);
+    // c-main-overwritten-initialiser, c-self-test-same-output (6 of 9); py-return, c-swap,
+    // java-sign, c-main-min, c-main-reads-scanf, c-helper-seen-through-main,
+    // c-self-test-reaches-the-mutant (7 of 9). The hostile rows and
+    // c-self-test-never-calls-the-mutant are unknown and count as wrong.
+    assert_eq!(d["equivalent"]["right"], 6);
+    assert_eq!(d["non_equivalent"]["right"], 7);
     let gap = d["decision_gap"].as_f64().unwrap();
-    assert!((gap - (6.0 / 8.0 - 5.0 / 7.0)).abs() < 1e-9, "{gap}");
-    assert!((d["accuracy"].as_f64().unwrap() - 11.0 / 15.0).abs() < 1e-9);
-    assert_eq!(d["unknown"], 4);
+    assert!((gap - (7.0 / 9.0 - 6.0 / 9.0)).abs() < 1e-9, "{gap}");
+    assert!((d["accuracy"].as_f64().unwrap() - 13.0 / 18.0).abs() < 1e-9);
+    assert_eq!(d["unknown"], 5);
     assert_eq!(d["proved"], 1);
     assert_eq!(d["proved_on_non_equivalent"], 0);
     assert_eq!(s["hybrid"], Value::Null, "--no-llm has no hybrid column");
-    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 6);
+    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 9);
     assert!(s["mutants_per_minute"].as_f64().unwrap() > 0.0);
 }
 

@@ -223,7 +223,11 @@ fn random_int(rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> i128 {
 fn random_char(rng: &mut ChaCha8Rng, charset: Charset) -> char {
     const ASCII: &[char] = &['a', 'b', 'c', 'A', 'B', ' ', '1', '0', '.', 'x', 'z', '-'];
     const MORE: &[char] = &['é', 'ü', 'Ω', '中'];
-    if charset >= Charset::Bmp && below(rng, 8) == 0 {
+    // Beyond the BMP: two UTF-16 units in Java (surrogate pairs), four UTF-8 bytes in C.
+    const SUPPLEMENTARY: &[char] = &['😀', '𝄞', '𐐷'];
+    if charset >= Charset::Full && below(rng, 12) == 0 {
+        SUPPLEMENTARY[below(rng, SUPPLEMENTARY.len() as u64) as usize]
+    } else if charset >= Charset::Bmp && below(rng, 8) == 0 {
         MORE[below(rng, MORE.len() as u64) as usize]
     } else {
         ASCII[below(rng, ASCII.len() as u64) as usize]
@@ -584,11 +588,72 @@ pub fn generate_hinted(doms: &[Dom], count: usize, seed: u64, hints: &Hints) -> 
                     }
                 }
             }
+            // Strings of one tuple share characters (a text and its delimiters, a word and
+            // the text it is looked for in): independent draws rarely do.
+            4 => share_characters(&mut t, &mut rng),
             _ => {}
         }
         push(t, &mut out);
     }
     out
+}
+
+/// When a tuple holds two or more strings, each one gets, half of the time, one to three
+/// characters of the others inserted at random places.
+fn share_characters(t: &mut [Value], rng: &mut ChaCha8Rng) {
+    let mut texts: Vec<String> = Vec::new();
+    for v in t.iter() {
+        collect_strings(v, &mut texts);
+    }
+    if texts.len() < 2 {
+        return;
+    }
+    let mut k = 0;
+    for v in t.iter_mut() {
+        for_each_string(v, &mut |s: &mut String| {
+            let others: Vec<char> = texts
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .flat_map(|(_, o)| o.chars())
+                .collect();
+            k += 1;
+            if others.is_empty() || below(rng, 2) == 0 {
+                return;
+            }
+            let mut chars: Vec<char> = s.chars().collect();
+            for _ in 0..1 + below(rng, 3) {
+                let c = others[below(rng, others.len() as u64) as usize];
+                let at = below(rng, chars.len() as u64 + 1) as usize;
+                chars.insert(at, c);
+            }
+            *s = chars.into_iter().collect();
+        });
+    }
+}
+
+fn collect_strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Str(s) => out.push(s.clone()),
+        Value::List(xs) | Value::Object { args: xs, .. } => {
+            for x in xs {
+                collect_strings(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn for_each_string(v: &mut Value, f: &mut dyn FnMut(&mut String)) {
+    match v {
+        Value::Str(s) => f(s),
+        Value::List(xs) | Value::Object { args: xs, .. } => {
+            for x in xs {
+                for_each_string(x, f);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The length of a non-empty list or string, looked for `depth` levels into objects'
@@ -619,6 +684,55 @@ mod tests {
         assert!(b.contains(&Value::Int(i128::from(i32::MAX))));
         assert!(b.contains(&Value::Int(i128::from(i32::MIN))));
         assert!(!b.contains(&Value::Int(1i128 << 31)));
+    }
+
+    #[test]
+    fn strings_of_a_tuple_borrow_each_others_characters() {
+        let mut gained = [0usize; 2];
+        for seed in 0..40 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut t = vec![
+                Value::Str("abc".into()),
+                Value::Int(7),
+                Value::Object {
+                    ctor: 0,
+                    args: vec![Value::Str("xyz".into())],
+                },
+            ];
+            share_characters(&mut t, &mut rng);
+            assert_eq!(t[1], Value::Int(7));
+            let Value::Str(first) = &t[0] else { panic!() };
+            let Value::Object { args, .. } = &t[2] else {
+                panic!()
+            };
+            let Value::Str(second) = &args[0] else {
+                panic!()
+            };
+            // Only insertions, and only of the other string's characters.
+            assert!(first.chars().all(|c| "abcxyz".contains(c)), "{first}");
+            assert!(second.chars().all(|c| "abcxyz".contains(c)), "{second}");
+            gained[0] += usize::from(first.chars().any(|c| "xyz".contains(c)));
+            gained[1] += usize::from(second.chars().any(|c| "abc".contains(c)));
+        }
+        assert!(gained.iter().all(|&g| (10..=30).contains(&g)), "{gained:?}");
+        // One string alone has nothing to borrow.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut t = vec![Value::Str("abc".into())];
+        share_characters(&mut t, &mut rng);
+        assert_eq!(t, [Value::Str("abc".into())]);
+    }
+
+    #[test]
+    fn strings_beyond_the_bmp_only_where_both_sides_take_them() {
+        let beyond = |charset| {
+            generate_hinted(&[Dom::Str { charset }], 200, 3, &Hints::default())
+                .iter()
+                .filter(|t| matches!(&t[0], Value::Str(s) if s.chars().any(|c| c > '\u{ffff}')))
+                .count()
+        };
+        assert!(beyond(Charset::Full) >= 20, "{}", beyond(Charset::Full));
+        assert_eq!(beyond(Charset::Bmp), 0);
+        assert_eq!(beyond(Charset::Ascii), 0);
     }
 
     #[test]

@@ -176,7 +176,10 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
     let root = file.root();
     let mut out = Vec::new();
     let mut c = root.walk();
-    for d in root.named_children(&mut c) {
+    let top: Vec<Node<'_>> = root.named_children(&mut c).collect();
+    let headless = headless_definition_parts(&top);
+    for (d, _) in top.iter().zip(&headless).filter(|(_, h)| !**h) {
+        let d = *d;
         if d.kind() != kind::DECLARATION {
             continue;
         }
@@ -273,6 +276,40 @@ pub fn c_globals(file: &ParsedFile) -> Vec<Global> {
                 size,
                 init,
             });
+        }
+    }
+    out
+}
+
+/// Which top-level items belong to a function definition the parser did not recognise: a
+/// declaration right before a top-level block is its header, K&R parameter declarations
+/// included (`int *f(t, n) int *t, n; { ... }` parses as a declaration of `t` and `n`
+/// beside a block), so the names it declares are parameters, not globals. Comments between
+/// them are skipped; the chain stops at the declaration that declares the function.
+fn headless_definition_parts(top: &[Node<'_>]) -> Vec<bool> {
+    let mut out = vec![false; top.len()];
+    let mut before_body = false;
+    for (i, n) in top.iter().enumerate().rev() {
+        match n.kind() {
+            kind::COMPOUND_STATEMENT => before_body = true,
+            kind::COMMENT => {}
+            kind::DECLARATION if before_body => {
+                out[i] = true;
+                let mut stack = vec![*n];
+                let mut header = false;
+                while let Some(x) = stack.pop() {
+                    if x.kind() == kind::FUNCTION_DECLARATOR {
+                        header = true;
+                        break;
+                    }
+                    if x.kind() != kind::COMPOUND_STATEMENT {
+                        let mut c = x.walk();
+                        stack.extend(x.named_children(&mut c));
+                    }
+                }
+                before_body = !header;
+            }
+            _ => before_body = false,
         }
     }
     out
@@ -1861,6 +1898,16 @@ mod tests {
         // Nor when the other side is another language.
         let p = sig(Language::Python, "def f():\n    return 1\n");
         assert!(global_inputs(&a, &p).is_empty());
+    }
+
+    #[test]
+    fn k_and_r_parameters_the_parser_left_outside_their_function_are_not_globals() {
+        // A K&R definition returning a pointer: tree-sitter reads its header and parameter
+        // declarations as one top-level declaration beside a top-level block.
+        let src = "int count;\n\nint *pick( t, n )\nint *t, n;\n\t{\n\tcount++;\n\treturn t + n;\n\t}\n\n/* after */\nint total;\nint g(int x) { total += x; return count; }\n";
+        let file = ParsedFile::parse(Language::C, src.to_string());
+        let names: Vec<String> = c_globals(&file).into_iter().map(|g| g.name).collect();
+        assert_eq!(names, ["count", "total"]);
     }
 
     #[test]
