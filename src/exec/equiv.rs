@@ -29,7 +29,7 @@ use super::harness;
 use super::sandbox::{self, Limits, TempDir};
 use crate::analysis::equiv::inputs::{default_value, generate_hinted, Hints};
 use crate::analysis::equiv::normal::prove_program_equivalent;
-use crate::analysis::equiv::slice::java_reachable;
+use crate::analysis::equiv::slice::{java_missing_type_stubs, java_reachable};
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
 use crate::analysis::equiv::types::{
     common_domain, global_inputs, select_function, signature, Signature,
@@ -701,36 +701,59 @@ fn run_side_limited(
             let file = public_class(&source).unwrap_or_else(|| "CcUserFile".into());
             write(&format!("{file}.java"), &source)?;
             write("CcHarness.java", &harness::java(&side.sig, &class, inputs))?;
-            let javac = || {
-                sandbox::run(
-                    "javac",
-                    &javac_args(&[format!("{file}.java"), "CcHarness.java".into()]),
-                    d,
-                    compile_limits,
-                )
-                .map_err(|e| format!("javac: {e}"))
+            let javac = |extra: &[String]| {
+                let mut files = vec![format!("{file}.java"), "CcHarness.java".into()];
+                files.extend(extra.iter().cloned());
+                sandbox::run("javac", &javac_args(&files), d, compile_limits)
+                    .map_err(|e| format!("javac: {e}"))
             };
-            let mut out = javac()?;
+            let out = javac(&[])?;
             if out.status != Some(0) {
                 let failed = format!(
                     "javac failed: {}",
                     first_lines(&format!("{}{}", out.stderr, out.stdout), 8)
                 );
                 // A class that does not compile alone (its imports name libraries that are
-                // not here) may still compile without the methods the entry cannot reach.
-                let Some((cut, n)) = java_reachable(&source, &side.sig.name) else {
-                    return Err(failed);
-                };
-                write(&format!("{file}.java"), &cut)?;
-                out = javac()?;
-                if out.status != Some(0) {
+                // not here) may still compile without the methods the entry cannot reach,
+                // and then with stand-ins for the missing types it only implements or throws.
+                let cut = java_reachable(&source, &side.sig.name);
+                let mut built = false;
+                if let Some((text, n)) = &cut {
+                    write(&format!("{file}.java"), text)?;
+                    built = javac(&[])?.status == Some(0);
+                    if built {
+                        tracing::info!(
+                            "{}: compiled without {n} method(s) that `{}` cannot reach ({failed})",
+                            side.path.display(),
+                            side.sig.name
+                        );
+                    }
+                }
+                if !built {
+                    let text = cut.as_ref().map_or(source.as_str(), |(t, _)| t.as_str());
+                    if let Some(stubs) = java_missing_type_stubs(text).filter(|s| !s.is_empty()) {
+                        write(&format!("{file}.java"), text)?;
+                        let mut paths = Vec::new();
+                        for (name, body) in &stubs {
+                            if d.join(name).exists() {
+                                return Err(failed);
+                            }
+                            write(name, body)?;
+                            paths.push(name.clone());
+                        }
+                        built = javac(&paths)?.status == Some(0);
+                        if built {
+                            tracing::info!(
+                                "{}: compiled with stand-ins for {} missing imported type(s) ({failed})",
+                                side.path.display(),
+                                stubs.len()
+                            );
+                        }
+                    }
+                }
+                if !built {
                     return Err(failed);
                 }
-                tracing::info!(
-                    "{}: compiled without {n} method(s) that `{}` cannot reach ({failed})",
-                    side.path.display(),
-                    side.sig.name
-                );
             }
             ("java".into(), java_args("CcHarness"))
         }

@@ -140,6 +140,126 @@ pub fn java_reachable(text: &str, entry: &str) -> Option<(String, usize)> {
     Some((out, cut))
 }
 
+/// Stand-ins for types a Java file imports from packages that are not on this machine, when
+/// the file uses each of them in only two ways that need nothing of the real type: as an
+/// interface the file's classes implement (an empty interface), or as an exception that is
+/// thrown or caught (an unchecked exception whose constructor takes any arguments). The same
+/// fully qualified name keeps an exception's reported class as the real one. `None` when an
+/// imported type is used in any other way (a field, a parameter, a call on it, a superclass):
+/// a stand-in would then have to guess its members. Returns (file name, source) pairs: each
+/// file is named after its type (javac does not ask sources to sit in their package's
+/// directories, and writes the classes there itself).
+pub fn java_missing_type_stubs(text: &str) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let code: String = strip_comments_and_strings(text);
+    for line in code.lines() {
+        let Some(rest) = line.trim().strip_prefix("import ") else {
+            continue;
+        };
+        if rest.starts_with("static ") {
+            continue;
+        }
+        let path = rest.trim_end_matches(';').trim();
+        if PLATFORM.iter().any(|p| path.starts_with(p)) {
+            continue;
+        }
+        let (package, name) = path.rsplit_once('.')?;
+        if name == "*" || !name.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+        let uses = word_positions(&code, name);
+        let mut interface = false;
+        let mut exception = false;
+        for at in uses {
+            let before = code[..at].trim_end();
+            let line_start = code[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line_text = &code[line_start..];
+            if line_text.trim_start().starts_with("import ") {
+                continue;
+            }
+            // In a class header's `implements` list.
+            let header = code[..at].rfind(['{', ';', '}']).map_or(0, |i| i + 1);
+            let clause = &code[header..at];
+            if clause.contains(" implements ") && !clause.contains('(') {
+                interface = true;
+            } else if before.ends_with("throw new")
+                || before.ends_with("catch (")
+                || before.ends_with("catch(")
+                || (before.ends_with("throws") || before.ends_with(',') && clause_is_throws(clause))
+            {
+                exception = true;
+            } else {
+                return None;
+            }
+        }
+        if interface && exception {
+            return None;
+        }
+        // A type imported and never used gets an empty interface: javac rejects the import of
+        // a missing package even when nothing uses it.
+        let body = if !exception {
+            format!("package {package};\npublic interface {name} {{}}\n")
+        } else {
+            format!(
+                "package {package};\npublic class {name} extends RuntimeException {{\n    public {name}(Object... args) {{ }}\n}}\n"
+            )
+        };
+        out.push((format!("{name}.java"), body));
+    }
+    Some(out)
+}
+
+/// Whether the text since the last `{`, `;` or `}` is a `throws` clause.
+fn clause_is_throws(clause: &str) -> bool {
+    clause.contains(" throws ")
+}
+
+/// Byte offsets where `name` occurs as a whole word.
+fn word_positions(text: &str, name: &str) -> Vec<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name)
+        .filter(|(i, _)| {
+            !text[..*i].chars().next_back().is_some_and(ident)
+                && !text[i + name.len()..].chars().next().is_some_and(ident)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The text with comments blanked and string and character literals emptied (same length,
+/// line breaks kept), so that words in them do not count as uses.
+fn strip_comments_and_strings(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                out[i] = b' ';
+                i += 1;
+            }
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+            blank(&mut out, i..end);
+            i = end;
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            let q = b[i];
+            let mut j = i + 1;
+            while j < b.len() && b[j] != q && b[j] != b'\n' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(b.len());
+            if end > i + 2 {
+                blank(&mut out, i + 1..end - 1);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Every byte of `range` but line breaks becomes a space: lines and columns stay put.
 fn blank(bytes: &mut [u8], range: std::ops::Range<usize>) {
     for b in &mut bytes[range] {
@@ -209,6 +329,43 @@ mod tests {
         assert!(out.contains("import org.acme.Builder;"));
         assert!(out.contains("static String show"));
         assert!(java_reachable(LIB, "missing").is_none());
+    }
+
+    #[test]
+    fn missing_types_only_implemented_or_thrown_get_stand_ins() {
+        let src = "package p;\nimport java.util.Map;\nimport org.acme.naming.Coder;\nimport org.acme.errors.AccessError;\nimport org.acme.unused.Thing;\n\n/** Uses Coder and AccessError in a comment. */\npublic class C implements Coder, Cloneable {\n    private Map cache;\n    public Object clone() {\n        try {\n            return super.clone();\n        } catch (CloneNotSupportedException e) {\n            throw new AccessError(\"AccessError: cannot clone\", e);\n        }\n    }\n    void check() throws AccessError { }\n}\n";
+        let stubs = java_missing_type_stubs(src).unwrap();
+        let paths: Vec<&str> = stubs.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["Coder.java", "AccessError.java", "Thing.java"]);
+        assert_eq!(
+            stubs[0].1,
+            "package org.acme.naming;\npublic interface Coder {}\n"
+        );
+        assert!(stubs[1]
+            .1
+            .contains("public class AccessError extends RuntimeException"));
+        assert!(stubs[1].1.contains("public AccessError(Object... args)"));
+        assert!(stubs[2].1.contains("public interface Thing {}"));
+    }
+
+    #[test]
+    fn a_missing_type_used_for_anything_else_gets_no_stand_in() {
+        for use_ in [
+            "    private Coder coder;\n",
+            "    int f(Coder c) { return 1; }\n",
+            "    int g() { return Coder.size(); }\n",
+        ] {
+            let src =
+                format!("import org.acme.Coder;\npublic class C implements Coder {{\n{use_}}}\n");
+            assert_eq!(java_missing_type_stubs(&src), None, "{use_}");
+        }
+        let src = "import org.acme.Base;\npublic class C extends Base { }\n";
+        assert_eq!(java_missing_type_stubs(src), None);
+        let src = "import org.acme.*;\npublic class C { }\n";
+        assert_eq!(java_missing_type_stubs(src), None);
+        // Platform imports need nothing.
+        let src = "import java.util.List;\npublic class C { List<Integer> l; }\n";
+        assert_eq!(java_missing_type_stubs(src), Some(Vec::new()));
     }
 
     #[test]
