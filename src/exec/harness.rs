@@ -185,7 +185,13 @@ def enc(v, depth=0):
         return ["s", v]
     if isinstance(v, (list, tuple)):
         return ["l", [enc(x, depth + 1) for x in v]]
-    return ["o", type(v).__name__ + ":" + repr(v)[:200]]
+    if type(v) is dict:
+        return ["l", [["l", [enc(k, depth + 1), enc(x, depth + 1)]] for k, x in v.items()]]
+    r = repr(v)
+    if " at 0x" in r:
+        # The default repr: a memory address, different in every run.
+        return ["o", type(v).__name__]
+    return ["o", type(v).__name__ + ":" + r[:200]]
 def main():
     out = sys.stdout
     ns = {"__name__": "crosscheck_user", "__builtins__": __builtins__}
@@ -461,6 +467,24 @@ const JAVA_MAIN: &str = r#"
       for (Object x : (Iterable<?>) o) { if (!first) b.append(','); first = false; enc(b, x, depth + 1); }
       b.append("]]");
     } else if (o instanceof Enum) { b.append("[\"s\","); esc(b, ((Enum<?>) o).name()); b.append("]"); }
+    else if (o instanceof java.util.Map) {
+      // The platform class, then the entries as [key, value] pairs in iteration order, each
+      // encoded like any value: the map's toString() would print its values' identity
+      // hashes, different in every run.
+      String k = o.getClass().getName();
+      b.append("[\"l\",[[\"s\","); esc(b, k.startsWith("java.") ? k : "Map"); b.append("]");
+      boolean first = false;
+      for (java.util.Map.Entry<?, ?> e : ((java.util.Map<?, ?>) o).entrySet()) {
+        if (!first) b.append(',');
+        first = false;
+        b.append("[\"l\",[");
+        enc(b, e.getKey(), depth + 1);
+        b.append(',');
+        enc(b, e.getValue(), depth + 1);
+        b.append("]]");
+      }
+      b.append("]]");
+    }
     else if (!o.getClass().getName().startsWith("java.")) {
       // An object of the user's classes: its instance fields in declaration order, the
       // superclasses' after its own (class names differ between the two versions).
