@@ -224,19 +224,20 @@ fn as_programs(
     if entry.is_some() && reads.is_empty() {
         return None;
     }
+    // Each run of a program gets at most 10 s.
+    let limits = super::sandbox::Limits {
+        wall: opts
+            .diff
+            .limits
+            .wall
+            .min(std::time::Duration::from_secs(10)),
+        ..opts.diff.limits
+    };
     // A program that reads nothing has one behaviour: its one run is evidence about the
     // mutant only when it calls the mutated function (checked on a marked build).
     let mut reach_note = None;
     if entry.is_none() && reads.is_empty() {
         let line = mutated_line(case, &pa)?;
-        let limits = super::sandbox::Limits {
-            wall: opts
-                .diff
-                .limits
-                .wall
-                .min(std::time::Duration::from_secs(10)),
-            ..opts.diff.limits
-        };
         if super::program::reaches_function_at(&pa, line, limits) != Ok(true) {
             return None;
         }
@@ -252,14 +253,7 @@ fn as_programs(
         generated: opts.diff.trials.clamp(1, 200),
         seed: opts.diff.seed,
         compare: CompareMode::Exact,
-        limits: super::sandbox::Limits {
-            wall: opts
-                .diff
-                .limits
-                .wall
-                .min(std::time::Duration::from_secs(10)),
-            ..opts.diff.limits
-        },
+        limits,
     };
     let report = super::equiv::check_programs(&pa, &pb, &popts, opts.llm_samples);
     if reach_note.is_some() && report.deterministic.verdict == Verdict::NotEquivalent {
@@ -300,12 +294,12 @@ fn mutated_line(case: &MutantCase, p: &super::program::Program) -> Option<usize>
         Target::Lines { original, .. } => Some(*original),
         Target::Name(n) => {
             let file = ParsedFile::parse(p.language, p.text.clone());
-            let line = file
+            let found = file
                 .functions()
                 .iter()
                 .find(|f| f.simple_name == *n || f.name == *n)
                 .map(|f| f.start_line);
-            line
+            found
         }
         Target::Auto | Target::AllEntries => None,
     }

@@ -602,8 +602,8 @@ pub fn generate_hinted(doms: &[Dom], count: usize, seed: u64, hints: &Hints) -> 
 /// characters of the others inserted at random places.
 fn share_characters(t: &mut [Value], rng: &mut ChaCha8Rng) {
     let mut texts: Vec<String> = Vec::new();
-    for v in t.iter() {
-        collect_strings(v, &mut texts);
+    for v in t.to_vec().iter_mut() {
+        for_each_string(v, &mut |s: &mut String| texts.push(s.clone()));
     }
     if texts.len() < 2 {
         return;
@@ -629,18 +629,6 @@ fn share_characters(t: &mut [Value], rng: &mut ChaCha8Rng) {
             }
             *s = chars.into_iter().collect();
         });
-    }
-}
-
-fn collect_strings(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Str(s) => out.push(s.clone()),
-        Value::List(xs) | Value::Object { args: xs, .. } => {
-            for x in xs {
-                collect_strings(x, out);
-            }
-        }
-        _ => {}
     }
 }
 

@@ -185,7 +185,8 @@ pub fn java_missing_type_stubs(text: &str) -> Option<Vec<(String, String)>> {
             } else if before.ends_with("throw new")
                 || before.ends_with("catch (")
                 || before.ends_with("catch(")
-                || (before.ends_with("throws") || before.ends_with(',') && clause_is_throws(clause))
+                || before.ends_with("throws")
+                || (before.ends_with(',') && clause.contains(" throws "))
             {
                 exception = true;
             } else {
@@ -207,11 +208,6 @@ pub fn java_missing_type_stubs(text: &str) -> Option<Vec<(String, String)>> {
         out.push((format!("{name}.java"), body));
     }
     Some(out)
-}
-
-/// Whether the text since the last `{`, `;` or `}` is a `throws` clause.
-fn clause_is_throws(clause: &str) -> bool {
-    clause.contains(" throws ")
 }
 
 /// Byte offsets where `name` occurs as a whole word.
