@@ -925,6 +925,7 @@ fn build_c_harness(
             "-fno-sanitize-recover=all".into(),
         ]);
     }
+    args.extend(harness::msvc_compat_flags(&side.text));
     args.push("-I.".into());
     // The project's own headers (`#include "linenoise.h"` beside the file) are found where
     // the file is, for quoted includes only (a file there never hides a system header).

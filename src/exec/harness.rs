@@ -776,6 +776,35 @@ pub fn c_family(
             o.class
         );
     }
+    // One encoder per linked-list parameter: the nodes reachable from the head after the
+    // call, each as its index among the nodes built before (-1 for a node the call made),
+    // the index its backward link points to (-2 for none), and its value fields.
+    for (ri, raw) in sig.raw.iter().enumerate() {
+        let Role::Chain {
+            list, next, prev, ..
+        } = &raw.role
+        else {
+            continue;
+        };
+        let Some(o) = chain_values(&sig.params[*list].ty) else {
+            return Err(format!(
+                "linked-list parameter `{}` without node values",
+                raw.name
+            ));
+        };
+        let node = chain_node(&raw.decl);
+        let k = structs.iter().position(|x| x.class == o.class).unwrap_or(0);
+        let back = match prev {
+            Some(b) => format!(
+                "printf(\",\"); {{ long long cc_px = -2; if (cc_p->{b}) {{ cc_px = -1; for (size_t cc_j = 0; cc_j < cc_n; cc_j++) if (cc_o[cc_j] == cc_p->{b}) cc_px = (long long)cc_j; }} cc_enc_i(cc_px); }}"
+            ),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "static void cc_enc_chain{ri}({node} *cc_h, {node} **cc_o, size_t cc_n) {{\n  size_t cc_steps = 0;\n  printf(\"[\\\"l\\\",[\");\n  for ({node} *cc_p = cc_h; cc_p; cc_p = cc_p->{next}) {{\n    if (cc_steps) printf(\",\");\n    if (cc_steps++ > cc_n + 8) {{ printf(\"[\\\"s\\\",\\\"cycle\\\"]\"); break; }}\n    long long cc_ix = -1;\n    for (size_t cc_j = 0; cc_j < cc_n; cc_j++) if (cc_o[cc_j] == cc_p) cc_ix = (long long)cc_j;\n    printf(\"[\\\"l\\\",[\"); cc_enc_i(cc_ix); {back}\n    printf(\",\"); cc_enc_st{k}(*cc_p); printf(\"]]\");\n  }}\n  printf(\"]]\");\n}}"
+        );
+    }
     let _ = writeln!(s, "#define CC_MARK {}", c_str(MARK));
     s.push_str("static void run_case(int cc_i) {\n  switch (cc_i) {\n");
     for (n, inp) in inputs.iter().enumerate() {
@@ -791,6 +820,85 @@ pub fn c_family(
                         _ => 0,
                     };
                     call_args.push(format!("({decl})({len})"));
+                }
+                Role::Chain {
+                    list: k,
+                    indirect,
+                    ref next,
+                    ref prev,
+                } => {
+                    // Each node in a heap block of its own, linked in list order.
+                    let items = match inp.get(k) {
+                        Some(Value::List(items)) => items.clone(),
+                        _ => Vec::new(),
+                    };
+                    let Some(o) = chain_values(&sig.params[k].ty) else {
+                        return Err(format!(
+                            "linked-list parameter `{}` without node values",
+                            raw.name
+                        ));
+                    };
+                    let node = chain_node(&raw.decl);
+                    let name = format!("cc_a{ri}");
+                    let n = items.len();
+                    let _ = writeln!(s, "    {node} *{name}_n[{}] = {{0}};", n.max(1));
+                    let tys = o.ctors.first().cloned().unwrap_or_default();
+                    for (j, item) in items.iter().enumerate() {
+                        let _ = writeln!(
+                            s,
+                            "    {name}_n[{j}] = ({node} *)calloc(1, sizeof({node}));"
+                        );
+                        let args: &[Value] = match item {
+                            Value::Object { args, .. } => args,
+                            _ => &[],
+                        };
+                        for (fi, (f, (t, decl))) in o.fields.iter().zip(&tys).enumerate() {
+                            let a = args.get(fi).cloned().unwrap_or(Value::None);
+                            let d = strip_const(decl);
+                            match t {
+                                Ty::Object(inner) => {
+                                    let _ = writeln!(
+                                        s,
+                                        "    {{ {d} cc_t = {}; {name}_n[{j}]->{f} = cc_t; }}",
+                                        c_struct_init(&a, inner)
+                                    );
+                                }
+                                _ => {
+                                    let _ = writeln!(
+                                        s,
+                                        "    {name}_n[{j}]->{f} = ({d})({});",
+                                        c_scalar(&a)
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    for j in 0..n {
+                        let after = if j + 1 < n {
+                            format!("{name}_n[{}]", j + 1)
+                        } else {
+                            "NULL".into()
+                        };
+                        let _ = writeln!(s, "    {name}_n[{j}]->{next} = {after};");
+                        if let Some(b) = prev {
+                            let before = if j > 0 {
+                                format!("{name}_n[{}]", j - 1)
+                            } else {
+                                "NULL".into()
+                            };
+                            let _ = writeln!(s, "    {name}_n[{j}]->{b} = {before};");
+                        }
+                    }
+                    let head = if n > 0 {
+                        format!("{name}_n[0]")
+                    } else {
+                        "NULL".into()
+                    };
+                    let _ = writeln!(s, "    {node} *{name} = {head};");
+                    if sig.params[k].mutable {
+                        post.push(format!("cc_enc_chain{ri}({name}, {name}_n, {n})"));
+                    }
+                    call_args.push(if indirect { format!("&{name}") } else { name });
                 }
                 Role::Pointee(k) => {
                     // One value in a heap cell of its own: a read past it is an invalid
@@ -848,10 +956,22 @@ pub fn c_family(
                                 // read or write past it (a stack neighbour would be read
                                 // silently).
                                 let lit = c_str(&text);
-                                let _ = writeln!(
-                                    s,
-                                    "    char *{name} = (char *)cc_heap({lit}, sizeof({lit}));"
-                                );
+                                match declared_size(&raw.decl) {
+                                    // A buffer of declared size (`char word[UNLEN + 1]`): at
+                                    // least that many bytes, the rest zero.
+                                    Some(size) => {
+                                        let _ = writeln!(
+                                            s,
+                                            "    char *{name} = (char *)cc_heap_at_least({lit}, sizeof({lit}), (size_t)({size}));"
+                                        );
+                                    }
+                                    None => {
+                                        let _ = writeln!(
+                                            s,
+                                            "    char *{name} = (char *)cc_heap({lit}, sizeof({lit}));"
+                                        );
+                                    }
+                                }
                             }
                             if p.mutable {
                                 post.push(name.clone());
@@ -1050,7 +1170,7 @@ pub fn c_family(
             if j > 0 {
                 s.push_str("    printf(\",\");\n");
             }
-            if p.starts_with("CC_LIST") || p.starts_with("cc_enc_st") {
+            if p.starts_with("CC_LIST") || p.starts_with("cc_enc_") {
                 let _ = writeln!(s, "    {p};");
             } else {
                 let _ = writeln!(s, "    CC_ENC({p});");
@@ -1081,6 +1201,35 @@ pub fn c_family(
     let _ = writeln!(s, "#define CC_LIMIT {INPUT_SECONDS}");
     s.push_str(C_DRIVER);
     Ok(s)
+}
+
+/// The size a C array parameter declares (`char [UNLEN + 1]` -> `UNLEN + 1`), as C text the
+/// harness compiles beside the file's macros; `None` for a pointer or `[]`.
+fn declared_size(decl: &str) -> Option<&str> {
+    let (_, rest) = decl.split_once('[')?;
+    let size = rest.trim_end().strip_suffix(']')?.trim();
+    (!size.is_empty() && !size.contains(['[', ']', ';', '{', '}'])).then_some(size)
+}
+
+/// The value fields of a linked list's nodes (the logical parameter's element type).
+fn chain_values(t: &Ty) -> Option<&ObjectTy> {
+    match t {
+        Ty::List(e) => match &**e {
+            Ty::Object(o) => Some(o),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The node type a linked-list parameter points to, as declared (`struct charac **` ->
+/// `struct charac`).
+fn chain_node(decl: &str) -> String {
+    strip_const(decl)
+        .trim_end()
+        .trim_end_matches(['*', ' '])
+        .trim()
+        .to_string()
 }
 
 /// The struct types of `t` (nested ones first), each once.
@@ -1133,6 +1282,7 @@ fn c_struct_init(v: &Value, o: &ObjectTy) -> String {
 
 const C_COMMON: &str = r#"
 static void *cc_heap(const void *src, size_t n) { void *p = malloc(n ? n : 1); if (p && n) memcpy(p, src, n); return p; }
+static void *cc_heap_at_least(const void *src, size_t n, size_t m) { void *p = calloc(n > m ? n : m, 1); if (p && n) memcpy(p, src, n); return p; }
 static double cc_d(unsigned long long bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
 static void cc_enc_i(long long v) { printf("[\"i\",\"%lld\"]", v); }
 static void cc_enc_u(unsigned long long v) { printf("[\"i\",\"%llu\"]", v); }
@@ -1275,9 +1425,94 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// Microsoft C runtime names of standard and POSIX functions, with the glibc function that
+/// takes the same arguments in the same order.
+const MSVC_NAMES: &[(&str, &str)] = &[
+    ("_snprintf", "snprintf"),
+    ("_vsnprintf", "vsnprintf"),
+    ("_strdup", "strdup"),
+    ("_stricmp", "strcasecmp"),
+    ("_strnicmp", "strncasecmp"),
+    ("_strcmpi", "strcasecmp"),
+    ("_fileno", "fileno"),
+    ("_isatty", "isatty"),
+    ("_unlink", "unlink"),
+    ("_access", "access"),
+    ("_getcwd", "getcwd"),
+    ("_atoi64", "atoll"),
+    ("_strtoi64", "strtoll"),
+    ("_strtoui64", "strtoull"),
+];
+
+/// Compiler flags (`-D_snprintf=snprintf`) that let C or C++ written for Microsoft's C
+/// runtime build with gcc: one for each name of [`MSVC_NAMES`] the text calls and never
+/// declares or defines itself (every use is a call: no type word or `*` before it on its
+/// line, no `#define`). `_snprintf` does not write the final NUL when it truncates, which
+/// `snprintf` does; the rest behave alike.
+pub fn msvc_compat_flags(text: &str) -> Vec<String> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    'names: for (ms, std) in MSVC_NAMES {
+        let mut called = false;
+        for (at, _) in text.match_indices(ms) {
+            let before = &text[..at];
+            let after = &text[at + ms.len()..];
+            if before.chars().next_back().is_some_and(ident)
+                || after.chars().next().is_some_and(ident)
+            {
+                continue;
+            }
+            let line = before.rsplit('\n').next().unwrap_or("").trim_end();
+            let declared = line.trim_start().starts_with('#')
+                || line.ends_with('*')
+                || line
+                    .rsplit(|c: char| !ident(c))
+                    .next()
+                    .is_some_and(|w| !w.is_empty() && !["return", "else", "do"].contains(&w));
+            if declared || !after.trim_start().starts_with('(') {
+                continue 'names;
+            }
+            called = true;
+        }
+        if called {
+            out.push(format!("-D{ms}={std}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::java_simple_type;
+    use super::{declared_size, java_simple_type, msvc_compat_flags};
+
+    #[test]
+    fn a_char_buffer_of_declared_size_gets_at_least_that_size() {
+        assert_eq!(declared_size("char [UNLEN + 1]"), Some("UNLEN + 1"));
+        assert_eq!(declared_size("char[16]"), Some("16"));
+        assert_eq!(declared_size("char []"), None);
+        assert_eq!(declared_size("char *"), None);
+    }
+
+    #[test]
+    fn microsoft_runtime_names_build_with_their_glibc_twins_only_where_called() {
+        let text = "int f(char *b) {\n    _snprintf(b, 8, \"%d\", 1);\n    return _stricmp(b, \"1\");\n}\n";
+        assert_eq!(
+            msvc_compat_flags(text),
+            vec![
+                "-D_snprintf=snprintf".to_string(),
+                "-D_stricmp=strcasecmp".to_string()
+            ]
+        );
+        assert!(msvc_compat_flags("int g(void) { return my_snprintf(0); }").is_empty());
+        // The file supplies its own: declared, defined, or a macro.
+        for own in [
+            "int _snprintf(char *b, unsigned n, const char *f, ...);\nvoid h(char *b) { _snprintf(b, 1, \"\"); }",
+            "#define _snprintf snprintf\nvoid h(char *b) { _snprintf(b, 1, \"\"); }",
+            "char *_strdup(const char *s) { return 0; }\nvoid h(void) { _strdup(\"x\"); }",
+        ] {
+            assert!(msvc_compat_flags(own).is_empty(), "{own}");
+        }
+    }
 
     #[test]
     fn java_parameter_types_are_spelled_as_reflection_does() {

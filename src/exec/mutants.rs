@@ -138,6 +138,15 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         Target::Name(n) => (Pick::Name(n), Pick::Name(n)),
         Target::Lines { original, mutated } => (Pick::Line(*original), Pick::Line(*mutated)),
     };
+    // A mutant given as a change of a program's lines is a change of that program: it is
+    // observed through what `main` calls (whether or not the function can be called alone).
+    if let Target::Lines { .. } = case.target {
+        if let Some(name) = function_of_change(language, &case.original, &mutated) {
+            if let Some(v) = through_observers(case, &mutated, language, opts, &name) {
+                return v;
+            }
+        }
+    }
     let sides = side_from_text(&case.path, language, case.original.clone(), pa)
         .and_then(|a| side_from_text(&case.path, language, mutated.clone(), pb).map(|b| (a, b)));
     let (a, b) = match sides {
@@ -214,8 +223,18 @@ fn as_programs(
     let pa = Program::from_text(&case.path, language, case.original.clone()).ok()?;
     let pb = Program::from_text(&case.path, language, mutated.to_string()).ok()?;
     let reads = &pa.reads;
-    let argc_unknown = reads.args.is_empty() && pa.text.contains("argc");
-    let argv_variable = pa.text.contains("argv[") && reads.args.is_empty();
+    // The command line as `main`'s body reads it (`int main(char *argv, int argc)` that
+    // never looks at them reads nothing).
+    let (file, _) = super::equiv::parse_source(pa.language, pa.text.clone());
+    let main_body = file
+        .functions()
+        .iter()
+        .find(|f| f.simple_name == "main" && f.class.is_none())
+        .and_then(|f| f.body)
+        .map(|b| file.text[b.byte_range()].to_string())
+        .unwrap_or_else(|| pa.text.clone());
+    let argc_unknown = reads.args.is_empty() && main_body.contains("argc");
+    let argv_variable = main_body.contains("argv[") && reads.args.is_empty();
     if argc_unknown || argv_variable {
         return None;
     }
@@ -285,6 +304,124 @@ fn as_programs(
         &report,
         notes,
     ))
+}
+
+/// A mutant of `function` compared through the functions its program's `main` calls that
+/// reach it ([`program_observers`]), each with the mutated `function` inside: a difference
+/// of `function` that no caller lets through is no difference of the program. A C function
+/// that nothing reached from `main` calls is never run: the mutant is `equivalent` (method
+/// `unreachable`). `None` (the
+/// function is compared alone) when there are no such callers, when the mutant changes
+/// them, when any of them cannot be decided, or when the weakest of their verdicts rests on
+/// trials alone (`likely_equivalent`: random inputs of a caller reach fewer of the function's
+/// paths than its own); a refutation through any caller is the verdict, else the weakest of
+/// their verdicts (`equivalent` or `bounded_equivalent`).
+fn through_observers(
+    case: &MutantCase,
+    mutated: &str,
+    language: Language,
+    opts: &EquivOptions,
+    function: &str,
+) -> Option<MutantVerdict> {
+    use crate::analysis::equiv::slice::program_observers;
+    let of = |text: &str| {
+        let (file, _) = super::equiv::parse_source(language, text.to_string());
+        program_observers(&file, function)
+    };
+    let observers = of(&case.original)?;
+    if of(mutated).as_ref() != Some(&observers) {
+        return None;
+    }
+    if observers.is_empty() {
+        // Dead code: the mutant changes nothing the program runs.
+        let mut v = MutantVerdict::unknown(
+            case,
+            format!(
+                "`{function}` is never run: no chain of calls from `main` reaches it, and its name is used only in calls"
+            ),
+        );
+        v.language = Some(language);
+        v.function = Some(function.to_string());
+        v.deterministic = Verdict::Equivalent;
+        v.verdict = Verdict::Equivalent;
+        v.tier = Some(Tier::Confirmed);
+        v.method = "unreachable";
+        return Some(v);
+    }
+    let strength = |v: Verdict| match v {
+        Verdict::Equivalent => 3,
+        Verdict::BoundedEquivalent => 2,
+        Verdict::LikelyEquivalent => 1,
+        _ => 0,
+    };
+    let mut weakest: Option<(String, super::equiv::EquivReport)> = None;
+    for g in &observers {
+        let a = side_from_text(&case.path, language, case.original.clone(), Pick::Name(g)).ok()?;
+        let b = side_from_text(&case.path, language, mutated.to_string(), Pick::Name(g)).ok()?;
+        let report = check(&a, &b, opts);
+        match report.deterministic.verdict {
+            Verdict::Unknown => return None,
+            Verdict::NotEquivalent => {
+                weakest = Some((g.clone(), report));
+                break;
+            }
+            v => {
+                if weakest
+                    .as_ref()
+                    .is_none_or(|(_, w)| strength(v) < strength(w.deterministic.verdict))
+                {
+                    weakest = Some((g.clone(), report));
+                }
+            }
+        }
+    }
+    let (g, report) = weakest?;
+    // Trials through a caller reach fewer of the function's paths than trials of the function
+    // itself: only a refutation or a symbolic verdict through the callers decides.
+    if report.deterministic.verdict == Verdict::LikelyEquivalent {
+        return None;
+    }
+    let mut notes = vec![format!(
+        "`{function}` compared through `{g}` (which `main` calls, and which calls `{function}`): {}",
+        if observers.len() == 1 {
+            "the only way the program reaches it".to_string()
+        } else {
+            format!("the program reaches it through {}", observers.join(", "))
+        }
+    )];
+    notes.extend(report.deterministic.notes.iter().cloned());
+    Some(verdict_of(case, language, Some(g), &report, notes))
+}
+
+/// The C/C++ function (not `main`) that holds every line the mutant changes: the innermost
+/// function of the original (read as the harness reads it) around the first and the last
+/// line that differ. `None` when the change spans functions or lies outside them.
+fn function_of_change(language: Language, original: &str, mutated: &str) -> Option<String> {
+    if !matches!(language, Language::C | Language::Cpp) {
+        return None;
+    }
+    let a: Vec<&str> = original.lines().collect();
+    let b: Vec<&str> = mutated.lines().collect();
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(a.len().min(b.len()) - prefix);
+    // 1-based lines of the original from the first to the last changed one (a pure insertion
+    // lies between two lines: both must be inside).
+    let first = prefix + 1;
+    let last = (a.len() - suffix).max(first);
+    let (file, _) = super::equiv::parse_source(language, original.to_string());
+    let name = file
+        .functions()
+        .iter()
+        .filter(|f| f.start_line <= first && last <= f.end_line)
+        .min_by_key(|f| f.end_line - f.start_line)
+        .map(|f| f.simple_name.clone())?;
+    (name != "main").then_some(name)
 }
 
 /// The line of the original program (as [`super::program::Program`] holds it) inside the
@@ -799,4 +936,32 @@ pub fn load_pit(path: &Path) -> Result<Vec<MutantCase>, String> {
             description: m.description,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROG: &str = "int lo(int a) {\n    return a < 3;\n}\n\nint hi(int a) {\n    return a > 3;\n}\n\nint main(void) {\n    return lo(1) + hi(2);\n}\n";
+
+    #[test]
+    fn the_function_of_a_change_holds_every_changed_line() {
+        let one = PROG.replace("a < 3", "a <= 3");
+        assert_eq!(
+            function_of_change(Language::C, PROG, &one).as_deref(),
+            Some("lo")
+        );
+        // Two functions changed (a second hunk): no single function.
+        let two = one.replace("a > 3", "a >= 3");
+        assert_eq!(function_of_change(Language::C, PROG, &two), None);
+        // Lines added inside a function, and a change of `main`.
+        let added = PROG.replace("    return a > 3;", "    a++;\n    return a > 3;");
+        assert_eq!(
+            function_of_change(Language::C, PROG, &added).as_deref(),
+            Some("hi")
+        );
+        let in_main = PROG.replace("lo(1)", "lo(2)");
+        assert_eq!(function_of_change(Language::C, PROG, &in_main), None);
+        assert_eq!(function_of_change(Language::Python, PROG, &one), None);
+    }
 }

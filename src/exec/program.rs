@@ -197,24 +197,18 @@ fn build(p: &Program) -> Result<Built, String> {
                 ("main.c", "gcc", "-std=gnu11")
             };
             write(file, &p.text)?;
-            let out = sandbox::run(
-                compiler,
-                &[
-                    std.into(),
-                    "-O0".into(),
-                    "-g".into(),
-                    "-w".into(),
-                    "-fsanitize=address,undefined".into(),
-                    "-fno-sanitize-recover=all".into(),
-                    "-o".into(),
-                    "prog".into(),
-                    file.into(),
-                    "-lm".into(),
-                ],
-                &d,
-                compile_limits,
-            )
-            .map_err(|e| format!("{compiler}: {e}"))?;
+            let mut args: Vec<String> = vec![
+                std.into(),
+                "-O0".into(),
+                "-g".into(),
+                "-w".into(),
+                "-fsanitize=address,undefined".into(),
+                "-fno-sanitize-recover=all".into(),
+            ];
+            args.extend(super::harness::msvc_compat_flags(&p.text));
+            args.extend(["-o".into(), "prog".into(), file.into(), "-lm".into()]);
+            let out = sandbox::run(compiler, &args, &d, compile_limits)
+                .map_err(|e| format!("{compiler}: {e}"))?;
             if out.status != Some(0) {
                 return Err(format!(
                     "{}: {compiler} failed: {}",
@@ -308,18 +302,13 @@ fn memcheck_complains(b: &Built, input: &Input, limits: Limits) -> Option<bool> 
     let (file, compiler, std) = b.source.as_ref()?;
     let d = b.dir.path();
     if !d.join("plain").exists() {
+        let source = std::fs::read_to_string(d.join(file)).unwrap_or_default();
+        let mut args: Vec<String> = vec![(*std).into(), "-O0".into(), "-g".into(), "-w".into()];
+        args.extend(super::harness::msvc_compat_flags(&source));
+        args.extend(["-o".into(), "plain".into(), file.clone(), "-lm".into()]);
         let out = sandbox::run(
             compiler,
-            &[
-                (*std).into(),
-                "-O0".into(),
-                "-g".into(),
-                "-w".into(),
-                "-o".into(),
-                "plain".into(),
-                file.clone(),
-                "-lm".into(),
-            ],
+            &args,
             d,
             Limits {
                 wall: Duration::from_secs(180),

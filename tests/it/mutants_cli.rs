@@ -165,11 +165,36 @@ fn a_program_that_reads_nothing_is_evidence_only_when_its_run_calls_the_mutant()
         "{m}"
     );
     assert!(notes(m).contains("calls the mutated function"), "{m}");
-    // `main` never calls `largest`: one run of the program says nothing about it.
+    // `main` never calls `largest`, and nothing else names it: the mutant is dead code.
     let m = mutant(out, "c-self-test-never-calls-the-mutant");
-    assert_eq!(m["verdict"], "unknown", "{m}");
-    assert!(!notes(m).contains("whole program"), "{m}");
-    assert!(notes(m).contains("pointer parameter `head`"), "{m}");
+    assert_eq!(m["verdict"], "equivalent", "{m}");
+    assert_eq!(m["method"], "unreachable", "{m}");
+    assert_eq!(m["function"], "largest", "{m}");
+    assert!(notes(m).contains("`largest` is never run"), "{m}");
+}
+
+/// A mutant of a helper is a change of its program: `steer.c`'s `main` reaches `above` only
+/// through `advise`, which never asks it when the altitudes are equal, so `<` -> `<=` in
+/// `above` is no difference of the program though it is one of `above`.
+#[test]
+fn a_helper_is_compared_through_the_function_main_calls() {
+    let out = mutantbench();
+    let m = mutant(out, "c-masked-by-its-only-caller");
+    assert!(
+        ["bounded_equivalent", "equivalent"].contains(&m["verdict"].as_str().unwrap()),
+        "{m}"
+    );
+    assert_eq!(m["function"], "advise", "{m}");
+    assert!(
+        notes(m).contains("`above` compared through `advise`"),
+        "{m}"
+    );
+    let m = mutant(out, "c-seen-through-its-only-caller");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    assert_eq!(m["function"], "advise", "{m}");
+    let c = &m["counterexample"];
+    assert_eq!(c["a"]["return"], 2, "{c}");
+    assert_eq!(c["b"]["return"], 0, "{c}");
 }
 
 #[test]
@@ -212,27 +237,29 @@ fn a_line_that_is_not_json_and_a_path_escaping_programs_are_unknown() {
 #[test]
 fn summary_reports_accuracy_per_class_and_the_decision_gap() {
     let s = &mutantbench()["summary"];
-    assert_eq!(s["count"], 19);
+    assert_eq!(s["count"], 21);
     let d = &s["deterministic"];
-    // 18 labelled rows (the non-JSON line has no label): 9 equivalent, 9 not.
-    assert_eq!(d["labelled"], 18);
-    assert_eq!(d["equivalent"]["total"], 9);
-    assert_eq!(d["non_equivalent"]["total"], 9);
+    // 20 labelled rows (the non-JSON line has no label): 10 equivalent, 10 not.
+    assert_eq!(d["labelled"], 20);
+    assert_eq!(d["equivalent"]["total"], 10);
+    assert_eq!(d["non_equivalent"]["total"], 10);
     // Right: py-commute, py-boundary-equivalent, py-double, c-boundary-equivalent,
-    // c-main-overwritten-initialiser, c-self-test-same-output (6 of 9); py-return, c-swap,
-    // java-sign, c-main-min, c-main-reads-scanf, c-helper-seen-through-main,
-    // c-self-test-reaches-the-mutant (7 of 9). The hostile rows and
-    // c-self-test-never-calls-the-mutant are unknown and count as wrong.
-    assert_eq!(d["equivalent"]["right"], 6);
-    assert_eq!(d["non_equivalent"]["right"], 7);
+    // c-main-overwritten-initialiser, c-self-test-same-output, c-masked-by-its-only-caller,
+    // c-self-test-never-calls-the-mutant (8 of 10); py-return, c-swap, java-sign, c-main-min,
+    // c-main-reads-scanf, c-helper-seen-through-main, c-self-test-reaches-the-mutant,
+    // c-seen-through-its-only-caller (8 of 10). The hostile rows are unknown and count as
+    // wrong.
+    assert_eq!(d["equivalent"]["right"], 8);
+    assert_eq!(d["non_equivalent"]["right"], 8);
     let gap = d["decision_gap"].as_f64().unwrap();
-    assert!((gap - (7.0 / 9.0 - 6.0 / 9.0)).abs() < 1e-9, "{gap}");
-    assert!((d["accuracy"].as_f64().unwrap() - 13.0 / 18.0).abs() < 1e-9);
-    assert_eq!(d["unknown"], 5);
-    assert_eq!(d["proved"], 1);
+    assert!(gap.abs() < 1e-9, "{gap}");
+    assert!((d["accuracy"].as_f64().unwrap() - 16.0 / 20.0).abs() < 1e-9);
+    assert_eq!(d["unknown"], 4);
+    // py-commute (a normalisation proof) and the dead-code mutant.
+    assert_eq!(d["proved"], 2);
     assert_eq!(d["proved_on_non_equivalent"], 0);
     assert_eq!(s["hybrid"], Value::Null, "--no-llm has no hybrid column");
-    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 9);
+    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 11);
     assert!(s["mutants_per_minute"].as_f64().unwrap() > 0.0);
 }
 

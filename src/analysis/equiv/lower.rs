@@ -272,7 +272,7 @@ pub fn lower_function(file: &ParsedFile, entry: &Function<'_>, sig: &Signature) 
             super::types::Role::Value(i) => {
                 STy::from_ty(&sig.params[i].ty, sem).unwrap_or(STy::Opaque)
             }
-            super::types::Role::Pointee(_) => {
+            super::types::Role::Pointee(_) | super::types::Role::Chain { .. } => {
                 return Err(format!("pointer parameter `{}` is not lowered", raw.name))
             }
             super::types::Role::LenOf(_) => {
@@ -358,11 +358,12 @@ impl<'a> Lower<'a> {
                 body,
             });
         }
-        if sig
-            .raw
-            .iter()
-            .any(|r| matches!(r.role, super::types::Role::Pointee(_)))
-        {
+        if sig.raw.iter().any(|r| {
+            matches!(
+                r.role,
+                super::types::Role::Pointee(_) | super::types::Role::Chain { .. }
+            )
+        }) {
             return Err("pointer parameters are not lowered".into());
         }
         // A Java instance method reads no state here: a class with fields other than

@@ -14,7 +14,9 @@
 //!
 //! **Command-line arguments.** `argv[k]` with a literal `k` makes `argc` at least `k + 1`; an
 //! argument read through `atoi`, `atol`, `atoll`, `strtol` or `strtoul` is an integer, through
-//! `atof` or `strtod` a decimal, otherwise a short word.
+//! `atof` or `strtod` a decimal, otherwise a short word. `argv[i]` with any other index (a
+//! loop over the arguments) stands for arguments 1 to `N - 1` when the program guards with
+//! `argc < N` or `argc != N` (`N` a literal or `#define`d constants), and for none otherwise.
 //!
 //! **Values.** Integers are drawn from the program's own integer literals (and their
 //! neighbours), small values, negatives (unless the conversion is unsigned), values up to a
@@ -580,9 +582,14 @@ fn enclosing_loop(n: tree_sitter::Node<'_>) -> Option<usize> {
     None
 }
 
-/// `argv[k]` uses with a literal index, and how each is read.
+/// `argv[k]` uses with a literal index, and how each is read. A use with any other index
+/// (`argv[prio]` in a loop) stands for every argument from 1 up to what the program's guard
+/// `argc < N` (or `argc != N`, `N` a literal or `#define`d constants added or subtracted)
+/// demands, read the same way; without such a guard it reads nothing the shape can tell,
+/// and the arguments are those of the literal uses alone.
 fn argv_reads(text: &str) -> Vec<Arg> {
     let mut args: Vec<Option<Arg>> = Vec::new();
+    let mut variable: Option<Arg> = None;
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(pos) = text[from..].find("argv[") {
@@ -596,39 +603,23 @@ fn argv_reads(text: &str) -> Vec<Arg> {
             .take_while(|c| c.is_ascii_digit() || *c == ' ')
             .filter(|c| !c.is_whitespace())
             .collect();
-        let Ok(k) = digits.parse::<usize>() else {
-            continue;
-        };
-        if k == 0
-            || k > 16
-            || !text[from..]
+        let literal = digits.parse::<usize>().ok().filter(|_| {
+            text[from..]
                 .trim_start_matches([' ', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
                 .starts_with(']')
-        {
+        });
+        let how = read_as(&text[..at]);
+        let Some(k) = literal else {
+            variable = Some(match (variable, how) {
+                (Some(Arg::Int), _) | (_, Arg::Int) => Arg::Int,
+                (Some(Arg::Float), _) | (_, Arg::Float) => Arg::Float,
+                _ => Arg::Word,
+            });
+            continue;
+        };
+        if k == 0 || k > 16 {
             continue;
         }
-        // The call the use is an argument of: the word before the nearest `(`.
-        let before = text[..at].trim_end();
-        let how = before
-            .strip_suffix('(')
-            .map(|b| {
-                let w: String = b
-                    .chars()
-                    .rev()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                match w.as_str() {
-                    "atoi" | "atol" | "atoll" | "strtol" | "strtoul" | "strtoll" | "strtoull" => {
-                        Arg::Int
-                    }
-                    "atof" | "strtod" | "strtof" => Arg::Float,
-                    _ => Arg::Word,
-                }
-            })
-            .unwrap_or(Arg::Word);
         if args.len() < k {
             args.resize(k, None);
         }
@@ -640,7 +631,102 @@ fn argv_reads(text: &str) -> Vec<Arg> {
             _ => Some(Arg::Word),
         };
     }
+    if let (Some(how), Some(n)) = (variable, argc_guard(text)) {
+        if args.len() < n - 1 {
+            args.resize(n - 1, None);
+        }
+        for slot in &mut args {
+            if slot.is_none() {
+                *slot = Some(how);
+            }
+        }
+    }
     args.into_iter().map(|a| a.unwrap_or(Arg::Word)).collect()
+}
+
+/// The `N` of a guard `argc < N` or `argc != N` (the program needs `N - 1` arguments), with
+/// `N` a literal, a `#define`d integer, or those added and subtracted (`(MAXPRIO+1)`); at
+/// most 17.
+fn argc_guard(text: &str) -> Option<usize> {
+    let defines: std::collections::BTreeMap<&str, i64> = text
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.trim().strip_prefix("#define")?.split_whitespace();
+            let (name, value) = (w.next()?, w.next()?);
+            Some((name, value.parse::<i64>().ok()?))
+        })
+        .collect();
+    let term = |t: &str| -> Option<i64> {
+        let t = t.trim();
+        t.parse::<i64>().ok().or_else(|| defines.get(t).copied())
+    };
+    let mut from = 0;
+    while let Some(pos) = text[from..].find("argc") {
+        let at = from + pos;
+        from = at + 4;
+        let rest = text[from..].trim_start();
+        let Some(rhs) = rest.strip_prefix("!=").or_else(|| {
+            rest.strip_prefix('<')
+                .filter(|r| !r.starts_with(['=', '<']))
+        }) else {
+            continue;
+        };
+        // Up to the `)` that closes the condition (parentheses inside counted).
+        let mut depth = 0i32;
+        let end = rhs
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                depth < 0 || matches!(c, '&' | '|' | ';' | '{' | '\n')
+            })
+            .map_or(rhs.len(), |(i, _)| i);
+        let expr: String = rhs[..end]
+            .chars()
+            .filter(|c| !matches!(c, '(' | ')'))
+            .collect();
+        let mut total = 0i64;
+        let mut sign = 1i64;
+        let mut ok = true;
+        for (i, part) in expr.split_inclusive(['+', '-']).enumerate() {
+            let (t, next) = match part.strip_suffix('+') {
+                Some(t) => (t, 1),
+                None => match part.strip_suffix('-') {
+                    Some(t) => (t, -1),
+                    None => (part, 1),
+                },
+            };
+            match term(t) {
+                Some(v) => total += sign * v,
+                None if i == 0 && t.trim().is_empty() => {}
+                None => ok = false,
+            }
+            sign = next;
+        }
+        if ok && (2..=17).contains(&total) {
+            return usize::try_from(total).ok();
+        }
+    }
+    None
+}
+
+/// How the `argv` use ending `before` is read: the call it is an argument of (the word
+/// before the nearest `(`).
+fn read_as(before: &str) -> Arg {
+    let Some(b) = before.trim_end().strip_suffix('(') else {
+        return Arg::Word;
+    };
+    let start = b
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    match &b[start..] {
+        "atoi" | "atol" | "atoll" | "strtol" | "strtoul" | "strtoll" | "strtoull" => Arg::Int,
+        "atof" | "strtod" | "strtof" => Arg::Float,
+        _ => Arg::Word,
+    }
 }
 
 /// A uniform integer in `lo..=hi`.
@@ -963,6 +1049,26 @@ int main(int argc, char **argv) {
             "class A { void f() { System.in.read(); } }\n".to_string()
         ))
         .is_empty());
+    }
+
+    #[test]
+    fn arguments_read_in_a_loop_count_from_the_argc_guard() {
+        let sched = "#define MAXPRIO 3\nint main(int argc, char *argv[]) {\n    int p;\n    if (argc < (MAXPRIO+1)) return 1;\n    for (p = MAXPRIO; p >= 1; p--) init(p, atoi(argv[p]));\n    return 0;\n}\n";
+        assert_eq!(argv_reads(sched), vec![Arg::Int; 3]);
+        // A literal use keeps its own reading; `!=` guards count too.
+        let mixed = "int main(int argc, char **argv) {\n    if (argc != 4) return 1;\n    puts(argv[1]);\n    for (int i = 2; i < argc; i++) s += atof(argv[i]);\n}\n";
+        assert_eq!(argv_reads(mixed), vec![Arg::Word, Arg::Float, Arg::Float]);
+        // No guard: a variable index says nothing about how many there are.
+        let open = "int main(int argc, char **argv) {\n    for (int i = 1; i < argc; i++) puts(argv[i]);\n}\n";
+        assert_eq!(argv_reads(open), Vec::<Arg>::new());
+        // A guard the text cannot evaluate (an unknown name) counts nothing.
+        let unknown = open.replace("for", "if (argc < LIMIT) return 1;\n    for");
+        assert_eq!(argv_reads(&unknown), Vec::<Arg>::new());
+        assert_eq!(
+            argc_guard("if (argc < 2 + N - 1) return;\n#define N 3\n"),
+            Some(4)
+        );
+        assert_eq!(argc_guard("if (argc <= 3) return;"), None);
     }
 
     #[test]

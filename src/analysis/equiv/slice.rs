@@ -210,6 +210,136 @@ pub fn java_missing_type_stubs(text: &str) -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
+/// Where a program observes a mutant of one of its functions: the functions that the
+/// program's `main` calls directly and that reach `function` through calls (C and C++).
+/// A mutant is a change of the program, and the program sees `function` only through
+/// them, so comparing them (with `function` inside) keeps out the inputs that no caller
+/// ever passes (a result the caller masks, a global the caller has checked).
+///
+/// An empty list when no chain of calls from `main` reaches `function` at all (C only, with no
+/// `constructor`/`destructor` attribute in the file): the program never runs it.
+///
+/// `None` when that would hide a way `function` is observed, or when there is nothing
+/// above `function` to compare: `function` is `main` or is called by `main` itself; the
+/// file has no single `main`, or defines `function` or a caller more than once (overloads,
+/// `static` copies); `function` is used other than by a call (a function pointer, a
+/// callback, a macro: every use of its name must be followed by `(`, outside
+/// preprocessor lines); the file includes a project header (`#include "defs.h"`), whose
+/// macros could call it unseen; or it is C++ and nothing `main` calls reaches it. Calls are found by name,
+/// in comment- and string-free text, so a call is never missed; only the callers themselves
+/// must be called by name. `file` is parsed as the harness reads it (C's K&R definitions in
+/// prototype form, so that `main(argc, argv) int argc; ...` is a function).
+pub fn program_observers(file: &ParsedFile, function: &str) -> Option<Vec<String>> {
+    use std::collections::BTreeMap;
+    if !matches!(file.language, Language::C | Language::Cpp) || function == "main" {
+        return None;
+    }
+    let text = file.text.as_str();
+    let fns = file.functions();
+    // A project header (`#include "defs.h"`, not a standard one spelt with quotes) could
+    // call it from a macro this text never shows.
+    let project_header = text.lines().any(|l| {
+        let Some(d) = l.trim_start().strip_prefix('#') else {
+            return false;
+        };
+        let Some(rest) = d.trim_start().strip_prefix("include") else {
+            return false;
+        };
+        let name = rest.trim().trim_matches('"');
+        rest.trim_start().starts_with('"') && !STANDARD_HEADERS.contains(&name)
+    });
+    if project_header {
+        return None;
+    }
+    let stripped = strip_comments_and_strings(text);
+    // Every use of the name is a call, a declaration or the definition.
+    for at in word_positions(&stripped, function) {
+        let after = stripped[at + function.len()..].trim_start();
+        let line_start = stripped[..at].rfind('\n').map_or(0, |i| i + 1);
+        if !after.starts_with('(') || stripped[line_start..].trim_start().starts_with('#') {
+            return None;
+        }
+    }
+    let mut bodies: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for f in fns.iter() {
+        if f.class.is_some() || f.kind != FunctionKind::Function {
+            continue;
+        }
+        let called = called_names(&stripped[f.node.byte_range()]);
+        if bodies.insert(f.simple_name.as_str(), called).is_some() {
+            return None;
+        }
+    }
+    let defined: BTreeSet<&str> = bodies.keys().copied().collect();
+    let direct = bodies.get("main")?;
+    if !defined.contains(function) || direct.contains(function) {
+        return None;
+    }
+    // Does `from` reach `function` by calls?
+    let reaches = |from: &str| {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut stack = vec![from];
+        while let Some(g) = stack.pop() {
+            if !seen.insert(g) {
+                continue;
+            }
+            for c in bodies.get(g).into_iter().flatten() {
+                if c == function {
+                    return true;
+                }
+                if let Some(&d) = defined.get(c.as_str()) {
+                    if d != "main" {
+                        stack.push(d);
+                    }
+                }
+            }
+        }
+        false
+    };
+    let observers: Vec<String> = direct
+        .iter()
+        .filter(|g| g.as_str() != "main" && defined.contains(g.as_str()) && reaches(g))
+        .cloned()
+        .collect();
+    // Never reached: in C nothing runs before or after `main` but what it calls (C++ runs
+    // constructors of globals, and GNU C functions marked `constructor`/`destructor`).
+    if observers.is_empty()
+        && (file.language != Language::C
+            || stripped.contains("constructor")
+            || stripped.contains("destructor"))
+    {
+        return None;
+    }
+    Some(observers)
+}
+
+/// Headers of the C library and POSIX (and DOS's `conio.h`), which declare no function of the
+/// program whichever way they are included.
+const STANDARD_HEADERS: &[&str] = &[
+    "assert.h",
+    "ctype.h",
+    "errno.h",
+    "float.h",
+    "limits.h",
+    "locale.h",
+    "math.h",
+    "setjmp.h",
+    "signal.h",
+    "stdarg.h",
+    "stdbool.h",
+    "stddef.h",
+    "stdint.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "time.h",
+    "unistd.h",
+    "fcntl.h",
+    "malloc.h",
+    "memory.h",
+    "conio.h",
+];
+
 /// Byte offsets where `name` occurs as a whole word.
 fn word_positions(text: &str, name: &str) -> Vec<usize> {
     let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
@@ -371,5 +501,79 @@ mod tests {
         assert_eq!(cut, 1);
         assert!(out.contains("static int one"));
         assert!(!out.contains("other"));
+    }
+
+    fn observers(lang: Language, text: &str, function: &str) -> Option<Vec<String>> {
+        program_observers(&ParsedFile::parse(lang, text.to_string()), function)
+    }
+
+    const STEER: &str = "int lo(int a, int b) { return a < b; }\n/* hi(x) in a comment */\nint hi(int a, int b) { return lo(b, a); }\nint pick(int a, int b) { if (a == b) return 0; return hi(a, b) ? 2 : 1; }\nint show(int a) { return printf(\"hi(%d)\", a); }\nint main(void) { show(pick(1, 2)); return 0; }\n";
+
+    #[test]
+    fn a_helper_is_observed_through_what_main_calls() {
+        // `lo` and `hi` are reached only through `pick`; the comment and the string do not count.
+        assert_eq!(
+            observers(Language::C, STEER, "lo"),
+            Some(vec!["pick".to_string()])
+        );
+        assert_eq!(
+            observers(Language::C, STEER, "hi"),
+            Some(vec!["pick".to_string()])
+        );
+        // Called by `main` itself, or `main`: nothing above to compare.
+        assert_eq!(observers(Language::C, STEER, "pick"), None);
+        assert_eq!(observers(Language::C, STEER, "main"), None);
+        // No `main`: a library.
+        let lib = STEER.replace("int main(void)", "int run(void)");
+        assert_eq!(observers(Language::C, &lib, "lo"), None);
+        // A function nothing reaches from `main` is never run (C); C++ may run it from a
+        // global's constructor, and so may GNU C's `constructor` functions.
+        let spare = format!("{STEER}int spare(int a) {{ return lo(a, a); }}\n");
+        assert_eq!(observers(Language::C, &spare, "spare"), Some(Vec::new()));
+        assert_eq!(observers(Language::Cpp, &spare, "spare"), None);
+        let early = format!("{spare}__attribute__((constructor)) static void boot(void) {{ }}\n");
+        assert_eq!(observers(Language::C, &early, "spare"), None);
+        let header = format!("#include <stdio.h>\n#include \"spare.h\"\n{spare}");
+        assert_eq!(observers(Language::C, &header, "spare"), None);
+        assert_eq!(observers(Language::C, &header, "lo"), None);
+        let system = format!("#include <stdio.h>\n#include \"math.h\"\n{spare}");
+        assert_eq!(observers(Language::C, &system, "spare"), Some(Vec::new()));
+        // Every caller reaching it, in name order.
+        let two = STEER.replace(
+            "show(pick(1, 2));",
+            "show(pick(1, 2)); lo(3, 4) + hi(5, 6);",
+        );
+        assert_eq!(observers(Language::C, &two, "hi"), None);
+        let both = STEER.replace("show(pick(1, 2));", "show(pick(1, 2)); twice(1);")
+            + "int twice(int a) { return hi(a, a); }\n";
+        assert_eq!(
+            observers(Language::C, &both, "hi"),
+            Some(vec!["pick".to_string(), "twice".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_helper_used_as_a_value_is_not_observed_through_callers() {
+        // A comparator handed to qsort, a function pointer, a macro: calls of it are not
+        // visible by name, so no caller is known to be the only way in.
+        let qsort = STEER.replace(
+            "show(pick(1, 2));",
+            "int v[2] = {2, 1}; qsort(v, 2, sizeof v[0], lo); show(pick(1, 2));",
+        );
+        assert_eq!(observers(Language::C, &qsort, "lo"), None);
+        let pointer = STEER.replace(
+            "return hi(a, b) ? 2 : 1;",
+            "int (*f)(int, int) = &hi; return f(a, b) ? 2 : 1;",
+        );
+        assert_eq!(observers(Language::C, &pointer, "hi"), None);
+        let macro_ = format!("#define LO(a, b) lo(a, b)\n{STEER}");
+        assert_eq!(observers(Language::C, &macro_, "lo"), None);
+        // Defined twice (a C++ overload): which one is called is not read by name.
+        let overload = format!("{STEER}int lo(int a) {{ return a; }}\n");
+        assert_eq!(observers(Language::Cpp, &overload, "lo"), None);
+        assert_eq!(
+            observers(Language::Python, "def main():\n    pass\n", "main"),
+            None
+        );
     }
 }

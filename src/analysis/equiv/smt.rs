@@ -799,7 +799,9 @@ impl<'p> Machine<'p> {
                 }
                 Role::LenOf(i) => matches!(masters[i].kind, MKind::Absent(_)),
                 // Refused by the lowering; never reached.
-                Role::Pointee(_) => return Err("pointer parameters are not lowered".into()),
+                Role::Pointee(_) | Role::Chain { .. } => {
+                    return Err("pointer parameters are not lowered".into())
+                }
             };
             if *ty == STy::Opaque || absent {
                 continue;
@@ -812,7 +814,9 @@ impl<'p> Machine<'p> {
                     masters[i].as_side(ty, self.sem)?
                 }
                 Role::LenOf(i) => convert(&V::I(masters[i].len()?.clone()), ty, self.sem)?,
-                Role::Pointee(_) => return Err("pointer parameters are not lowered".into()),
+                Role::Pointee(_) | Role::Chain { .. } => {
+                    return Err("pointer parameters are not lowered".into())
+                }
             };
             f.env.insert(name.clone(), Var { v, def: tt() });
         }

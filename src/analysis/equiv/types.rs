@@ -88,6 +88,28 @@ pub enum Role {
     /// no length beside it: an in/out cell). The harness allocates the cell on the heap, so
     /// a read past it is an error memcheck reports, not a value.
     Pointee(usize),
+    /// C/C++: a pointer to the first node of a linked list (`struct node *head`), or to a
+    /// variable holding one (`indirect`: `struct node **tp`), whose nodes hold the items of the
+    /// logical list parameter with this index. The harness allocates each node on the heap
+    /// and links it through `next` (and `prev`, backwards) as the struct names them
+    /// ([`ChainTy`]).
+    Chain {
+        list: usize,
+        indirect: bool,
+        next: String,
+        prev: Option<String>,
+    },
+}
+
+/// A C/C++ struct that is the node of a linked list: fields that are values (as in
+/// [`c_structs`]) and one or two pointers to its own type, the forward link and, when there are
+/// two, the backward one (the one whose name says `prev` or `back`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainTy {
+    /// The value fields, as a struct of values named as the parameter spells the node type.
+    pub values: ObjectTy,
+    pub next: String,
+    pub prev: Option<String>,
 }
 
 /// One parameter as written.
@@ -428,20 +450,8 @@ pub fn c_structs(file: &ParsedFile) -> Vec<(String, ObjectTy)> {
         return Vec::new();
     }
     let defs = c_typedefs(file);
-    let root = file.root();
     let mut out: Vec<(String, ObjectTy)> = Vec::new();
-    let mut c = root.walk();
-    for d in root.named_children(&mut c) {
-        let (spec, typedef) = match d.kind() {
-            kind::STRUCT_SPECIFIER => (d, None),
-            kind::TYPE_DEFINITION | kind::DECLARATION => match d.child_by_field_name(field::TYPE) {
-                Some(t) if t.kind() == kind::STRUCT_SPECIFIER => {
-                    (t, (d.kind() == kind::TYPE_DEFINITION).then_some(d))
-                }
-                _ => continue,
-            },
-            _ => continue,
-        };
+    for (spec, typedef) in top_level_structs(file) {
         let tag = spec
             .child_by_field_name(field::NAME)
             .map(|n| format!("struct {}", file.node_text(n)));
@@ -461,14 +471,7 @@ pub fn c_structs(file: &ParsedFile) -> Vec<(String, ObjectTy)> {
         if spec.child_by_field_name(field::BODY).is_some() {
             names.extend(tag);
         }
-        if let Some(td) = typedef {
-            let mut dc = td.walk();
-            for decl in td.children_by_field_name(field::DECLARATOR, &mut dc) {
-                if decl.kind() == kind::TYPE_IDENTIFIER {
-                    names.push(file.node_text(decl).to_string());
-                }
-            }
-        }
+        names.extend(typedef_names(file, typedef));
         for n in names {
             out.push((
                 n.clone(),
@@ -480,6 +483,138 @@ pub fn c_structs(file: &ParsedFile) -> Vec<(String, ObjectTy)> {
         }
     }
     out
+}
+
+/// The file's top-level struct specifiers, each with the `typedef` around it (if any).
+fn top_level_structs(file: &ParsedFile) -> Vec<(Node<'_>, Option<Node<'_>>)> {
+    let root = file.root();
+    let mut out = Vec::new();
+    let mut c = root.walk();
+    for d in root.named_children(&mut c) {
+        match d.kind() {
+            kind::STRUCT_SPECIFIER => out.push((d, None)),
+            kind::TYPE_DEFINITION | kind::DECLARATION => {
+                if let Some(t) = d
+                    .child_by_field_name(field::TYPE)
+                    .filter(|t| t.kind() == kind::STRUCT_SPECIFIER)
+                {
+                    out.push((t, (d.kind() == kind::TYPE_DEFINITION).then_some(d)));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The type names a `typedef` declares (`Ele` of `typedef struct _job {..} Ele, *Ele_Ptr;`;
+/// pointer aliases are not the struct).
+fn typedef_names(file: &ParsedFile, typedef: Option<Node<'_>>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(td) = typedef {
+        let mut dc = td.walk();
+        for decl in td.children_by_field_name(field::DECLARATOR, &mut dc) {
+            if decl.kind() == kind::TYPE_IDENTIFIER {
+                out.push(file.node_text(decl).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The file's linked-list node structs ([`ChainTy`]), each under every name a parameter can
+/// spell it with (`struct Tag` and each typedef name). A struct with any other pointer, an
+/// array, a bit-field, more than two links or two links neither of which is named as the
+/// backward one (a tree's `left` and `right`) is none.
+pub fn c_chains(file: &ParsedFile) -> Vec<(String, ChainTy)> {
+    if !matches!(file.language, Language::C | Language::Cpp) {
+        return Vec::new();
+    }
+    let defs = c_typedefs(file);
+    let values = c_structs(file);
+    let mut out = Vec::new();
+    for (spec, typedef) in top_level_structs(file) {
+        let Some(body) = spec.child_by_field_name(field::BODY) else {
+            continue;
+        };
+        let mut names: Vec<String> = spec
+            .child_by_field_name(field::NAME)
+            .map(|n| format!("struct {}", file.node_text(n)))
+            .into_iter()
+            .collect();
+        names.extend(typedef_names(file, typedef));
+        let Some(chain) = chain_fields(file, body, &defs, &values, &names) else {
+            continue;
+        };
+        for n in names {
+            out.push((
+                n.clone(),
+                ChainTy {
+                    values: ObjectTy {
+                        class: n,
+                        ..chain.values.clone()
+                    },
+                    ..chain.clone()
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// The fields of a node struct's body (see [`c_chains`]); `names` spell the struct itself.
+fn chain_fields(
+    file: &ParsedFile,
+    body: Node<'_>,
+    defs: &[(String, String)],
+    known: &[(String, ObjectTy)],
+    names: &[String],
+) -> Option<ChainTy> {
+    let own: Vec<String> = names.iter().map(|n| clean_type(n)).collect();
+    let ((tys, fields), links) = body_fields(file, body, defs, known, &own)?;
+    if tys.is_empty() {
+        return None;
+    }
+    let backward = |n: &str| {
+        let l = n.to_ascii_lowercase();
+        l.contains("prev") || l.contains("back")
+    };
+    let (next, prev) = match links.as_slice() {
+        [one] => (one.clone(), None),
+        [a, b] => match (backward(a), backward(b)) {
+            (false, true) => (a.clone(), Some(b.clone())),
+            (true, false) => (b.clone(), Some(a.clone())),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(ChainTy {
+        values: ObjectTy {
+            class: String::new(),
+            ctors: vec![tys],
+            fields,
+        },
+        next,
+        prev,
+    })
+}
+
+/// The node struct of [`c_chains`] that `decl` points to, with the number of `*` (one: the
+/// first node; two: a variable holding it).
+fn chain_named<'c>(chains: &'c [(String, ChainTy)], decl: &str) -> Option<(&'c ChainTy, bool)> {
+    let t = clean_type(decl);
+    let (inner, indirect) = match t.strip_suffix("**") {
+        Some(i) => (i, true),
+        None => (t.strip_suffix('*')?, false),
+    };
+    if inner.contains(['*', '[', '&']) {
+        return None;
+    }
+    chains
+        .iter()
+        .rev()
+        .find(|(n, _)| clean_type(n) == inner)
+        .map(|(_, c)| (c, indirect))
 }
 
 /// The struct of [`c_structs`] that `decl` names (`Vector3D`, `struct point`, `const
@@ -504,8 +639,24 @@ fn struct_fields(
     defs: &[(String, String)],
     known: &[(String, ObjectTy)],
 ) -> Option<StructFields> {
+    let (fields, _) = body_fields(file, body, defs, known, &[])?;
+    (!fields.0.is_empty()).then_some(fields)
+}
+
+/// The value fields of a struct body (scalars or structs of `known`) and the names of its
+/// pointers to its own type (spelt as one of `own`, cleaned; none when `own` is empty);
+/// `None` when any other member is there (another pointer, an array, a bit-field, a nested
+/// definition, an anonymous member).
+fn body_fields(
+    file: &ParsedFile,
+    body: Node<'_>,
+    defs: &[(String, String)],
+    known: &[(String, ObjectTy)],
+    own: &[String],
+) -> Option<(StructFields, Vec<String>)> {
     let mut tys = Vec::new();
-    let mut names = Vec::new();
+    let mut fields = Vec::new();
+    let mut links = Vec::new();
     let mut c = body.walk();
     for f in body.named_children(&mut c) {
         match f.kind() {
@@ -520,33 +671,43 @@ fn struct_fields(
             return None;
         }
         let base = expand_typedefs(file.node_text(ty_node), defs);
-        let ty = match known.iter().find(|(n, _)| *n == base.trim()) {
-            Some((_, o)) => Ty::Object(Box::new(o.clone())),
-            None => match parse_type(file.language, &base) {
-                t @ (Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char) => t,
-                _ => return None,
-            },
-        };
-        let mut dc = f.walk();
-        let mut any = false;
-        for decl in f.children_by_field_name(field::DECLARATOR, &mut dc) {
-            if decl.kind() != kind::FIELD_IDENTIFIER {
-                return None;
-            }
-            any = true;
-            names.push(file.node_text(decl).to_string());
-            tys.push((ty.clone(), base.trim().to_string()));
-        }
-        // A bit-field or an anonymous member.
         let mut kc = f.walk();
-        if !any
-            || f.children(&mut kc)
-                .any(|k| k.kind() == kind::BITFIELD_CLAUSE)
+        if f.children(&mut kc)
+            .any(|k| k.kind() == kind::BITFIELD_CLAUSE)
         {
             return None;
         }
+        let mut any = false;
+        let mut dc = f.walk();
+        for decl in f.children_by_field_name(field::DECLARATOR, &mut dc) {
+            any = true;
+            match decl.kind() {
+                kind::FIELD_IDENTIFIER => {
+                    let ty = match known.iter().find(|(n, _)| *n == base.trim()) {
+                        Some((_, o)) => Ty::Object(Box::new(o.clone())),
+                        None => match parse_type(file.language, &base) {
+                            t @ (Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char) => t,
+                            _ => return None,
+                        },
+                    };
+                    fields.push(file.node_text(decl).to_string());
+                    tys.push((ty, base.trim().to_string()));
+                }
+                kind::POINTER_DECLARATOR => {
+                    let inner = decl.child_by_field_name(field::DECLARATOR)?;
+                    if inner.kind() != kind::FIELD_IDENTIFIER || !own.contains(&clean_type(&base)) {
+                        return None;
+                    }
+                    links.push(file.node_text(inner).to_string());
+                }
+                _ => return None,
+            }
+        }
+        if !any {
+            return None;
+        }
     }
-    (!tys.is_empty()).then_some((tys, names))
+    Some(((tys, fields), links))
 }
 
 /// `decl` with every word that names one of `defs` replaced by the type it names (the
@@ -934,8 +1095,15 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
     let mut len_of: Vec<Option<usize>> = vec![None; raw_decls.len()];
     // C/C++ pointers to one value (no length beside them): the pointee's type.
     let mut pointee: Vec<Option<Ty>> = vec![None; raw_decls.len()];
+    // C/C++ pointers to the first node of a linked list (or to a variable holding it).
+    let mut chain: Vec<Option<(ChainTy, bool)>> = vec![None; raw_decls.len()];
     if matches!(lang, Language::C | Language::Cpp) {
+        let chains = c_chains(file);
         for i in 0..raw_decls.len() {
+            if let Some((c, indirect)) = chain_named(&chains, &raw_decls[i].1) {
+                chain[i] = Some((c.clone(), indirect));
+                continue;
+            }
             if !is_c_pointer_list(&raw_decls[i].1) {
                 continue;
             }
@@ -968,7 +1136,12 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         if paired[i] {
             continue;
         }
-        let (ty, inferred) = if let Some(t) = &pointee[i] {
+        let (ty, inferred) = if let Some((c, _)) = &chain[i] {
+            (
+                Ty::List(Box::new(Ty::Object(Box::new(c.values.clone())))),
+                false,
+            )
+        } else if let Some(t) = &pointee[i] {
             (t.clone(), false)
         } else if decl.trim().is_empty() && lang == Language::Python {
             (infer_python(body_text, name), true)
@@ -985,7 +1158,7 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                 return Err(format!("unsupported parameter type `{}`", decl.trim()));
             }
         }
-        let mutable = if pointee[i].is_some() {
+        let mutable = if pointee[i].is_some() || chain[i].is_some() {
             !decl.contains("const")
         } else {
             is_mutable(lang, decl, &ty)
@@ -999,10 +1172,16 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
         });
     }
     for (i, (name, decl)) in raw_decls.iter().enumerate() {
-        let role = match len_of[i] {
-            Some(list) => Role::LenOf(logical_index[list]),
-            None if pointee[i].is_some() => Role::Pointee(logical_index[i]),
-            None => Role::Value(logical_index[i]),
+        let role = match (len_of[i], &chain[i]) {
+            (Some(list), _) => Role::LenOf(logical_index[list]),
+            (None, Some((c, indirect))) => Role::Chain {
+                list: logical_index[i],
+                indirect: *indirect,
+                next: c.next.clone(),
+                prev: c.prev.clone(),
+            },
+            (None, None) if pointee[i].is_some() => Role::Pointee(logical_index[i]),
+            (None, None) => Role::Value(logical_index[i]),
         };
         raw.push(RawParam {
             name: name.clone(),
@@ -1038,7 +1217,10 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
                     },
                 );
                 for r in &mut raw {
-                    let (Role::Value(k) | Role::LenOf(k) | Role::Pointee(k)) = &mut r.role;
+                    let (Role::Value(k)
+                    | Role::LenOf(k)
+                    | Role::Pointee(k)
+                    | Role::Chain { list: k, .. }) = &mut r.role;
                     *k += 1;
                 }
             }
@@ -1341,6 +1523,11 @@ pub fn parse_type(lang: Language, decl: &str) -> Ty {
             }
         }
         Language::C | Language::Cpp => {
+            // A buffer of declared size (`char word[UNLEN + 1]`) is a string; the harness
+            // gives it at least that many bytes.
+            if t.starts_with("char[") && t.ends_with(']') && t.matches('[').count() == 1 {
+                return Ty::Str;
+            }
             if let Some(inner) = t.strip_suffix('*').or_else(|| t.strip_suffix("[]")) {
                 if inner == "char" {
                     return Ty::Str;
@@ -2008,6 +2195,63 @@ mod tests {
         assert_eq!(s.name, "main_fn");
         assert!(s.has_receiver);
         assert_eq!(s.params.len(), 1);
+    }
+
+    #[test]
+    fn structs_linking_to_their_own_type_are_linked_list_nodes() {
+        let src = "struct charac {\n    char info;\n    int LINE_NUM;\n    struct charac *PREV;\n    struct charac *NEXT;\n};\n\
+                   typedef struct item { int v; struct item *link; } Item;\n\
+                   struct tree { int v; struct tree *left, *right; };\n\
+                   struct named { int v; char *name; struct named *next; };\n\
+                   int get(struct charac **tp, Item *head, struct tree *t) { return (*tp)->info + head->v + t->v; }\n";
+        let file = ParsedFile::parse(Language::C, src.to_string());
+        let chains = c_chains(&file);
+        let names: Vec<&str> = chains.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["struct charac", "struct item", "Item"],
+            "a tree and a node with a string are none"
+        );
+        let charac = &chains[0].1;
+        assert_eq!(charac.next, "NEXT");
+        assert_eq!(charac.prev.as_deref(), Some("PREV"));
+        assert_eq!(charac.values.fields, ["info", "LINE_NUM"]);
+        assert_eq!(chains[2].1.next, "link");
+        assert_eq!(chains[2].1.prev, None);
+        // Parameters: a variable holding the head, the head itself; the tree stays refused.
+        let e = signature(&file, &file.functions()[0]).unwrap_err();
+        assert!(e.contains("`t`"), "{e}");
+        let fixed = src.replace(
+            ", struct tree *t) { return (*tp)->info + head->v + t->v; }",
+            ") { return (*tp)->info + head->v; }",
+        );
+        let file = ParsedFile::parse(Language::C, fixed);
+        let s = signature(&file, &file.functions()[0]).unwrap();
+        assert!(
+            matches!(&s.raw[0].role, Role::Chain { list: 0, indirect: true, next, prev } if next == "NEXT" && prev.as_deref() == Some("PREV")),
+            "{:?}",
+            s.raw[0]
+        );
+        assert!(
+            matches!(
+                &s.raw[1].role,
+                Role::Chain {
+                    list: 1,
+                    indirect: false,
+                    prev: None,
+                    ..
+                }
+            ),
+            "{:?}",
+            s.raw[1]
+        );
+        let Ty::List(e) = &s.params[0].ty else {
+            panic!("{:?}", s.params[0])
+        };
+        assert!(matches!(&**e, Ty::Object(o) if o.fields == ["info", "LINE_NUM"]));
+        // A char buffer of declared size is a string (the harness sizes it).
+        assert_eq!(parse_type(Language::C, "char  [UNLEN + 1]"), Ty::Str);
+        assert_eq!(parse_type(Language::C, "char [2][3]"), Ty::Unknown);
     }
 
     #[test]
