@@ -1507,12 +1507,6 @@ pub fn check_entries_texts(
             }
         }
     }
-    let strength = |v: Verdict| match v {
-        Verdict::Equivalent => 3,
-        Verdict::BoundedEquivalent => 2,
-        Verdict::LikelyEquivalent => 1,
-        _ => 0,
-    };
     let mut listed: Vec<Json> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut weakest: Option<EquivReport> = None;
@@ -1570,7 +1564,7 @@ pub fn check_entries_texts(
         }
         if weakest
             .as_ref()
-            .is_none_or(|w| strength(r.verdict) < strength(w.verdict))
+            .is_none_or(|w| r.verdict.strength() < w.verdict.strength())
         {
             weakest = Some(r);
         }

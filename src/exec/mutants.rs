@@ -348,12 +348,6 @@ fn through_observers(
         v.method = "unreachable";
         return Some(v);
     }
-    let strength = |v: Verdict| match v {
-        Verdict::Equivalent => 3,
-        Verdict::BoundedEquivalent => 2,
-        Verdict::LikelyEquivalent => 1,
-        _ => 0,
-    };
     let mut weakest: Option<(String, super::equiv::EquivReport)> = None;
     for g in &observers {
         let a = side_from_text(&case.path, language, case.original.clone(), Pick::Name(g)).ok()?;
@@ -368,7 +362,7 @@ fn through_observers(
             v => {
                 if weakest
                     .as_ref()
-                    .is_none_or(|(_, w)| strength(v) < strength(w.deterministic.verdict))
+                    .is_none_or(|(_, w)| v.strength() < w.deterministic.verdict.strength())
                 {
                     weakest = Some((g.clone(), report));
                 }

@@ -55,4 +55,15 @@ impl Verdict {
             Verdict::Unknown => "unknown",
         }
     }
+
+    /// How strongly the verdict says "equivalent" (proof 3, bounded 2, trials 1, else 0): the
+    /// weakest of several comparisons is the one to report.
+    pub fn strength(self) -> u8 {
+        match self {
+            Verdict::Equivalent => 3,
+            Verdict::BoundedEquivalent => 2,
+            Verdict::LikelyEquivalent => 1,
+            Verdict::NotEquivalent | Verdict::Unknown => 0,
+        }
+    }
 }
