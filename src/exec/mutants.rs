@@ -138,6 +138,14 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         Target::Name(n) => (Pick::Name(n), Pick::Name(n)),
         Target::Lines { original, mutated } => (Pick::Line(*original), Pick::Line(*mutated)),
     };
+    // The proof first: it runs nothing, and it needs no harness (a function whose parameters
+    // none can fill, a program that does not build for want of a header).
+    if let Some((report, function)) =
+        super::equiv::proof_without_signature(language, (&case.original, pa), (&mutated, pb))
+    {
+        let notes = report.deterministic.notes.clone();
+        return verdict_of(case, language, Some(function), &report, notes);
+    }
     // A mutant given as a change of a program's lines is a change of that program: it is
     // observed through what `main` calls (whether or not the function can be called alone).
     if let Target::Lines { .. } = case.target {

@@ -363,6 +363,28 @@ impl ParsedFile {
         self.root().has_error() || self.cancelled
     }
 
+    /// Every ERROR and MISSING node of the tree, nested ones included (where
+    /// [`ParsedFile::syntax_error_regions`] counts outermost regions: a file whose root is an
+    /// ERROR node is one region however much of it parsed). Iterative.
+    pub fn error_nodes(&self) -> usize {
+        let root = self.root();
+        if !root.has_error() {
+            return 0;
+        }
+        let mut n = 0;
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if node.is_error() || node.is_missing() {
+                n += 1;
+            }
+            if node.has_error() {
+                let mut c = node.walk();
+                stack.extend(node.children(&mut c));
+            }
+        }
+        n
+    }
+
     /// The regions that did not parse (ERROR nodes) and the tokens the parser had to assume
     /// (MISSING nodes), in document order, at most [`MAX_REPORTED_ERRORS`] of them, with the
     /// total count. Iterative (no recursion: safe on deep trees).

@@ -368,6 +368,40 @@ fn mutations(text: &str, comment: &str) -> Vec<(String, String)> {
                 out.push((format!("line {}: `{from}` -> `{to}`", i + 1), join(&m)));
             }
         }
+        // MutantBench's operators that are often equivalent: a zero comparison made ordered
+        // (ROR) and a post-update of a name (AOIU) in a `return` or as a call's argument.
+        for (from, to) in [(" != 0", " > 0"), (" == 0", " <= 0"), (" != 0", " >= 0")] {
+            if line.contains(from) {
+                let mut m = owned.clone();
+                m[i] = line.replacen(from, to, 1);
+                out.push((
+                    format!("line {}: zero comparison made `{to}`", i + 1),
+                    join(&m),
+                ));
+            }
+        }
+        for (k, _) in line.match_indices(['(', ' ']) {
+            let rest = &line[k + 1..];
+            let name_len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let name = &rest[..name_len];
+            let after = rest[name_len..].chars().next();
+            let first_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+            let return_value = line[..=k].trim_start() == "return " && after == Some(';');
+            let argument = line[..=k].ends_with('(') && matches!(after, Some(',' | ')'));
+            if first_ok && name != "return" && (return_value || argument) {
+                for op in ["++", "--"] {
+                    let mut m = owned.clone();
+                    let at = k + 1 + name_len;
+                    m[i] = format!("{}{op}{}", &line[..at], &line[at..]);
+                    out.push((
+                        format!("line {}: post-update `{name}{op}`", i + 1),
+                        join(&m),
+                    ));
+                }
+            }
+        }
         if let Some(pos) = line.find(|c: char| c.is_ascii_digit()) {
             let end = line[pos..]
                 .find(|c: char| !c.is_ascii_digit())

@@ -97,45 +97,62 @@ pub fn apply_unified_diff(text: &str, diff: &str) -> Result<Applied, String> {
     let mut first: Option<(usize, usize)> = None;
     let mut floor = 0usize; // hunks apply in order, never before the previous one's end
     for (k, h) in hunks.iter().enumerate() {
-        let old: Vec<&str> = h
+        // The hunk as written, then (when that is not found) with doubled backslashes read
+        // as one: MutantBench's C diffs escape `\0` and `\"` a second time.
+        let written: Vec<(char, String)> = h.lines.clone();
+        let unescaped: Vec<(char, String)> = h
             .lines
             .iter()
-            .filter(|(t, _)| *t != '+')
-            .map(|(_, s)| s.as_str())
+            .map(|(t, l)| (*t, l.replace("\\\\", "\\")))
             .collect();
-        let new: Vec<String> = h
-            .lines
+        let mut bodies = vec![&written];
+        if unescaped != written {
+            bodies.push(&unescaped);
+        }
+        let mut found = None;
+        for body in bodies {
+            if found.is_some() {
+                break;
+            }
+            let old: Vec<&str> = body
+                .iter()
+                .filter(|(t, _)| *t != '+')
+                .map(|(_, s)| s.as_str())
+                .collect();
+            // `@@ -N,0` inserts after line N; otherwise the hunk starts at line N.
+            let stated = if old.is_empty() {
+                h.old_start
+            } else {
+                h.old_start.saturating_sub(1)
+            };
+            let stated = (stated as isize + offset).max(0) as usize;
+            let fits = |at: usize| {
+                at >= floor
+                    && at + old.len() <= lines.len()
+                    && old.iter().enumerate().all(|(j, o)| {
+                        lines
+                            .get(at + j)
+                            .is_some_and(|l: &String| same(l.as_str(), o))
+                    })
+            };
+            found = (0..=FUZZ_WINDOW)
+                .flat_map(|d| [stated.checked_add(d), stated.checked_sub(d)])
+                .flatten()
+                .find(|&at| fits(at))
+                .map(|at| (at, old.len(), body));
+        }
+        let (at, n_old, body) = found.ok_or_else(|| {
+            format!(
+                "hunk {} (at original line {}) does not apply: its lines are not in the file",
+                k + 1,
+                h.old_start
+            )
+        })?;
+        let new: Vec<String> = body
             .iter()
             .filter(|(t, _)| *t != '-')
             .map(|(_, s)| s.clone())
             .collect();
-        // `@@ -N,0` inserts after line N; otherwise the hunk starts at line N.
-        let stated = if old.is_empty() {
-            h.old_start
-        } else {
-            h.old_start.saturating_sub(1)
-        };
-        let stated = (stated as isize + offset).max(0) as usize;
-        let fits = |at: usize| {
-            at >= floor
-                && at + old.len() <= lines.len()
-                && old.iter().enumerate().all(|(j, o)| {
-                    lines
-                        .get(at + j)
-                        .is_some_and(|l: &String| same(l.as_str(), o))
-                })
-        };
-        let at = (0..=FUZZ_WINDOW)
-            .flat_map(|d| [stated.checked_add(d), stated.checked_sub(d)])
-            .flatten()
-            .find(|&at| fits(at))
-            .ok_or_else(|| {
-                format!(
-                    "hunk {} (at original line {}) does not apply: its lines are not in the file",
-                    k + 1,
-                    h.old_start
-                )
-            })?;
         // First changed line of this hunk, relative to its start.
         let lead = h.lines.iter().take_while(|(t, _)| *t == ' ').count();
         if first.is_none() {
@@ -143,8 +160,8 @@ pub fn apply_unified_diff(text: &str, diff: &str) -> Result<Applied, String> {
             first = Some(((at + lead + 1).min(lines.len().max(1)), at + lead + 1));
         }
         let n_new = new.len();
-        lines.splice(at..at + old.len(), new);
-        offset += n_new as isize - old.len() as isize;
+        lines.splice(at..at + n_old, new);
+        offset += n_new as isize - n_old as isize;
         floor = at + n_new;
     }
     let (first_old, first_new) = first.unwrap_or((1, 1));
@@ -405,6 +422,23 @@ mod tests {
             "int f(int x) {\n    int y = x - 1;\n    return y;\n}\n"
         );
         assert_eq!((a.first_old, a.first_new, a.hunks), (2, 2, 1));
+    }
+
+    #[test]
+    fn a_hunk_whose_backslashes_were_escaped_twice_still_applies() {
+        // MutantBench writes `'\0'` in C as `'\\0'` in its diffs.
+        let text = "int n(char *s) {\n    while (*s != '\\0') s++;\n    return 0;\n}\n";
+        let d = "@@ -2 +2 @@\n-    while (*s != '\\\\0') s++;\n+    while (*s > '\\\\0') s++;\n";
+        let a = apply_unified_diff(text, d).unwrap();
+        assert!(a.text.contains("while (*s > '\\0') s++;"), "{}", a.text);
+        // Written once, a doubled backslash is kept: the first reading that applies wins.
+        let text2 = "char *q = \"\\\\\";\n";
+        let a = apply_unified_diff(
+            text2,
+            "@@ -1 +1 @@\n-char *q = \"\\\\\";\n+char *q = \"\\\\x\";\n",
+        )
+        .unwrap();
+        assert_eq!(a.text, "char *q = \"\\\\x\";\n");
     }
 
     #[test]

@@ -18,7 +18,20 @@
 //! 6. integer-only identities: `x + 0`, `0 + x`, `x * 1`, `1 * x` become `x`, and the operands of
 //!    `+` and `*` are put in a canonical order, only when both operands are integer-typed and
 //!    side-effect free (integer literals, names declared `int`/`long` (Python: annotated `int`)
-//!    and arithmetic over them). Never on strings, floats, lists or user types.
+//!    and arithmetic over them). Never on strings, floats, lists or user types;
+//! 7. dead post-updates (C, C++, Java): `x++`/`x--` whose new value nothing reads becomes `x`
+//!    (the value of a postfix update is the old one). `x` is a parameter or automatic local of a
+//!    built-in scalar or pointer type declared once (not `static`, `volatile`, an array or a
+//!    C++ reference; its address never taken), named once in its statement, and the statement
+//!    is a `return` (no `finally`, C++ lambda or `setjmp` in the function) or lies outside every
+//!    loop of a function without `goto`, with no later mention of `x`. A signed overflow or a
+//!    pointer stepped past its object by the dropped update is undefined behaviour that
+//!    compilers remove the same way; it is not counted as a difference;
+//! 8. zero comparisons without a sign: for an unsigned local (Java: `char`) and, in C, a
+//!    pointer (addresses compare unsigned), `x > 0` is `x != 0` and `x <= 0` is `x == 0`.
+//!
+//! A mutant of a file that does not parse whole (old C, unknown macros) is proved through its
+//! one changed function when the rest of the text is identical ([`prove_files_equivalent`]).
 //!
 //! Every step is sound on its own, so equal canonical forms prove equivalence; different forms
 //! prove nothing. Input deeper than [`MAX_DEPTH`] or larger than [`MAX_NODES`] is not normalised.
@@ -121,6 +134,9 @@ fn canonical_tree(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Re
         ints: int_names,
     };
     remove_dead_stores(&mut tree, &ctx);
+    let facts = local_facts(file, func, lang);
+    drop_dead_post_updates(&mut tree, &ctx, &facts);
+    sign_free_comparisons(&mut tree, &ctx, &facts);
     let mut map = BTreeMap::new();
     assign_names(&tree, &ctx, &mut map);
     rename(&mut tree, &ctx, &map, None);
@@ -304,9 +320,12 @@ fn build(
             })
         })
         .collect();
+    // A node's children arrive last first; each node is complete (and put in order) before it
+    // moves into its parent.
     for i in (1..arena.len()).rev() {
         let Some(p) = arena[i].parent else { continue };
-        if let Some(node) = built[i].take() {
+        if let Some(mut node) = built[i].take() {
+            node.kids.reverse();
             if let Some(Some(parent)) = built.get_mut(p) {
                 parent.kids.push(node);
             }
@@ -1186,6 +1205,383 @@ fn remove_in(t: &mut T, ctx: &Ctx, dead: &BTreeSet<String>) {
     }
 }
 
+/// A C, C++ or Java local's type as the update and comparison rules need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scalar {
+    /// A signed (or signedness-unknown) integer.
+    Int,
+    /// An unsigned integer (C/C++ `unsigned ...`, `size_t`; Java `char`): never negative.
+    Unsigned,
+    Float,
+    /// A plain object pointer (`char *p`, `char **pp`), never an array or a reference.
+    Pointer,
+}
+
+/// What the update and comparison rules know of a function's locals (C, C++, Java).
+#[derive(Debug, Default)]
+struct LocalFacts {
+    /// Names declared exactly once in the function as a parameter or automatic local of a
+    /// built-in scalar type: no `static`, `extern` or `volatile`, no array, no reference.
+    scalars: BTreeMap<String, Scalar>,
+    /// Names whose address is taken (`&x`): a pointer may read them later.
+    addressed: BTreeSet<String>,
+    /// A `return` ends every read of a local: no `finally` (Java), no lambda (C++: a capture
+    /// by reference outlives nothing, but its call may run in a destructor), no `setjmp`.
+    return_ends_reads: bool,
+    /// Control flows forwards except through loops: no `goto` or labels, no lambda, no
+    /// `setjmp`.
+    forward_only: bool,
+}
+
+fn local_facts(file: &ParsedFile, func: &Function<'_>, lang: Language) -> LocalFacts {
+    let mut f = LocalFacts {
+        return_ends_reads: true,
+        forward_only: true,
+        ..LocalFacts::default()
+    };
+    if !matches!(lang, Language::C | Language::Cpp | Language::Java) {
+        return f;
+    }
+    let text = |n: Node<'_>| file.node_text(n).to_string();
+    if lang != Language::Java && text(func.node).contains("setjmp") {
+        f.return_ends_reads = false;
+        f.forward_only = false;
+    }
+    let mut declared: BTreeMap<String, Option<Scalar>> = BTreeMap::new();
+    let scalar_of = |ty: &str| -> Option<Scalar> {
+        match parse_type(lang, ty) {
+            Ty::Int { signed: false, .. } => Some(Scalar::Unsigned),
+            Ty::Int { .. } => Some(Scalar::Int),
+            Ty::Char if lang == Language::Java => Some(Scalar::Unsigned),
+            Ty::Char => Some(Scalar::Int),
+            Ty::Float { .. } => Some(Scalar::Float),
+            _ => None,
+        }
+    };
+    let mut stack: Vec<(Node<'_>, usize)> = vec![(func.node, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            f.forward_only = false;
+            f.return_ends_reads = false;
+            continue;
+        }
+        match node.kind() {
+            kind::GOTO_STATEMENT | kind::LABELED_STATEMENT if lang != Language::Java => {
+                f.forward_only = false
+            }
+            kind::LAMBDA_EXPRESSION if lang == Language::Cpp => {
+                f.forward_only = false;
+                f.return_ends_reads = false;
+            }
+            kind::FINALLY_CLAUSE | kind::SEH_FINALLY_CLAUSE => f.return_ends_reads = false,
+            kind::POINTER_EXPRESSION => {
+                let mut c = node.walk();
+                let kids: Vec<Node<'_>> = node.children(&mut c).collect();
+                if kids.first().is_some_and(|k| text(*k) == "&") {
+                    if let Some(id) = kids.get(1).copied().and_then(innermost_id) {
+                        f.addressed.insert(text(id));
+                    }
+                }
+            }
+            kind::PARAMETER_DECLARATION
+            | kind::OPTIONAL_PARAMETER_DECLARATION
+            | kind::DECLARATION
+            | kind::FORMAL_PARAMETER
+            | kind::LOCAL_VARIABLE_DECLARATION => {
+                let mut c = node.walk();
+                let kids: Vec<Node<'_>> = node.children(&mut c).collect();
+                let storage_ok = kids.iter().all(|k| match k.kind() {
+                    kind::STORAGE_CLASS_SPECIFIER => {
+                        matches!(text(*k).as_str(), "register" | "auto")
+                    }
+                    kind::TYPE_QUALIFIER => text(*k) != "volatile",
+                    _ => true,
+                });
+                let ty = node.child_by_field_name(field::TYPE).map(text);
+                let mut c = node.walk();
+                let mut decls: Vec<Node<'_>> = node
+                    .children_by_field_name(field::DECLARATOR, &mut c)
+                    .collect();
+                if node.kind() == kind::FORMAL_PARAMETER {
+                    decls.extend(node.child_by_field_name(field::NAME));
+                    if node.child_by_field_name(field::DIMENSIONS).is_some() {
+                        decls.clear();
+                    }
+                }
+                for d in decls {
+                    let Some(id) = innermost_id(d) else { continue };
+                    let scalar = if !storage_ok {
+                        None
+                    } else {
+                        declarator_scalar(d, ty.as_deref(), &scalar_of)
+                    };
+                    declared
+                        .entry(text(id))
+                        .and_modify(|s| *s = None)
+                        .or_insert(scalar);
+                }
+            }
+            _ => {}
+        }
+        let mut c = node.walk();
+        for k in node.children(&mut c) {
+            stack.push((k, depth + 1));
+        }
+    }
+    f.scalars = declared
+        .into_iter()
+        .filter_map(|(n, s)| Some((n, s?)))
+        .collect();
+    f
+}
+
+/// The scalar a declarator declares: a plain name of a scalar type, or a pointer to anything.
+fn declarator_scalar(
+    d: Node<'_>,
+    ty: Option<&str>,
+    scalar_of: &dyn Fn(&str) -> Option<Scalar>,
+) -> Option<Scalar> {
+    match d.kind() {
+        kind::IDENTIFIER => scalar_of(ty?),
+        kind::INIT_DECLARATOR => {
+            declarator_scalar(d.child_by_field_name(field::DECLARATOR)?, ty, scalar_of)
+        }
+        kind::VARIABLE_DECLARATOR => {
+            if d.child_by_field_name(field::DIMENSIONS).is_some() {
+                return None;
+            }
+            scalar_of(ty?)
+        }
+        kind::POINTER_DECLARATOR => {
+            let mut inner = d.child_by_field_name(field::DECLARATOR)?;
+            while inner.kind() == kind::POINTER_DECLARATOR {
+                inner = inner.child_by_field_name(field::DECLARATOR)?;
+            }
+            (inner.kind() == kind::IDENTIFIER).then_some(Scalar::Pointer)
+        }
+        _ => None,
+    }
+}
+
+/// Kinds a full expression may sit in whose value a later statement cannot see again, apart
+/// from what the function's locals hold afterwards.
+fn full_expression_statement(k: &str) -> bool {
+    matches!(
+        k,
+        kind::RETURN_STATEMENT
+            | kind::EXPRESSION_STATEMENT
+            | kind::DECLARATION
+            | kind::LOCAL_VARIABLE_DECLARATION
+    )
+}
+
+fn is_loop(k: &str) -> bool {
+    matches!(
+        k,
+        kind::FOR_STATEMENT
+            | kind::WHILE_STATEMENT
+            | kind::DO_STATEMENT
+            | kind::ENHANCED_FOR_STATEMENT
+            | kind::FOR_RANGE_LOOP
+    )
+}
+
+/// Stops the search for a full expression's statement: a block, another statement or a body.
+fn expression_boundary(k: &str) -> bool {
+    k.ends_with("_statement")
+        || k.ends_with("_declaration")
+        || k.ends_with("_definition")
+        || k.ends_with("_clause")
+        || matches!(
+            k,
+            kind::COMPOUND_STATEMENT | kind::BLOCK | kind::LAMBDA_EXPRESSION | kind::SWITCH_BLOCK
+        )
+}
+
+fn node_at<'a>(t: &'a T, path: &[usize]) -> &'a T {
+    path.iter().fold(t, |n, &i| &n.kids[i])
+}
+
+fn node_at_mut<'a>(t: &'a mut T, path: &[usize]) -> &'a mut T {
+    path.iter().fold(t, |n, &i| &mut n.kids[i])
+}
+
+/// Non-member occurrences of `name` in `t`, with their start bytes.
+fn occurrences(t: &T, name: &str, lang: Language, out: &mut Vec<usize>) {
+    let mut stack: Vec<(&T, bool)> = vec![(t, false)];
+    while let Some((n, member)) = stack.pop() {
+        if !member && ident(n) == Some(name) {
+            out.push(n.start);
+        }
+        for k in &n.kids {
+            stack.push((k, member_field(n, k, lang)));
+        }
+    }
+}
+
+/// The last start byte inside `t`.
+fn last_start(t: &T) -> usize {
+    let mut m = t.start;
+    let mut stack = vec![t];
+    while let Some(n) = stack.pop() {
+        m = m.max(n.start);
+        stack.extend(n.kids.iter());
+    }
+    m
+}
+
+/// Dead post-updates: `x++` or `x--` (postfix: its value is the old `x`) of a scalar local
+/// whose new value nothing reads becomes `x`. Nothing reads it when `x` occurs once in the
+/// statement (no unsequenced read) and either the statement is a `return` (the local ends
+/// with the call) or control only flows forwards from a statement outside every loop after
+/// which `x` is never named again. `return p++;`, `savestring(s, end--  - s);` as a last use.
+fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts) {
+    if facts.scalars.is_empty() {
+        return;
+    }
+    let eligible = |name: &str| {
+        ctx.locals.contains(name)
+            && facts.scalars.contains_key(name)
+            && !facts.addressed.contains(name)
+    };
+    // Paths (child indices from the root) of the updates to drop.
+    let mut found: Vec<Vec<usize>> = Vec::new();
+    let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
+    while let Some(path) = stack.pop() {
+        let n = node_at(t, &path);
+        for i in 0..n.kids.len() {
+            let mut p = path.clone();
+            p.push(i);
+            stack.push(p);
+        }
+        if n.kind != kind::UPDATE_EXPRESSION || n.kids.len() != 2 {
+            continue;
+        }
+        // Postfix: the operand first (its value is the old one).
+        let (arg, op) = (&n.kids[0], &n.kids[1]);
+        if arg.start >= op.start {
+            continue;
+        }
+        let Some(name) = ident(arg) else { continue };
+        if !matches!(op.text.as_deref(), Some("++" | "--")) || op.is_named() || !eligible(name) {
+            continue;
+        }
+        // The statement the update's full expression belongs to.
+        let mut s_len = None;
+        for len in (0..path.len()).rev() {
+            let k = node_at(t, &path[..len]).kind.as_str();
+            if full_expression_statement(k) {
+                s_len = Some(len);
+                break;
+            }
+            if expression_boundary(k) {
+                break;
+            }
+        }
+        let Some(s_len) = s_len else { continue };
+        let s = node_at(t, &path[..s_len]);
+        let mut inside = Vec::new();
+        occurrences(s, name, ctx.lang, &mut inside);
+        if inside.len() != 1 {
+            continue;
+        }
+        let dead = if s.kind == kind::RETURN_STATEMENT {
+            facts.return_ends_reads
+        } else {
+            let end = last_start(s);
+            let mut all = Vec::new();
+            occurrences(t, name, ctx.lang, &mut all);
+            facts.forward_only
+                && !(0..s_len).any(|len| is_loop(&node_at(t, &path[..len]).kind))
+                && all.iter().all(|&at| at <= end)
+        };
+        if dead {
+            found.push(path);
+        }
+    }
+    for path in found {
+        let u = node_at_mut(t, &path);
+        let mut arg = u.kids[0].clone();
+        arg.field = u.field;
+        *u = arg;
+    }
+}
+
+/// Zero comparisons that cannot see a sign: for an unsigned local (C/C++; Java `char`) or,
+/// in C, a pointer (compared as an unsigned address), `x > 0` is `x != 0` and `x <= 0` is
+/// `x == 0` (`0 < x`, `0 >= x` alike). The zero is `0`, `'\0'` or (pointers) `NULL`.
+fn sign_free_comparisons(t: &mut T, ctx: &Ctx, facts: &LocalFacts) {
+    for k in &mut t.kids {
+        sign_free_comparisons(k, ctx, facts);
+    }
+    if t.kind != kind::BINARY_EXPRESSION {
+        return;
+    }
+    let (Some(l), Some(r)) = (t.field(field::LEFT), t.field(field::RIGHT)) else {
+        return;
+    };
+    let typed = |e: &T| -> Option<Scalar> {
+        let e = match e.kind.as_str() {
+            kind::ASSIGNMENT_EXPRESSION
+                if e.field(field::OPERATOR).and_then(|o| o.text.as_deref()) == Some("=") =>
+            {
+                e.field(field::LEFT)?
+            }
+            _ => e,
+        };
+        let name = ident(e)?;
+        if !ctx.locals.contains(name) {
+            return None;
+        }
+        match facts.scalars.get(name)? {
+            Scalar::Unsigned => Some(Scalar::Unsigned),
+            Scalar::Pointer if ctx.lang == Language::C => Some(Scalar::Pointer),
+            _ => None,
+        }
+    };
+    let zero = |e: &T, s: Scalar| -> bool {
+        if e.kind == kind::NULL {
+            // `NULL` (a node over its token); C's null pointer constant.
+            let token = e
+                .text
+                .as_deref()
+                .or_else(|| e.kids.first()?.text.as_deref());
+            return s == Scalar::Pointer && token == Some("NULL");
+        }
+        let Some(text) = e.text.as_deref() else {
+            return false;
+        };
+        match e.kind.as_str() {
+            kind::NUMBER_LITERAL | kind::DECIMAL_INTEGER_LITERAL => {
+                text.trim_end_matches(['u', 'U', 'l', 'L']) == "0"
+            }
+            kind::CHAR_LITERAL | kind::CHARACTER_LITERAL => {
+                s == Scalar::Unsigned && matches!(text, "'\\0'" | "'\\u0000'")
+            }
+            _ => false,
+        }
+    };
+    let new_op = match (typed(l), typed(r)) {
+        (Some(s), _) if zero(r, s) => |op: &str| match op {
+            ">" => Some("!="),
+            "<=" => Some("=="),
+            _ => None,
+        },
+        (_, Some(s)) if zero(l, s) => |op: &str| match op {
+            "<" => Some("!="),
+            ">=" => Some("=="),
+            _ => None,
+        },
+        _ => return,
+    };
+    if let Some(op) = t.kids.iter_mut().find(|k| k.field == Some(field::OPERATOR)) {
+        if let Some(new) = op.text.as_deref().and_then(new_op) {
+            op.text = Some(new.to_string());
+            op.kind = new.to_string();
+        }
+    }
+}
+
 /// A normalisation proof for two whole files, seen through their entry functions (`None`: the
 /// files are whole programs run from the top). It covers everything the compared code can
 /// observe, or it is no proof:
@@ -1222,7 +1618,10 @@ pub fn prove_files_equivalent(
         return Ok(false);
     }
     if a.0.has_errors() || b.0.has_errors() {
-        return Err("syntax errors: no proof".into());
+        return match (a.1, b.1) {
+            (Some(ea), Some(eb)) => prove_in_place((a.0, ea), (b.0, eb), cancel),
+            _ => Err("syntax errors: no proof".into()),
+        };
     }
     if lang == Language::Python && !(python_layout_ok(a.0) && python_layout_ok(b.0)) {
         // tree-sitter reads some indentation errors without an error node; Python does not.
@@ -1240,6 +1639,31 @@ pub fn prove_files_equivalent(
     let fa = file_form(a.0, a.1, &ma, cancel)?;
     let fb = file_form(b.0, b.1, &mb, cancel)?;
     Ok(fa == fb)
+}
+
+/// Two files with syntax errors that differ only inside their entry functions (a mutant of a
+/// program that does not parse whole: old C, macros, a missing header): the rest is the same
+/// text, so whatever it means, it means it on both sides, and equal canonical forms of the two
+/// functions prove the programs equivalent. Declined unless both functions parse without
+/// error (and, for Python, the layout rule holds).
+fn prove_in_place(
+    a: (&ParsedFile, &Function<'_>),
+    b: (&ParsedFile, &Function<'_>),
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    let (ra, rb) = (a.1.node.byte_range(), b.1.node.byte_range());
+    let (ta, tb) = (a.0.text.as_str(), b.0.text.as_str());
+    let same_rest = ta[..ra.start] == tb[..rb.start] && ta[ra.end..] == tb[rb.end..];
+    if !same_rest
+        || a.1.node.has_error()
+        || b.1.node.has_error()
+        || a.0.language == Language::Python
+        || a.0.cancelled
+        || b.0.cancelled
+    {
+        return Err("syntax errors: no proof".into());
+    }
+    Ok(canonical(a.0, a.1, cancel)? == canonical(b.0, b.1, cancel)?)
 }
 
 /// Python's own indentation rule, which tree-sitter does not always enforce: module-level
@@ -1497,6 +1921,124 @@ mod tests {
         let c_old = "int limit = 10;\nint f(int x) { return x < limit; }\n";
         let c_new = "int limit = 11;\nint f(int x) { return x < limit; }\n";
         assert!(!program(Language::C, c_old, c_new, "f"));
+    }
+
+    #[test]
+    fn a_post_update_nothing_reads_again_is_dropped() {
+        let c =
+            |body: &str| format!("char *f(char *s, unsigned n) {{\n    char *r = s;\n{body}\n}}\n");
+        // The returned value is the old one; the local ends with the call.
+        assert!(same(
+            Language::C,
+            &c("    return r;"),
+            &c("    return r++;")
+        ));
+        assert!(same(
+            Language::C,
+            &c("    return r;"),
+            &c("    return r--;")
+        ));
+        // A last use in a call, outside every loop.
+        let call = |arg: &str| c(&format!("    g(s, {arg});\n    return s;"));
+        assert!(same(Language::C, &call("n + 1"), &call("n++ + 1")));
+        // Read again after the statement, read twice in it, in a loop, prefix, address taken,
+        // static: all kept.
+        assert!(!same(
+            Language::C,
+            &c("    g(r);\n    return r;"),
+            &c("    g(r++);\n    return r;")
+        ));
+        assert!(!same(
+            Language::C,
+            &c("    return g(r, r);"),
+            &c("    return g(r++, r);")
+        ));
+        let looped = |arg: &str| {
+            c(&format!(
+                "    while (n) {{ g({arg}); h(r); }}\n    return s;"
+            ))
+        };
+        assert!(!same(Language::C, &looped("r"), &looped("r++")));
+        assert!(!same(
+            Language::C,
+            &c("    return r;"),
+            &c("    return ++r;")
+        ));
+        let addressed = |ret: &str| c(&format!("    char **q = &r;\n    g(q);\n    {ret}"));
+        assert!(!same(
+            Language::C,
+            &addressed("return g2(r);"),
+            &addressed("return g2(r++);")
+        ));
+        let st = |ret: &str| format!("int f(void) {{\n    static int k = 0;\n    {ret}\n}}\n");
+        assert!(!same(Language::C, &st("return k;"), &st("return k++;")));
+        // A goto may lead back before the statement.
+        let jumps = |arg: &str| {
+            c(&format!(
+                "again:\n    g({arg});\n    if (n) goto again;\n    return s;"
+            ))
+        };
+        assert!(!same(Language::C, &jumps("n"), &jumps("n--")));
+        // Java: `finally` runs after the return value is computed.
+        let j = |ret: &str| {
+            format!("class A {{ int k; int f(int x) {{ try {{ {ret} }} finally {{ k = x; }} }} }}")
+        };
+        assert!(!same(Language::Java, &j("return x;"), &j("return x++;")));
+        let j2 = |ret: &str| format!("class A {{ int f(int x) {{ {ret} }} }}");
+        assert!(same(Language::Java, &j2("return x;"), &j2("return x++;")));
+        // C++: a reference parameter outlives the call.
+        let r = |ret: &str| format!("int f(int &x) {{\n    {ret}\n}}\n");
+        assert!(!same(Language::Cpp, &r("return x;"), &r("return x++;")));
+    }
+
+    #[test]
+    fn zero_comparisons_of_unsigned_values_and_c_pointers_cannot_see_a_sign() {
+        let c = |cond: &str| {
+            format!("int f(unsigned n, char *p, int i) {{\n    if ({cond}) return 1;\n    return 0;\n}}\n")
+        };
+        assert!(same(Language::C, &c("n != 0"), &c("n > 0")));
+        assert!(same(Language::C, &c("n == 0"), &c("n <= 0")));
+        assert!(same(Language::C, &c("0 != n"), &c("0 < n")));
+        assert!(same(Language::C, &c("p != 0"), &c("p > 0")));
+        assert!(same(Language::C, &c("p == NULL"), &c("p <= NULL")));
+        // A signed value has a sign; `>=` is not `==`.
+        assert!(!same(Language::C, &c("i != 0"), &c("i > 0")));
+        assert!(!same(Language::C, &c("n == 0"), &c("n >= 0")));
+        assert!(!same(Language::C, &c("n != 1"), &c("n > 1")));
+        // C++ rejects ordered pointer comparisons with zero: no rewrite there.
+        assert!(!same(Language::Cpp, &c("p != 0"), &c("p > 0")));
+        assert!(same(Language::Cpp, &c("n != 0"), &c("n > 0")));
+        // Java `char` is unsigned.
+        let j = |cond: &str| {
+            format!("class A {{ int f(char c) {{ if ({cond}) return 1; return 0; }} }}")
+        };
+        assert!(same(Language::Java, &j("c != 0"), &j("c > 0")));
+        let j = |cond: &str| {
+            format!("class A {{ int f(int c) {{ if ({cond}) return 1; return 0; }} }}")
+        };
+        assert!(!same(Language::Java, &j("c != 0"), &j("c > 0")));
+    }
+
+    #[test]
+    fn a_file_with_syntax_errors_is_proved_through_its_only_changed_function() {
+        let file = |ret: &str| {
+            format!("#endif\nint g(int);\nint f(int x) {{\n    int y = g(x);\n    {ret}\n}}\n@@@ garbage\n")
+        };
+        let proved = |a: &str, b: &str| {
+            let fa = ParsedFile::parse(Language::C, file(a));
+            let fb = ParsedFile::parse(Language::C, file(b));
+            let ga = select_function(&fa, Some("f")).unwrap();
+            let gb = select_function(&fb, Some("f")).unwrap();
+            prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+        };
+        assert_eq!(proved("return y;", "return y++;"), Ok(true));
+        assert_eq!(proved("return y;", "return y + 1;"), Ok(false));
+        // The rest of the text differs: no proof.
+        let fa = ParsedFile::parse(Language::C, file("return y;"));
+        let fb = ParsedFile::parse(Language::C, file("return y;").replace("@@@", "@@"));
+        let ga = select_function(&fa, Some("f")).unwrap();
+        let gb = select_function(&fb, Some("f")).unwrap();
+        assert!(prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()).is_err());
     }
 
     fn whole(lang: Language, a: &str, b: &str) -> bool {
