@@ -34,6 +34,22 @@ pub fn run(args: Cli) -> i32 {
 }
 
 fn bench_lsp(args: &cli::lsp::BenchLspArgs) -> anyhow::Result<i32> {
+    if let (false, Some(open)) = (args.workspace.is_empty(), &args.open) {
+        let opts = crate::lsp::bench_workspace::WorkspaceBenchOptions {
+            folders: args.workspace.clone(),
+            open: open.clone(),
+            edits: args.edits,
+            interval_ms: args.interval_ms,
+        };
+        let report =
+            crate::lsp::bench_workspace::run_blocking(&opts).map_err(|e| anyhow::anyhow!(e))?;
+        let out = match args.format {
+            cli::OutputFormat::Json => serde_json::to_string_pretty(&report)?,
+            cli::OutputFormat::Text => report.to_text(),
+        };
+        cli::print_stdout(&out)?;
+        return Ok(0);
+    }
     let opts = crate::lsp::bench::BenchOptions {
         lines: args.lines,
         edits: args.edits,

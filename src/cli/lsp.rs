@@ -26,4 +26,15 @@ pub struct BenchLspArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = super::OutputFormat::Text)]
     pub format: super::OutputFormat,
+    /// Workspace mode: these folders (comma-separated) are indexed and analysed, `--open`
+    /// is opened and `--edits` trailing-comment edits are made `--interval-ms` apart;
+    /// reports times, CPU per edit and resident memory against every file parsed and held.
+    #[arg(long, value_delimiter = ',', requires = "open")]
+    pub workspace: Vec<std::path::PathBuf>,
+    /// Workspace mode: the file opened and edited.
+    #[arg(long)]
+    pub open: Option<std::path::PathBuf>,
+    /// Workspace mode: pause after each edit (milliseconds).
+    #[arg(long, default_value_t = 2000)]
+    pub interval_ms: u64,
 }

@@ -127,19 +127,34 @@ pub fn scripted_reply(req: &ChatRequest, flow_answer: &str) -> FakeReply {
 }
 
 async fn wait_idle(client: &LspClient, timeout: Duration) -> Result<Value, String> {
+    wait_status(client, timeout, Duration::from_millis(2), |st| {
+        (st.get("idle") == Some(&Value::Bool(true)))
+            .then_some(())
+            .ok_or_else(|| "the LLM scheduler did not go idle".to_string())
+    })
+    .await
+}
+
+/// Polls `crosscheck/status` every `every` until `done` accepts it; past `timeout`, the last
+/// refusal is the error.
+pub(crate) async fn wait_status(
+    client: &LspClient,
+    timeout: Duration,
+    every: Duration,
+    done: impl Fn(&Value) -> Result<(), String>,
+) -> Result<Value, String> {
     let deadline = Instant::now() + timeout;
     loop {
         let st = client
             .request(STATUS_REQUEST, Value::Null)
             .await
             .map_err(|e| format!("status request failed: {e}"))?;
-        if st.get("idle") == Some(&Value::Bool(true)) {
-            return Ok(st);
+        match done(&st) {
+            Ok(()) => return Ok(st),
+            Err(e) if Instant::now() > deadline => return Err(e),
+            Err(_) => {}
         }
-        if Instant::now() > deadline {
-            return Err("the LLM scheduler did not go idle".to_string());
-        }
-        tokio::time::sleep(Duration::from_millis(2)).await;
+        tokio::time::sleep(every).await;
     }
 }
 
@@ -171,13 +186,21 @@ impl BenchReport {
 
 /// Runs the benchmark on a runtime of its own (what `crosscheck bench-lsp` calls).
 pub fn run_blocking(opts: &BenchOptions) -> Result<BenchReport, String> {
+    on_own_runtime(run(opts))
+}
+
+/// Runs a benchmark on a runtime of its own, shaped like the server's (two workers, large
+/// stacks).
+pub(crate) fn on_own_runtime<T>(
+    bench: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_stack_size(32 * 1024 * 1024)
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let report = rt.block_on(run(opts));
+    let report = rt.block_on(bench);
     rt.shutdown_background();
     report
 }

@@ -28,6 +28,7 @@
 
 pub mod background;
 pub mod bench;
+pub mod bench_workspace;
 pub mod checks;
 pub mod client;
 pub mod config;

@@ -416,8 +416,25 @@ impl ConfigState {
 pub(crate) struct WorkspaceState {
     /// Folder root -> folder URI.
     pub folders: BTreeMap<PathBuf, String>,
-    /// Parsed files not necessarily open in the editor.
-    pub disk: BTreeMap<PathBuf, Arc<ParsedFile>>,
+    /// Files on disk (open in the editor or not; an open document's text wins).
+    pub disk: BTreeMap<PathBuf, DiskFile>,
+}
+
+/// A workspace file as read from disk, with its parse while one is kept (see
+/// `State::keep_parses`).
+#[derive(Debug, Clone)]
+pub(crate) struct DiskFile {
+    pub text: Arc<workspace::SourceText>,
+    pub parsed: Option<Arc<ParsedFile>>,
+}
+
+impl DiskFile {
+    pub fn new(text: workspace::SourceText) -> DiskFile {
+        DiskFile {
+            text: Arc::new(text),
+            parsed: None,
+        }
+    }
 }
 
 /// The function-task questions of one document version (see `State::function_questions`).
@@ -714,7 +731,9 @@ impl State {
         if let Some(p) = open {
             return p;
         }
-        lock(&self.workspace).disk.get(Path::new(path)).cloned()
+        let disk = lock(&self.workspace).disk.get(Path::new(path)).cloned()?;
+        // A file whose parse is not kept is parsed for this use only.
+        Some(disk.parsed.unwrap_or_else(|| Arc::new(disk.text.parse())))
     }
 
     /// The LLM questions of an analysed document (empty when the LLM must not see it): one per
@@ -1098,12 +1117,15 @@ impl State {
     }
 
     /// Units for the workspace analyses: disk files, with open documents' editor text.
-    fn workspace_units(&self) -> Vec<(String, Arc<ParsedFile>)> {
-        let mut units: BTreeMap<String, Arc<ParsedFile>> = BTreeMap::new();
+    fn workspace_units(&self) -> Vec<workspace::Unit> {
+        let mut units: BTreeMap<String, workspace::UnitSource> = BTreeMap::new();
         {
             let ws = lock(&self.workspace);
             for (p, f) in &ws.disk {
-                units.insert(p.to_string_lossy().into_owned(), Arc::clone(f));
+                units.insert(
+                    p.to_string_lossy().into_owned(),
+                    workspace::UnitSource::Text(Arc::clone(&f.text), f.parsed.clone()),
+                );
             }
         }
         let docs = lock(&self.docs);
@@ -1111,14 +1133,48 @@ impl State {
             let path = workspace::unit_path(&d.uri);
             match d.parsed() {
                 Some(p) => {
-                    units.insert(path, p);
+                    units.insert(path, workspace::UnitSource::Parsed(p));
                 }
                 None => {
                     units.remove(&path);
                 }
             }
         }
-        units.into_iter().collect()
+        units
+            .into_iter()
+            .map(|(path, source)| workspace::Unit { path, source })
+            .collect()
+    }
+
+    /// The language families of the open documents.
+    fn open_families(&self) -> std::collections::BTreeSet<crate::syntax::Language> {
+        lock(&self.docs)
+            .iter()
+            .filter_map(|d| d.parsed().map(|p| p.language.family()))
+            .collect()
+    }
+
+    /// After a workspace analysis: disk files keep their parses only in the language
+    /// families of open documents (an edit there re-analyses the family and would parse
+    /// them again); the others' trees are dropped (about 26 bytes per source byte).
+    fn keep_parses(&self, made: Vec<workspace::MadeParse>) {
+        let hot = self.open_families();
+        let mut ws = lock(&self.workspace);
+        for m in made {
+            if !hot.contains(&m.text.language.family()) {
+                continue;
+            }
+            if let Some(f) = ws.disk.get_mut(Path::new(&m.path)) {
+                if Arc::ptr_eq(&f.text, &m.text) {
+                    f.parsed = Some(m.parsed);
+                }
+            }
+        }
+        for f in ws.disk.values_mut() {
+            if !hot.contains(&f.text.language.family()) {
+                f.parsed = None;
+            }
+        }
     }
 
     /// The workspace loop (see the module docs).
@@ -1138,9 +1194,19 @@ impl State {
             let started = std::time::Instant::now();
             let flag = cancel.clone();
             let mut cache = std::mem::take(&mut *lock(&self.interproc_cache));
+            let hot = self.open_families();
             let joined = super::background::run_low_priority("workspace", move || {
-                let r =
-                    workspace::compute_interproc(generation, &units, &providers, &mut cache, &flag);
+                let mut made = Vec::new();
+                let r = workspace::compute_interproc_units(
+                    generation,
+                    &units,
+                    &providers,
+                    &mut cache,
+                    &flag,
+                    (&|family| hot.contains(&family), &mut made),
+                );
+                // The units (and the parses not kept) go before memory is given back.
+                drop(units);
                 tracing::debug!(
                     generation,
                     families_reused = cache.reused,
@@ -1158,11 +1224,12 @@ impl State {
                         "freed memory released"
                     );
                 }
-                (r, cache)
+                (r, cache, made)
             })
             .await;
-            let joined = joined.map(|(r, cache)| {
+            let joined = joined.map(|(r, cache, made)| {
                 *lock(&self.interproc_cache) = cache;
+                self.keep_parses(made);
                 r
             });
             *lock(&self.workspace_run) = None;
@@ -1257,9 +1324,12 @@ impl TextSource for State {
             return open;
         }
         let ws = lock(&self.workspace);
-        ws.disk
-            .get(Path::new(path))
-            .map(|f| (Arc::from(f.text.as_str()), Arc::new(f.lines.clone())))
+        ws.disk.get(Path::new(path)).map(|f| {
+            (
+                Arc::from(f.text.text.as_str()),
+                Arc::new(f.text.lines.clone()),
+            )
+        })
     }
 }
 

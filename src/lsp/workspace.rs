@@ -9,6 +9,7 @@
 use super::findings::{Finding, FindingProvider, ProviderMemo, WorkspaceView};
 use crate::analysis::callgraph::{update_call_graph, CallEdge, EdgeView, GraphMemo, SourceUnit};
 use crate::syntax::parse::decode_source;
+use crate::syntax::position::LineIndex;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -41,8 +42,33 @@ pub fn path_uri(path: &Path) -> Option<Uri> {
     Uri::from_file_path(path)
 }
 
-/// Reads and parses one source file; `Err` says why it is skipped.
-pub fn read_source(path: &Path, max_bytes: usize) -> Result<ParsedFile, String> {
+/// The text of a workspace file that is not open in the editor. Its parse is made when its
+/// language family is analysed and kept only while a document of that family is open
+/// ([`compute_interproc_units`]): trees take about 26 bytes per source byte, the text one.
+#[derive(Debug)]
+pub struct SourceText {
+    pub language: Language,
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl SourceText {
+    pub fn new(language: Language, text: String) -> SourceText {
+        let lines = LineIndex::new(&text);
+        SourceText {
+            language,
+            text,
+            lines,
+        }
+    }
+
+    pub fn parse(&self) -> ParsedFile {
+        ParsedFile::parse(self.language, self.text.as_str())
+    }
+}
+
+/// Reads one source file (not parsed); `Err` says why it is skipped.
+pub fn read_source(path: &Path, max_bytes: usize) -> Result<SourceText, String> {
     let lang = Language::from_path(path).ok_or_else(|| "unsupported language".to_string())?;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if meta.len() as usize > max_bytes {
@@ -50,7 +76,77 @@ pub fn read_source(path: &Path, max_bytes: usize) -> Result<ParsedFile, String> 
     }
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let text = decode_source(&bytes, max_bytes).map_err(|e| e.to_string())?;
-    Ok(ParsedFile::parse(lang, text))
+    Ok(SourceText::new(lang, text.into()))
+}
+
+/// One unit of the workspace analyses.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    /// The unit path ([`unit_path`]).
+    pub path: String,
+    pub source: UnitSource,
+}
+
+/// What a unit is analysed from.
+#[derive(Debug, Clone)]
+pub enum UnitSource {
+    /// A parse (an open document's): the unit is this parse.
+    Parsed(Arc<ParsedFile>),
+    /// A file's text (the unit is this text), with its parse when one is kept; parsed when
+    /// its family is analysed otherwise.
+    Text(Arc<SourceText>, Option<Arc<ParsedFile>>),
+}
+
+impl UnitSource {
+    pub fn language(&self) -> Language {
+        match self {
+            UnitSource::Parsed(p) => p.language,
+            UnitSource::Text(t, _) => t.language,
+        }
+    }
+
+    /// What identifies the unit's content between two analyses (a new text or a new parse
+    /// is a new identity; a kept parse of the same text is not).
+    fn identity(&self) -> Identity {
+        match self {
+            UnitSource::Parsed(p) => Identity::Parse(Arc::clone(p)),
+            UnitSource::Text(t, _) => Identity::Text(Arc::clone(t)),
+        }
+    }
+
+    /// The unit's parse, made now when none is kept (`true`: made).
+    fn parsed(&self) -> (Arc<ParsedFile>, bool) {
+        match self {
+            UnitSource::Parsed(p) | UnitSource::Text(_, Some(p)) => (Arc::clone(p), false),
+            UnitSource::Text(t, None) => (Arc::new(t.parse()), true),
+        }
+    }
+}
+
+/// A unit's content identity, compared by address (see [`UnitSource::identity`]).
+#[derive(Debug, Clone)]
+enum Identity {
+    Parse(Arc<ParsedFile>),
+    Text(Arc<SourceText>),
+}
+
+impl PartialEq for Identity {
+    fn eq(&self, other: &Identity) -> bool {
+        match (self, other) {
+            (Identity::Parse(a), Identity::Parse(b)) => Arc::ptr_eq(a, b),
+            (Identity::Text(a), Identity::Text(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// A parse made by a workspace analysis for a unit given as text: the caller may keep it
+/// (with the text it was made from) for the next analysis.
+#[derive(Debug, Clone)]
+pub struct MadeParse {
+    pub path: String,
+    pub text: Arc<SourceText>,
+    pub parsed: Arc<ParsedFile>,
 }
 
 /// Lists the analysable files of a folder (honouring `.gitignore` when asked), sorted.
@@ -116,8 +212,9 @@ impl Interproc {
 /// reuse their per-function work through their memos).
 #[derive(Debug)]
 struct FamilyResult {
-    /// Unit paths and parses (compared by identity: a changed file is a new parse).
-    units: Vec<(String, Arc<ParsedFile>)>,
+    /// Unit paths and content identities (a changed file is a new parse or a new text; the
+    /// parses of units given as text are not kept here).
+    units: Vec<(String, Identity)>,
     graph: GraphMemo,
     /// Per provider (in the order of the providers), what its next run may reuse; taken by
     /// the next computation of the family.
@@ -142,21 +239,18 @@ pub struct InterprocCache {
     pub resolved_units: usize,
 }
 
-/// Per unit, whether `b` holds the very parse `a` holds; `None` unless both list the same
+/// Per unit, whether `b` holds the very content `a` held; `None` unless both list the same
 /// paths in the same order.
-fn same_parses(
-    a: &[(String, Arc<ParsedFile>)],
-    b: &[(String, Arc<ParsedFile>)],
-) -> Option<Vec<bool>> {
-    (a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0)).then(|| {
+fn same_parses(a: &[(String, Identity)], b: &[Unit]) -> Option<Vec<bool>> {
+    (a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.path)).then(|| {
         a.iter()
             .zip(b)
-            .map(|(x, y)| Arc::ptr_eq(&x.1, &y.1))
+            .map(|(x, y)| x.1 == y.source.identity())
             .collect()
     })
 }
 
-fn same_units(a: &[(String, Arc<ParsedFile>)], b: &[(String, Arc<ParsedFile>)]) -> bool {
+fn same_units(a: &[(String, Identity)], b: &[Unit]) -> bool {
     same_parses(a, b).is_some_and(|s| s.iter().all(|x| *x))
 }
 
@@ -174,15 +268,33 @@ fn source_units(units: &[(String, Arc<ParsedFile>)]) -> Vec<SourceUnit<'_>> {
 /// The call graph and per-family provider findings of one family's units, updated from
 /// `prev`, the family's previous result, when there is one.
 fn compute_family(
-    units: &[(String, Arc<ParsedFile>)],
+    members: &[Unit],
     providers: &[Arc<dyn FindingProvider>],
     prev: Option<&FamilyResult>,
     cancel: &Cancel,
+    made: &mut Vec<MadeParse>,
 ) -> FamilyResult {
+    // The family's parses live while it is analysed; those made here are handed back.
+    let mut units: Vec<(String, Arc<ParsedFile>)> = Vec::with_capacity(members.len());
+    for m in members {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let (parsed, fresh) = m.source.parsed();
+        if let (true, UnitSource::Text(text, _)) = (fresh, &m.source) {
+            made.push(MadeParse {
+                path: m.path.clone(),
+                text: Arc::clone(text),
+                parsed: Arc::clone(&parsed),
+            });
+        }
+        units.push((m.path.clone(), parsed));
+    }
+    let units = units.as_slice();
     let su = source_units(units);
     let mut notes = Vec::new();
     // `same[i]`: unit `i` is the parse the previous result saw (same paths in the same order).
-    let same: Option<Vec<bool>> = prev.and_then(|p| same_parses(&p.units, units));
+    let same: Option<Vec<bool>> = prev.and_then(|p| same_parses(&p.units, members));
     let base = match (prev, &same) {
         (Some(p), Some(same)) => Some((&p.graph, same.as_slice())),
         _ => None,
@@ -216,7 +328,10 @@ fn compute_family(
         .map(|(p, f)| (p.clone(), super::engine::document_hash(&f.text)))
         .collect();
     FamilyResult {
-        units: units.to_vec(),
+        units: members
+            .iter()
+            .map(|m| (m.path.clone(), m.source.identity()))
+            .collect(),
         graph,
         memos: Mutex::new(memos),
         notes,
@@ -264,21 +379,61 @@ pub fn compute_interproc(
     cache: &mut InterprocCache,
     cancel: &Cancel,
 ) -> Interproc {
-    let mut families: BTreeMap<Language, Vec<(String, Arc<ParsedFile>)>> = BTreeMap::new();
-    for (p, f) in units {
+    let units: Vec<Unit> = units
+        .iter()
+        .map(|(path, f)| Unit {
+            path: path.clone(),
+            source: UnitSource::Parsed(Arc::clone(f)),
+        })
+        .collect();
+    compute_interproc_units(
+        generation,
+        &units,
+        providers,
+        cache,
+        cancel,
+        (&|_| false, &mut Vec::new()),
+    )
+}
+
+/// [`compute_interproc`] over units given as parses or as text. A family that is analysed
+/// has every unit parsed for the time of its analysis; the parses made from text in the
+/// families `keep.0` names are pushed to `keep.1`, and nothing else keeps them, so a
+/// workspace whose closed files are given as text holds one family's trees at a time.
+pub fn compute_interproc_units(
+    generation: u64,
+    units: &[Unit],
+    providers: &[Arc<dyn FindingProvider>],
+    cache: &mut InterprocCache,
+    cancel: &Cancel,
+    keep: (&dyn Fn(Language) -> bool, &mut Vec<MadeParse>),
+) -> Interproc {
+    let (keep_family, made) = keep;
+    let mut families: BTreeMap<Language, Vec<Unit>> = BTreeMap::new();
+    for u in units {
         families
-            .entry(f.language.family())
+            .entry(u.source.language().family())
             .or_default()
-            .push((p.clone(), Arc::clone(f)));
+            .push(u.clone());
     }
     cache.families.retain(|fam, _| families.contains_key(fam));
     let (mut reused, mut computed, mut resolved) = (0, 0, 0);
-    let mut results: Vec<Arc<FamilyResult>> = Vec::new();
-    for (fam, members) in &families {
+    // Families whose parses are kept go last: the others' trees and analysis peaks come and
+    // go before the kept trees start to add up. Results are assembled in family order.
+    let mut order: Vec<(&Language, &Vec<Unit>)> = families.iter().collect();
+    order.sort_by_key(|(fam, _)| keep_family(**fam));
+    let mut by_family: BTreeMap<Language, Arc<FamilyResult>> = BTreeMap::new();
+    for (fam, members) in order {
+        let mut discard = Vec::new();
+        let made_here = if keep_family(*fam) {
+            &mut *made
+        } else {
+            &mut discard
+        };
         match cache.families.get(fam) {
             Some(r) if same_units(&r.units, members) => {
                 reused += 1;
-                results.push(Arc::clone(r));
+                by_family.insert(*fam, Arc::clone(r));
             }
             prev => {
                 computed += 1;
@@ -287,15 +442,17 @@ pub fn compute_interproc(
                     providers,
                     prev.map(|p| p.as_ref()),
                     cancel,
+                    made_here,
                 ));
                 resolved += r.graph.resolved_units;
                 if !cancel.is_cancelled() {
                     cache.families.insert(*fam, Arc::clone(&r));
                 }
-                results.push(r);
+                by_family.insert(*fam, r);
             }
         }
     }
+    let results: Vec<Arc<FamilyResult>> = by_family.into_values().collect();
     cache.reused = reused;
     cache.computed = computed;
     cache.resolved_units = resolved;
@@ -318,7 +475,12 @@ pub fn compute_interproc(
     }
     // Providers that may relate files of different families see the whole workspace.
     if providers.iter().any(|p| !p.per_language_family()) {
-        let su = source_units(units);
+        // (Every unit parsed at once: no such provider runs in the server.)
+        let parsed: Vec<(String, Arc<ParsedFile>)> = units
+            .iter()
+            .map(|u| (u.path.clone(), u.source.parsed().0))
+            .collect();
+        let su = source_units(&parsed);
         for p in providers.iter().filter(|p| !p.per_language_family()) {
             run_provider(
                 p.as_ref(),
@@ -353,6 +515,100 @@ mod tests {
 
     fn unit(path: &str, lang: Language, text: &str) -> (String, Arc<ParsedFile>) {
         (path.to_string(), Arc::new(ParsedFile::parse(lang, text)))
+    }
+
+    #[test]
+    fn units_given_as_text_are_parsed_per_family_and_kept_only_where_asked() {
+        let providers: Vec<Arc<dyn FindingProvider>> = vec![Arc::new(TaintProvider)];
+        let c_text = "#include <stdlib.h>\n#include <stdio.h>\nint main(void) {\n    char b[64];\n    fgets(b, 64, stdin);\n    system(b);\n    return 0;\n}\n";
+        let py_text = "import os, socket\n\ndef run(s: socket.socket):\n    cmd = s.recv(10)\n    os.system(cmd)\n";
+        let text = |lang, t: &str| Arc::new(SourceText::new(lang, t.to_string()));
+        let (c, py) = (text(Language::C, c_text), text(Language::Python, py_text));
+        let units = vec![
+            Unit {
+                path: "/w/main.c".into(),
+                source: UnitSource::Text(Arc::clone(&c), None),
+            },
+            Unit {
+                path: "/w/app.py".into(),
+                source: UnitSource::Text(Arc::clone(&py), None),
+            },
+        ];
+        let mut cache = InterprocCache::default();
+        let mut made = Vec::new();
+        let keep_python = |f: Language| f == Language::Python;
+        let first = compute_interproc_units(
+            1,
+            &units,
+            &providers,
+            &mut cache,
+            &Cancel::never(),
+            (&keep_python, &mut made),
+        );
+        // The same findings as from parses.
+        let parsed = [
+            unit("/w/main.c", Language::C, c_text),
+            unit("/w/app.py", Language::Python, py_text),
+        ];
+        let fresh = compute_interproc(
+            1,
+            &parsed,
+            &providers,
+            &mut InterprocCache::default(),
+            &Cancel::never(),
+        );
+        assert_eq!(first.findings, fresh.findings);
+        assert!(
+            first.findings.contains_key("/w/main.c"),
+            "{:?}",
+            first.findings
+        );
+        assert_eq!(first.unit_hashes, fresh.unit_hashes);
+        // Only the family asked for hands its parses back.
+        assert_eq!(made.len(), 1);
+        assert_eq!(made[0].path, "/w/app.py");
+        assert!(Arc::ptr_eq(&made[0].text, &py));
+        // The same texts, one now with its kept parse: both families are reused, nothing
+        // is parsed again.
+        let again = vec![
+            units[0].clone(),
+            Unit {
+                path: "/w/app.py".into(),
+                source: UnitSource::Text(Arc::clone(&py), Some(Arc::clone(&made[0].parsed))),
+            },
+        ];
+        let mut made2 = Vec::new();
+        let second = compute_interproc_units(
+            2,
+            &again,
+            &providers,
+            &mut cache,
+            &Cancel::never(),
+            (&|_| true, &mut made2),
+        );
+        assert_eq!((cache.reused, cache.computed), (2, 0));
+        assert!(made2.is_empty());
+        assert_eq!(second.findings, first.findings);
+        // A new text of the C file is a change of the C family only.
+        let c2 = text(Language::C, &c_text.replace("system(b)", "puts(b)"));
+        let changed = vec![
+            Unit {
+                path: "/w/main.c".into(),
+                source: UnitSource::Text(c2, None),
+            },
+            again[1].clone(),
+        ];
+        let third = compute_interproc_units(
+            3,
+            &changed,
+            &providers,
+            &mut cache,
+            &Cancel::never(),
+            (&|_| false, &mut made2),
+        );
+        assert_eq!((cache.reused, cache.computed), (1, 1));
+        assert!(!third.findings.contains_key("/w/main.c"));
+        assert!(made2.is_empty());
     }
 
     #[test]
@@ -417,7 +673,7 @@ mod tests {
             cache2
                 .families
                 .get(&Language::Python)
-                .map(|r| r.units[0].1.text.contains("'ls'")),
+                .map(|r| matches!(&r.units[0].1, Identity::Parse(p) if p.text.contains("'ls'"))),
             Some(true)
         );
     }

@@ -396,3 +396,104 @@ async fn an_edit_interrupts_a_running_workspace_analysis_which_then_settles_on_t
     );
     assert!(!done.iter().any(|t| t.contains("return 1")), "{done:?}");
 }
+
+/// Waits until indexing and the workspace analysis after it are done.
+async fn settled(c: &crosscheck::lsp::client::LspClient, generation_above: u64) -> Value {
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let st = status(c).await;
+        if st["indexing"] == false
+            && st["workspace_pending"] == false
+            && st["workspace_generation"].as_u64().unwrap_or(0) > generation_above
+        {
+            return st;
+        }
+        assert!(std::time::Instant::now() < deadline, "not settled: {st}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Closed files are held as text; their trees (most of the memory) live while their family is
+/// analysed and stay only in the families of open documents, without changing any finding.
+#[tokio::test]
+async fn closed_files_keep_their_trees_only_in_the_families_of_open_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.c"),
+        "#include <stdlib.h>\n#include <stdio.h>\nvoid run(char *b) { system(b); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.c"),
+        "#include <stdio.h>\nvoid run(char *b);\nint main(void) {\n    char b[64];\n    fgets(b, 64, stdin);\n    run(b);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("x.py"), "def helper():\n    return 1\n").unwrap();
+    std::fs::write(dir.path().join("y.py"), "def other():\n    return 2\n").unwrap();
+    let (c, _s) = start(no_llm(), init_params(Some(dir.path()), false, Value::Null)).await;
+    let st = settled(&c, 0).await;
+    assert_eq!(st["workspace_files"], 4, "{st}");
+    assert_eq!(st["workspace_parsed_files"], 0, "no document open: {st}");
+    // A Python document opens: the Python files keep their parses, the C files do not.
+    let z = file_uri(&dir.path().join("z.py"));
+    open(
+        &c,
+        &z,
+        "python",
+        1,
+        "from x import helper\n\ndef main():\n    return helper()\n",
+    )
+    .await;
+    diagnostics(&c, &z, 1).await;
+    let generation = st["workspace_generation"].as_u64().unwrap();
+    let st = settled(&c, generation).await;
+    assert_eq!(st["workspace_parsed_files"], 2, "x.py and y.py: {st}");
+    assert!(st["call_edges"].as_u64().unwrap() >= 1, "{st}");
+    // The C document opens: its family's other file is kept too.
+    let b = file_uri(&dir.path().join("b.c"));
+    open(
+        &c,
+        &b,
+        "c",
+        1,
+        &std::fs::read_to_string(dir.path().join("b.c")).unwrap(),
+    )
+    .await;
+    let generation = st["workspace_generation"].as_u64().unwrap();
+    let st = settled(&c, generation).await;
+    assert_eq!(st["workspace_parsed_files"], 3, "x.py, y.py and a.c: {st}");
+}
+
+/// `crosscheck bench-lsp --workspace` end to end on a small workspace: every file indexed and
+/// counted, each edit answered, memory read from the process.
+#[tokio::test]
+async fn the_workspace_benchmark_measures_a_real_folder() {
+    use crosscheck::lsp::bench_workspace::{run, WorkspaceBenchOptions};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.py"),
+        "import os\n\ndef f(x):\n    os.system(x)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.c"),
+        "int g(int x) {\n    return x + 1;\n}\n",
+    )
+    .unwrap();
+    let opts = WorkspaceBenchOptions {
+        folders: vec![dir.path().to_path_buf()],
+        open: dir.path().join("a.py"),
+        edits: 3,
+        interval_ms: 10,
+    };
+    let r = run(&opts).await.unwrap();
+    assert_eq!(r.files, 2, "{r:?}");
+    assert_eq!(r.lines, 7, "{r:?}");
+    assert_eq!(r.edits, 3);
+    assert!(
+        r.edit_max_ms > 0.0 && r.edit_median_ms <= r.edit_max_ms,
+        "{r:?}"
+    );
+    assert!(r.peak_mib >= r.settled_mib && r.settled_mib > 0.0, "{r:?}");
+    assert!(r.to_text().contains("2 files, 7 lines"), "{}", r.to_text());
+}

@@ -77,7 +77,7 @@ pub async fn handle(state: &Arc<State>, params: DidChangeWatchedFilesParams) {
         for (p, r) in parsed {
             match r {
                 Ok(f) => {
-                    ws.disk.insert(p, Arc::new(f));
+                    ws.disk.insert(p, crate::lsp::server::DiskFile::new(f));
                 }
                 Err(_) => {
                     ws.disk.remove(&p);

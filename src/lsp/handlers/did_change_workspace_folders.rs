@@ -144,7 +144,7 @@ async fn index_folders(state: Arc<State>, roots: Vec<PathBuf>) {
                 for (p, r) in parsed {
                     match r {
                         Ok(f) => {
-                            ws.disk.insert(p, Arc::new(f));
+                            ws.disk.insert(p, crate::lsp::server::DiskFile::new(f));
                             total += 1;
                         }
                         Err(e) => tracing::debug!("skipping {}: {e}", p.display()),

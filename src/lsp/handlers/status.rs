@@ -22,6 +22,9 @@ pub fn handle(state: &Arc<State>) -> Value {
         "scheduler": state.scheduler.stats(),
         "workspace_generation": ip.generation,
         "workspace_files": lock(&state.workspace).disk.len(),
+        // Closed files whose parse is kept (the families of open documents; see
+        // `State::keep_parses`): trees are most of the server's memory.
+        "workspace_parsed_files": lock(&state.workspace).disk.values().filter(|f| f.parsed.is_some()).count(),
         "workspace_folders": lock(&state.workspace).folders.values().cloned().collect::<Vec<_>>(),
         "call_edges": ip.edges().len(),
         "trace": format!("{:?}", *lock(&state.trace)).to_lowercase(),
