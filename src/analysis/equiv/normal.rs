@@ -19,14 +19,16 @@
 //!    `+` and `*` are put in a canonical order, only when both operands are integer-typed and
 //!    side-effect free (integer literals, names declared `int`/`long` (Python: annotated `int`)
 //!    and arithmetic over them). Never on strings, floats, lists or user types;
-//! 7. dead post-updates (C, C++, Java): `x++`/`x--` whose new value nothing reads becomes `x`
+//! 7. dead post-updates (C, Java): `x++`/`x--` whose new value nothing reads becomes `x`
 //!    (the value of a postfix update is the old one). `x` is a parameter or automatic local of a
-//!    built-in scalar or pointer type declared once (not `static`, `volatile`, an array or a
-//!    C++ reference; its address never taken), named once in its statement, and the statement
-//!    is a `return` (no `finally`, C++ lambda or `setjmp` in the function) or lies outside every
-//!    loop of a function without `goto`, with no later mention of `x`. A signed overflow or a
-//!    pointer stepped past its object by the dropped update is undefined behaviour that
-//!    compilers remove the same way; it is not counted as a difference;
+//!    built-in scalar or pointer type declared once (not `static`, `volatile` or an array; its
+//!    address never taken), named once in its statement, and the statement is a `return` (no
+//!    `finally` or `setjmp` in the function) or lies outside every loop of a function without
+//!    `goto` or nested functions, with no later mention of `x`. Not C++: a reference bound to
+//!    `x` (`int &r = x;`, a constructor taking `int&` whose destructor reads it) sees the new
+//!    value with no `&` in sight. A signed overflow or a pointer stepped past its object by the
+//!    dropped update is undefined behaviour that compilers remove the same way; it is not
+//!    counted as a difference;
 //! 8. zero comparisons without a sign: for an unsigned local (Java: `char`) and, in C, a
 //!    pointer (addresses compare unsigned), `x > 0` is `x != 0` and `x <= 0` is `x == 0`.
 //!
@@ -1225,11 +1227,10 @@ struct LocalFacts {
     scalars: BTreeMap<String, Scalar>,
     /// Names whose address is taken (`&x`): a pointer may read them later.
     addressed: BTreeSet<String>,
-    /// A `return` ends every read of a local: no `finally` (Java), no lambda (C++: a capture
-    /// by reference outlives nothing, but its call may run in a destructor), no `setjmp`.
+    /// A `return` ends every read of a local: C or Java, no `finally` (Java), no `setjmp`.
     return_ends_reads: bool,
-    /// Control flows forwards except through loops: no `goto` or labels, no lambda, no
-    /// `setjmp`.
+    /// Control flows forwards except through loops and nothing reads a local behind its name:
+    /// C or Java, no `goto` or labels, no nested function, no `setjmp`.
     forward_only: bool,
 }
 
@@ -1241,6 +1242,11 @@ fn local_facts(file: &ParsedFile, func: &Function<'_>, lang: Language) -> LocalF
     };
     if !matches!(lang, Language::C | Language::Cpp | Language::Java) {
         return f;
+    }
+    if lang == Language::Cpp {
+        // References alias locals without `&` (rule 7 is off); rule 8 reads only the types.
+        f.return_ends_reads = false;
+        f.forward_only = false;
     }
     let text = |n: Node<'_>| file.node_text(n).to_string();
     if lang != Language::Java && text(func.node).contains("setjmp") {
@@ -1269,10 +1275,8 @@ fn local_facts(file: &ParsedFile, func: &Function<'_>, lang: Language) -> LocalF
             kind::GOTO_STATEMENT | kind::LABELED_STATEMENT if lang != Language::Java => {
                 f.forward_only = false
             }
-            kind::LAMBDA_EXPRESSION if lang == Language::Cpp => {
-                f.forward_only = false;
-                f.return_ends_reads = false;
-            }
+            // A nested function (a GNU C extension) may read the local when called later.
+            kind::FUNCTION_DEFINITION if node.id() != func.node.id() => f.forward_only = false,
             kind::FINALLY_CLAUSE | kind::SEH_FINALLY_CLAUSE => f.return_ends_reads = false,
             kind::POINTER_EXPRESSION => {
                 let mut c = node.walk();
@@ -1986,9 +1990,16 @@ mod tests {
         assert!(!same(Language::Java, &j("return x;"), &j("return x++;")));
         let j2 = |ret: &str| format!("class A {{ int f(int x) {{ {ret} }} }}");
         assert!(same(Language::Java, &j2("return x;"), &j2("return x++;")));
-        // C++: a reference parameter outlives the call.
+        // C++: a reference parameter outlives the call, and a reference or a constructor taking
+        // `int&` aliases a local with no `&` in sight: no C++ at all.
         let r = |ret: &str| format!("int f(int &x) {{\n    {ret}\n}}\n");
         assert!(!same(Language::Cpp, &r("return x;"), &r("return x++;")));
+        let alias = |ret: &str| format!("int f(int x) {{\n    Guard g(x);\n    {ret}\n}}\n");
+        assert!(!same(
+            Language::Cpp,
+            &alias("return x;"),
+            &alias("return x++;")
+        ));
     }
 
     #[test]
