@@ -144,13 +144,7 @@ pub fn side_from_text(
         ));
     }
     let (file, text) = parse_source(language, text);
-    let f = match pick {
-        Pick::Auto => select_function(&file, None),
-        Pick::Name(n) => select_function(&file, Some(n)),
-        Pick::Line(line) => function_at_line(&file, line)
-            .ok_or_else(|| format!("line {line} is not inside a function")),
-    }
-    .map_err(|e| format!("{}: {e}", label.display()))?;
+    let f = picked(&file, pick).map_err(|e| format!("{}: {e}", label.display()))?;
     let sig = signature(&file, &f).map_err(|e| format!("{}: {e}", label.display()))?;
     let function_text = file.node_text(f.node).to_string();
     Ok(Side {
@@ -176,17 +170,7 @@ pub fn proof_without_signature(
     }
     let (fa, _) = parse_source(language, a.0.to_string());
     let (fb, _) = parse_source(language, b.0.to_string());
-    fn pick<'t>(
-        file: &'t ParsedFile,
-        p: &Pick<'_>,
-    ) -> Option<crate::syntax::functions::Function<'t>> {
-        match p {
-            Pick::Auto => select_function(file, None).ok(),
-            Pick::Name(n) => select_function(file, Some(n)).ok(),
-            Pick::Line(line) => function_at_line(file, *line),
-        }
-    }
-    let (ga, gb) = (pick(&fa, &a.1)?, pick(&fb, &b.1)?);
+    let (ga, gb) = (picked(&fa, a.1).ok()?, picked(&fb, b.1).ok()?);
     let proved = prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) == Ok(true);
     proved.then(|| {
         let det = Deterministic {
@@ -202,6 +186,19 @@ pub fn proof_without_signature(
         let compared = json!({"a": describe(&ga), "b": describe(&gb)});
         (report(det, None, compared), ga.name.clone())
     })
+}
+
+/// The function of `file` that `pick` names.
+fn picked<'t>(
+    file: &'t ParsedFile,
+    pick: Pick<'_>,
+) -> Result<crate::syntax::functions::Function<'t>, String> {
+    match pick {
+        Pick::Auto => select_function(file, None),
+        Pick::Name(n) => select_function(file, Some(n)),
+        Pick::Line(line) => function_at_line(file, line)
+            .ok_or_else(|| format!("line {line} is not inside a function")),
+    }
 }
 
 /// The innermost named function (not a lambda) with a body whose definition spans `line`.
