@@ -363,6 +363,46 @@ impl ParsedFile {
         self.root().has_error() || self.cancelled
     }
 
+    /// A hash of the shape of the subtree under `node`: every node's kind, field name,
+    /// whether it is an ERROR or MISSING node, and its byte range relative to `node`. Two
+    /// subtrees with the same text and shape hash are the same tree (as far as a hash can
+    /// tell): error recovery can shape the same text differently, and this tells them apart.
+    /// Iterative, linear in the subtree.
+    pub fn shape_hash(&self, node: Node<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let base = node.start_byte();
+        let mut cursor = node.walk();
+        let mut depth = 0usize;
+        loop {
+            let n = cursor.node();
+            (
+                depth,
+                n.kind_id(),
+                cursor.field_id(),
+                n.is_error(),
+                n.is_missing(),
+                n.start_byte() - base,
+                n.end_byte() - base,
+            )
+                .hash(&mut h);
+            if cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                if depth == 0 {
+                    return h.finish();
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                cursor.goto_parent();
+                depth -= 1;
+            }
+        }
+    }
+
     /// Every ERROR and MISSING node of the tree, nested ones included (where
     /// [`ParsedFile::syntax_error_regions`] counts outermost regions: a file whose root is an
     /// ERROR node is one region however much of it parsed). Iterative.

@@ -322,3 +322,102 @@ fn lambdas_renamed_by_a_new_line_are_followed_where_other_files_call_them() {
     let e = check(&[a, unit("/w/b.py", &moved2), c], &mut cache, 4);
     assert_eq!(cache.resolved_units, 1, "{e:#?}");
 }
+
+/// The taint analysis keeps each function's interpretation with what it read (callee
+/// summaries, store entries, its local aliases); an edit re-interprets only the functions
+/// whose text or position changed and those whose inputs changed with them, and the result
+/// (flows with their paths, tainted variables, errors) is a fresh run's. Per language family
+/// (the memo serves one family), over every taint and call-graph fixture of the family.
+#[test]
+fn taint_interpretations_are_reused_after_edits_and_equal_a_fresh_run() {
+    use crosscheck::analysis::callgraph::{build_call_graph, EdgeView, SourceUnit};
+    use crosscheck::analysis::pointsto::analyze_points_to;
+    use crosscheck::analysis::taint::{analyze_taint_with, TaintMemo, TaintResult, TaintSpecs};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut paths = Vec::new();
+    sources(&root.join("callgraph"), &mut paths);
+    sources(&root.join("taint"), &mut paths);
+    let cancel = Cancel::never();
+    let run = |units: &[(String, ParsedFile)], memo: Option<&mut TaintMemo>| -> String {
+        let su: Vec<SourceUnit<'_>> = units
+            .iter()
+            .map(|(p, f)| SourceUnit {
+                path: p.clone(),
+                file: f,
+            })
+            .collect();
+        let edges = build_call_graph(&su, &cancel);
+        let c = matches!(su[0].file.language, Language::C | Language::Cpp);
+        let pt = c.then(|| analyze_points_to(&su, &cancel).without_solver_state());
+        let r: TaintResult = analyze_taint_with(
+            &su,
+            Some(EdgeView::from(edges.as_slice())),
+            pt.as_ref(),
+            TaintSpecs::builtin_shared(),
+            memo,
+            &cancel,
+        );
+        format!(
+            "{:#?}\n{:#?}\n{:#?}\n{:#?}\n{}",
+            r.flows, r.sanitized_flows, r.tainted_variables, r.errors, r.partial
+        )
+    };
+    for (tried, family) in [
+        Language::C,
+        Language::Python,
+        Language::Java,
+        Language::JavaScript,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut units: Vec<(String, ParsedFile)> = paths
+            .iter()
+            .filter_map(|p| {
+                let lang = Language::from_path(p)?;
+                (lang.family() == family).then(|| {
+                    let text = std::fs::read_to_string(p).unwrap_or_default();
+                    (
+                        p.to_string_lossy().into_owned(),
+                        ParsedFile::parse(lang, text),
+                    )
+                })
+            })
+            .collect();
+        assert!(units.len() >= 4, "{family:?} fixtures missing");
+        let mut memo = TaintMemo::default();
+        let first = run(&units, Some(&mut memo));
+        assert_eq!(first, run(&units, None));
+        assert!(first.contains("TaintFlow"), "{family:?}: no flow at all");
+        let total = memo.analyses_run;
+        assert!(total > 0 && memo.analyses_reused == 0);
+        let mut rng = Rng(ChaCha8Rng::seed_from_u64(0xC0FF_EE00 + tried as u64));
+        let mut reused_somewhere = false;
+        for round in 0..40 {
+            let i = rng.below(units.len());
+            let lang = units[i].1.language;
+            let text = units[i].1.text.clone();
+            // A comment after the last line, a blank line at the top, or a random edit.
+            let new = match round % 3 {
+                0 => format!("{text}\n"),
+                1 => format!("\n{text}"),
+                _ => {
+                    let original = std::fs::read_to_string(&units[i].0).unwrap_or_default();
+                    edit(&mut rng, &text, &original, lang)
+                }
+            };
+            units[i].1 = ParsedFile::parse(lang, new);
+            let updated = run(&units, Some(&mut memo));
+            assert_eq!(
+                updated,
+                run(&units, None),
+                "{family:?}: edit {round} of {} differs from a fresh run",
+                units[i].0
+            );
+            if memo.analyses_reused > 0 && memo.analyses_run < total {
+                reused_somewhere = true;
+            }
+        }
+        assert!(reused_somewhere, "{family:?}: no interpretation was reused");
+    }
+}

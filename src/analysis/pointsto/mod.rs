@@ -271,6 +271,30 @@ struct TargetSets {
 }
 
 impl TargetSets {
+    /// A hash of the targets local to `function` of each of its variables: all that the
+    /// taint analysis reads of a function's points-to sets.
+    fn local_aliases_hash(&self, function: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let start = self
+            .sets
+            .partition_point(|(f, _, _)| f.as_deref() < Some(function));
+        for (f, var, targets) in self.sets.get(start..).unwrap_or_default() {
+            if f.as_deref() != Some(function) {
+                break;
+            }
+            let local: Vec<&Target> = targets
+                .iter()
+                .filter_map(|&i| self.table.get(i as usize))
+                .filter(|t| t.function.as_deref() == Some(function))
+                .collect();
+            if !local.is_empty() {
+                (var, local).hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
     fn find(&self, var: VarRef<'_>) -> Option<&[u32]> {
         self.sets
             .binary_search_by(|(f, v, _)| (f.as_deref(), v.as_str()).cmp(&(var.function, var.name)))
@@ -535,6 +559,12 @@ impl PointsTo {
 
     pub fn is_empty(&self) -> bool {
         self.sets.sets.is_empty()
+    }
+
+    /// A hash of what the variables of `function` may point to among its own locals and
+    /// parameters (the same for two results that agree on those sets).
+    pub fn local_aliases_hash(&self, function: &str) -> u64 {
+        self.sets.local_aliases_hash(function)
     }
 
     /// The targets of a variable, sorted (none when it points to nothing known).

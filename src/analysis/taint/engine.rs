@@ -399,6 +399,17 @@ struct SinkSite {
     spec_rule: String,
 }
 
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tables")
+            .field("trails", &self.trails.node_count())
+            .field("sources", &self.sources.len())
+            .field("sinks", &self.sinks.len())
+            .field("fields", &self.fields.len())
+            .finish()
+    }
+}
+
 impl Tables {
     pub fn source(
         &mut self,
@@ -472,7 +483,7 @@ impl Tables {
 }
 
 /// The result of analysing one function.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 pub(super) struct FnOut {
     pub ret: Taint,
     pub sinks: BTreeMap<u32, Taint>,
@@ -491,6 +502,8 @@ pub(super) struct FnOut {
     pub used_pending: bool,
     pub partial: bool,
     pub errors: Vec<(usize, String)>,
+    /// Keys of the global store ([`Env::store`]) the analysis read.
+    pub store_reads: BTreeSet<String>,
 }
 
 impl FnOut {
@@ -728,20 +741,34 @@ fn run_family(
     // A function's scan is reused while the context, its text, column and call edges are
     // those it was made with, and it has no syntax error (error recovery may shape the same
     // text differently).
-    let memo = match memo {
+    // The analyses of the last run are reused in the same way (see `Analysed`), with the
+    // tables their results refer to.
+    let mut memo = match memo {
         Some(m) => {
             let context = prescan_context(&ws);
             let same_specs = m.specs.as_ref().is_some_and(|c| Arc::ptr_eq(c, &ws.specs));
-            if !same_specs || m.context != context {
+            let grown = m
+                .tables
+                .as_ref()
+                .is_some_and(|t| t.trails.node_count() > 2 * m.tables_base + 100_000);
+            if !same_specs || m.context != context || grown {
                 m.entries.clear();
+                m.analyses.clear();
+                m.tables = None;
                 m.specs = Some(Arc::clone(&ws.specs));
                 m.context = context;
+            }
+            if let Some(t) = m.tables.take() {
+                tabs = t;
+            } else {
+                m.analyses.clear();
+                m.tables_base = 0;
             }
             Some(m)
         }
         _ => None,
     };
-    let prescan = prescan(&mut ws, call_graph, memo, cancel);
+    let prescan = prescan(&mut ws, call_graph, memo.as_deref_mut(), cancel);
     if cancel.is_cancelled() {
         result.partial = true;
         result.errors.push(TaintError {
@@ -778,6 +805,14 @@ fn run_family(
         .collect();
     let mut store: BTreeMap<String, Taint> = BTreeMap::new();
     let mut summaries: Vec<Option<FnOut>> = vec![None; n];
+    // With a memo: each function's key, a hash of each summary, and this run's analyses.
+    let keys: Vec<Option<u64>> = match memo {
+        Some(_) => (0..n).map(|f| analysis_key(&ws, &prescan, f)).collect(),
+        None => Vec::new(),
+    };
+    let mut summary_hashes: Vec<Option<u64>> = vec![None; n];
+    let mut analysed: BTreeMap<FnId, Vec<Arc<Analysed>>> = BTreeMap::new();
+    let (mut reused_analyses, mut run_analyses) = (0usize, 0usize);
     let mut param_taint: Vec<BTreeMap<usize, Taint>> = vec![BTreeMap::new(); n];
     // Callers that consulted (or asked for) each function's summary.
     let mut uses: Vec<BTreeSet<FnId>> = vec![BTreeSet::new(); n];
@@ -799,12 +834,60 @@ fn run_family(
             }
             *count += 1;
             result.stats.function_analyses += 1;
-            let out = {
-                let env = Env {
-                    store: &store,
-                    summaries: &summaries,
-                };
-                analyze_function(&ws, &mut tabs, &env, &prescan, fid, cancel)
+            let key = keys.get(fid).copied().flatten();
+            // An analysis of the last run with the same key that read what this one would
+            // read (the same callee summaries and store entries) has this one's result.
+            let prior = key.and_then(|k| {
+                memo.as_deref()?
+                    .analyses
+                    .get(&fid)?
+                    .iter()
+                    .find(|a| {
+                        a.key == k
+                            && a.callees
+                                .iter()
+                                .all(|(g, h)| summary_hashes.get(*g).copied().flatten() == *h)
+                            && a.store
+                                .iter()
+                                .all(|(k, h)| store.get(k).map(taint_hash) == *h)
+                    })
+                    .cloned()
+            });
+            let (out, out_hash) = match prior {
+                Some(a) => {
+                    reused_analyses += 1;
+                    let out = (a.out.clone(), Some(a.hash));
+                    analysed.entry(fid).or_default().push(a);
+                    out
+                }
+                None => {
+                    let env = Env {
+                        store: &store,
+                        summaries: &summaries,
+                    };
+                    let out = analyze_function(&ws, &mut tabs, &env, &prescan, fid, cancel);
+                    run_analyses += 1;
+                    let hash = memo.is_some().then(|| fn_out_hash(&out));
+                    if let (Some(k), Some(hash)) = (key, hash) {
+                        let a = Analysed {
+                            hash,
+                            key: k,
+                            callees: out
+                                .used
+                                .iter()
+                                .map(|&g| (g, summary_hashes.get(g).copied().flatten()))
+                                .collect(),
+                            store: out
+                                .store_reads
+                                .iter()
+                                .map(|k| (k.clone(), store.get(k).map(taint_hash)))
+                                .collect(),
+                            out: out.clone(),
+                        };
+                        analysed.entry(fid).or_default().push(Arc::new(a));
+                    }
+                    (out, hash)
+                }
             };
             let schedule = |g: FnId, work: &mut BTreeSet<(usize, FnId)>| {
                 work.insert((rank.get(g).copied().unwrap_or(usize::MAX), g));
@@ -837,6 +920,9 @@ fn run_family(
                     schedule(fid, &mut work);
                 }
             }
+            if let Some(slot) = summary_hashes.get_mut(fid) {
+                *slot = out_hash;
+            }
             if let Some(slot) = summaries.get_mut(fid) {
                 *slot = Some(out);
             }
@@ -864,6 +950,19 @@ fn run_family(
     let _ = &store;
     extract_flows(&ws, &mut tabs, &summaries, &param_taint, &mut result);
     extract_tainted_variables(&ws, &summaries, &param_taint, &mut result);
+    if let Some(m) = memo {
+        m.analyses_reused = reused_analyses;
+        m.analyses_run = run_analyses;
+        // A cancelled run keeps the last complete run's analyses; the tables only grow, so
+        // they still hold everything those refer to.
+        if !cancelled && !cancel.is_cancelled() {
+            m.analyses = analysed;
+            if m.tables_base == 0 {
+                m.tables_base = tabs.trails.node_count();
+            }
+        }
+        m.tables = Some(tabs);
+    }
     for (fid, s) in summaries.iter().enumerate() {
         let Some(s) = s else { continue };
         if s.partial {
@@ -940,6 +1039,84 @@ pub struct TaintMemo {
     /// Functions (module-level code aside) reused and scanned by the last run.
     pub reused: usize,
     pub scanned: usize,
+    /// The interpretations of the last complete run, per function (a function may be
+    /// interpreted more than once in a run), and the tables their results refer to.
+    analyses: BTreeMap<FnId, Vec<Arc<Analysed>>>,
+    tables: Option<Tables>,
+    /// Trail nodes in the tables after the first run that filled them: the tables (and the
+    /// analyses) are dropped once they have grown well past that.
+    tables_base: usize,
+    /// Interpretations the last run reused and ran.
+    pub analyses_reused: usize,
+    pub analyses_run: usize,
+}
+
+/// One interpretation of a function and everything it read besides its own text and the
+/// run's context: a run that would interpret the function with the same key while the
+/// callee summaries and store entries it read are the same has this result (the analysis
+/// is deterministic, and the tables it interns into are kept with it).
+#[derive(Debug)]
+struct Analysed {
+    key: u64,
+    /// Callees whose summary it consulted, with a hash of that summary (`None`: none yet).
+    callees: Vec<(FnId, Option<u64>)>,
+    /// Store keys it read, with a hash of the entry (`None`: absent).
+    store: Vec<(String, Option<u64>)>,
+    out: FnOut,
+    /// [`fn_out_hash`] of `out`.
+    hash: u64,
+}
+
+fn taint_hash(t: &Taint) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+fn fn_out_hash(out: &FnOut) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    out.hash(&mut h);
+    h.finish()
+}
+
+/// What one function's interpretation depends on besides callee summaries, the store and
+/// the run's context ([`prescan_context`]): its text and position (the lines of the sources,
+/// sinks and steps it records are absolute), its declarations, parameter sources and
+/// resolved call sites, and, in C and C++, the aliases among its locals; for a function with
+/// a syntax error, the shape of its tree too (error recovery may shape the same text
+/// differently).
+fn analysis_key(ws: &Workspace<'_>, pre: &Prescan, fid: FnId) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let info = ws.fns.get(fid)?;
+    let unit = ws.units.get(info.unit)?;
+    let node = match info.index {
+        Some(i) => unit.functions.get(i)?.node,
+        None => unit.file.root(),
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (info.unit, unit.file.node_text(node)).hash(&mut h);
+    if node.has_error() {
+        unit.file.shape_hash(node).hash(&mut h);
+    }
+    let start = node.start_position();
+    (start.row, start.column).hash(&mut h);
+    // (Its declarations come from its text and the context.)
+    if let Some(list) = pre.param_sources.get(&fid) {
+        for (i, kind, trust) in list {
+            (i, kind, format!("{trust:?}")).hash(&mut h);
+        }
+    }
+    for (k, v) in ws.callsites.range((fid, 0)..(fid.saturating_add(1), 0)) {
+        (k, v).hash(&mut h);
+    }
+    if let (Some(pt), Some(name), Language::C | Language::Cpp) =
+        (ws.points_to, info.name.as_deref(), unit.file.language)
+    {
+        pt.local_aliases_hash(name).hash(&mut h);
+    }
+    Some(h.finish())
 }
 
 impl std::fmt::Debug for CompiledSpecs {

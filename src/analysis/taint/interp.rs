@@ -928,6 +928,7 @@ impl<'a, 't> Interp<'a, 't> {
             let mut v = self.state.get(name).cloned().unwrap_or_default();
             if self.cx.is_module && !self.state.contains_key(name) {
                 let key = self.global_key(name);
+                self.out.store_reads.insert(key.clone());
                 if let Some(t) = self.env.store.get(&key) {
                     v = Val::of_taint(t.clone());
                 }
@@ -1029,11 +1030,12 @@ impl<'a, 't> Interp<'a, 't> {
         self.state.insert(format!("@this.{f}"), new);
     }
 
-    fn read_key(&self, key: &str) -> Val {
+    fn read_key(&mut self, key: &str) -> Val {
         let local = format!("@{key}");
         if let Some(v) = self.state.get(&local) {
             return v.clone();
         }
+        self.out.store_reads.insert(key.to_string());
         match self.env.store.get(key) {
             Some(t) => Val::of_taint(t.clone()),
             None => Val::clean(),
@@ -2118,6 +2120,7 @@ impl<'a, 't> Interp<'a, 't> {
             // `Module.attr` / `Class.FIELD` / `System.out`: a module-level or static name.
             let name = self.text(objn).to_string();
             let key = self.global_key(&name);
+            self.out.store_reads.insert(key.clone());
             if self.state.contains_key(&format!("@{key}")) || self.env.store.contains_key(&key) {
                 return Val::of_taint(self.read_key(&key).flat(&self.tabs.trails));
             }

@@ -108,19 +108,46 @@ impl Trails {
         t
     }
 
-    /// The better of two trails for the same label: shorter, then older.
+    /// The better of two trails for the same label: shorter, then the first in step order
+    /// read from the last step back. Decided by the steps alone, not by when a trail was
+    /// made, so a run that reuses an earlier run's tables ([`super::TaintMemo`]) picks the
+    /// trails a fresh run picks.
     pub fn better(&self, a: u32, b: u32) -> u32 {
-        if (self.len(a), a) <= (self.len(b), b) {
-            a
-        } else {
-            b
+        if a == b {
+            return a;
         }
+        match self.len(a).cmp(&self.len(b)) {
+            std::cmp::Ordering::Less => return a,
+            std::cmp::Ordering::Greater => return b,
+            std::cmp::Ordering::Equal => {}
+        }
+        // Equal lengths: interned trails with the same steps are the same id, so the two
+        // differ at some step.
+        let (mut x, mut y) = (a, b);
+        while x != y {
+            let (Some(&(sx, px, _)), Some(&(sy, py, _))) =
+                (self.nodes.get(x as usize), self.nodes.get(y as usize))
+            else {
+                break;
+            };
+            match sx.cmp(&sy) {
+                std::cmp::Ordering::Less => return a,
+                std::cmp::Ordering::Greater => return b,
+                std::cmp::Ordering::Equal => (x, y) = (px, py),
+            }
+        }
+        a.min(b)
+    }
+
+    /// Interned trail nodes (the size of the table).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 }
 
 /// One label of a taint: where the data came from, for which sink kinds it has been
 /// sanitised (bit set), and how it got here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Entry {
     pub label: u32,
     pub mask: u64,
@@ -128,7 +155,7 @@ pub(super) struct Entry {
 }
 
 /// A set of entries sorted by label, one per label.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(super) struct Taint(pub Vec<Entry>);
 
 impl Taint {
