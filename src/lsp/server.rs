@@ -22,7 +22,9 @@
 //! so a file's findings are never asked about twice on open. A document edit interrupts a
 //! running workspace analysis (its own `Cancel` child): the stale run gives the CPU to the
 //! edit's analysis, keeps the previous workspace results, and runs again once edits pause
-//! for the debounce. Request handlers
+//! for the debounce or, when the last run took longer, for as long as it took (at most
+//! [`WORKSPACE_QUIET_CAP`]), so a slow workspace is not re-analysed (and interrupted) after
+//! every keystroke. Request handlers
 //! (hover, code actions, commands) only read state: they never wait for analysis or network.
 
 use super::config::{self, ConfigSources, Layer, Settings};
@@ -109,6 +111,11 @@ fn analysis_workers() -> usize {
 
 /// Custom request returning the server's internal counters (tests, benchmark, debugging).
 pub const STATUS_REQUEST: &str = "crosscheck/status";
+
+/// The longest pause in edits a workspace analysis waits for (see
+/// `State::workspace_quiet`): a workspace whose analysis takes seconds is analysed
+/// once typing pauses for this long, not after every keystroke.
+pub const WORKSPACE_QUIET_CAP: Duration = Duration::from_secs(3);
 
 /// What the server is built with. Front ends fill it from the user's environment
 /// ([`ServerOptions::from_environment`]); tests inject fakes.
@@ -484,6 +491,8 @@ pub struct State {
     pub(crate) engine_queued: Arc<AtomicU64>,
     /// Workspace-loop wake-ups requested, and the last one whose results are applied.
     pub(crate) wakes: AtomicU64,
+    /// Duration of the last workspace analysis that analysed something (not only reused).
+    pub(crate) workspace_last_run_ms: AtomicU64,
     pub(crate) wakes_done: AtomicU64,
     /// Held while diagnostics are published (see [`State::publish`]).
     pub(crate) publishing: tokio::sync::Mutex<()>,
@@ -603,6 +612,7 @@ impl State {
             publications: AtomicU64::new(0),
             engine_queued,
             wakes: AtomicU64::new(0),
+            workspace_last_run_ms: AtomicU64::new(0),
             wakes_done: AtomicU64::new(0),
             indexing: Arc::new(AtomicU64::new(0)),
             index_owed: AtomicBool::new(false),
@@ -626,6 +636,14 @@ impl State {
     }
 
     /// Asks the workspace loop for a new workspace analysis.
+    /// How long edits must pause before a workspace analysis starts: the debounce, or the
+    /// duration of the last run that analysed something if longer, at most
+    /// [`WORKSPACE_QUIET_CAP`].
+    pub(crate) fn workspace_quiet(&self) -> Duration {
+        let last = Duration::from_millis(self.workspace_last_run_ms.load(Ordering::Relaxed));
+        self.workspace_debounce.max(last.min(WORKSPACE_QUIET_CAP))
+    }
+
     pub(crate) fn wake_workspace(&self) {
         self.wakes.fetch_add(1, Ordering::SeqCst);
         self.workspace_wake.notify_one();
@@ -1184,7 +1202,24 @@ impl State {
             if self.shutdown.load(Ordering::Relaxed) {
                 return;
             }
-            tokio::time::sleep(self.workspace_debounce).await;
+            // A wake the last run already covered (it came before that run started) left a
+            // permit behind: nothing to do.
+            if self.wakes.load(Ordering::SeqCst) <= self.wakes_done.load(Ordering::SeqCst) {
+                continue;
+            }
+            // Wait until edits pause: for the debounce or, once a run has taken longer, for as
+            // long as the last run took (at most `WORKSPACE_QUIET_CAP`). A run started while
+            // typing goes on would be interrupted by the next keystroke: its work thrown away.
+            let quiet = self.workspace_quiet();
+            loop {
+                let seen = self.wakes.load(Ordering::SeqCst);
+                tokio::time::sleep(quiet).await;
+                if self.shutdown.load(Ordering::Relaxed)
+                    || self.wakes.load(Ordering::SeqCst) == seen
+                {
+                    break;
+                }
+            }
             let target = self.wakes.load(Ordering::SeqCst);
             let generation = self.workspace_generation.fetch_add(1, Ordering::SeqCst) + 1;
             let units = self.workspace_units();
@@ -1244,6 +1279,10 @@ impl State {
                 self.wakes_done.fetch_max(target, Ordering::SeqCst);
                 continue;
             };
+            if lock(&self.interproc_cache).computed > 0 {
+                let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                self.workspace_last_run_ms.store(ms, Ordering::Relaxed);
+            }
             let edges = new.edges().len();
             let new = Arc::new(new);
             let old = std::mem::replace(&mut *lock(&self.interproc), Arc::clone(&new));

@@ -356,16 +356,28 @@ impl FindingProvider for SlowProvider {
     }
 }
 
-#[tokio::test]
-async fn an_edit_interrupts_a_running_workspace_analysis_which_then_settles_on_the_new_text() {
-    use std::sync::atomic::Ordering;
+/// A server whose only workspace analysis is a [`SlowProvider`], with `main.py` (`return 1`)
+/// open and published.
+async fn slow_server() -> (
+    Arc<SlowProvider>,
+    crosscheck::lsp::client::LspClient,
+    tokio::task::JoinHandle<i32>,
+    &'static str,
+) {
     let slow = Arc::new(SlowProvider::default());
     let mut o = no_llm();
     o.providers = vec![slow.clone()];
-    let (c, _s) = start(o, init_params(None, false, Value::Null)).await;
+    let (c, s) = start(o, init_params(None, false, Value::Null)).await;
     let main = "file:///ws/main.py";
     open(&c, main, "python", 1, "def f():\n    return 1\n").await;
     diagnostics(&c, main, 1).await;
+    (slow, c, s, main)
+}
+
+#[tokio::test]
+async fn an_edit_interrupts_a_running_workspace_analysis_which_then_settles_on_the_new_text() {
+    use std::sync::atomic::Ordering;
+    let (slow, c, _s, main) = slow_server().await;
     // Wait until the workspace analysis of version 1 is running, then edit.
     let deadline = std::time::Instant::now() + T;
     while slow.started.load(Ordering::SeqCst) == 0 {
@@ -395,6 +407,65 @@ async fn an_edit_interrupts_a_running_workspace_analysis_which_then_settles_on_t
         Some("def f():\n    return 2\n")
     );
     assert!(!done.iter().any(|t| t.contains("return 1")), "{done:?}");
+}
+
+/// A workspace analysis that took longer than the debounce sets the pause in edits the next
+/// one waits for: while edits come faster than that, no run starts (none is started only to
+/// be interrupted by the next keystroke); once they stop, one run settles on the last text.
+#[tokio::test]
+async fn a_slow_workspace_analysis_waits_for_a_pause_as_long_as_it_took() {
+    use std::sync::atomic::Ordering;
+    let (slow, c, _s, main) = slow_server().await;
+    // Every run has ended (the first took about two seconds) and none is pending.
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let ended =
+            slow.completed_texts.lock().unwrap().len() + slow.interrupted.load(Ordering::SeqCst);
+        let st = status(&c).await;
+        if ended >= 1
+            && ended == slow.started.load(Ordering::SeqCst)
+            && st["workspace_pending"] == false
+        {
+            assert!(
+                st["workspace_quiet_ms"].as_u64().unwrap_or(0) >= 1500,
+                "{st}"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not settled: {st}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let started = slow.started.load(Ordering::SeqCst);
+    let interrupted = slow.interrupted.load(Ordering::SeqCst);
+    // Edits 0.3 s apart for about two and a half seconds.
+    for v in 2..=9 {
+        change(
+            &c,
+            main,
+            v,
+            json!([{"range": range(1, 11, 1, 12), "text": v.to_string()}]),
+        )
+        .await;
+        diagnostics(&c, main, v).await;
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    assert_eq!(
+        slow.started.load(Ordering::SeqCst),
+        started,
+        "a workspace analysis started while edits went on"
+    );
+    assert_eq!(slow.interrupted.load(Ordering::SeqCst), interrupted);
+    // Once edits pause, one run settles on the last text.
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let done = slow.completed_texts.lock().unwrap().clone();
+        if done.last().map(String::as_str) == Some("def f():\n    return 9\n") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{done:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(slow.started.load(Ordering::SeqCst), started + 1);
 }
 
 /// Waits until indexing and the workspace analysis after it are done.

@@ -27,6 +27,8 @@ pub fn handle(state: &Arc<State>) -> Value {
         "workspace_parsed_files": lock(&state.workspace).disk.values().filter(|f| f.parsed.is_some()).count(),
         "workspace_folders": lock(&state.workspace).folders.values().cloned().collect::<Vec<_>>(),
         "call_edges": ip.edges().len(),
+        // How long edits must pause before the next workspace analysis starts.
+        "workspace_quiet_ms": u64::try_from(state.workspace_quiet().as_millis()).unwrap_or(u64::MAX),
         "trace": format!("{:?}", *lock(&state.trace)).to_lowercase(),
     })
 }
