@@ -40,6 +40,7 @@ fn bench_lsp(args: &cli::lsp::BenchLspArgs) -> anyhow::Result<i32> {
             open: open.clone(),
             edits: args.edits,
             interval_ms: args.interval_ms,
+            edit_line: args.edit_line,
         };
         let report =
             crate::lsp::bench_workspace::run_blocking(&opts).map_err(|e| anyhow::anyhow!(e))?;

@@ -37,4 +37,8 @@ pub struct BenchLspArgs {
     /// Workspace mode: pause after each edit (milliseconds).
     #[arg(long, default_value_t = 2000)]
     pub interval_ms: u64,
+    /// Workspace mode: the comment is toggled at the end of this 1-based line (inside a
+    /// function, as typing there would) instead of after the last line.
+    #[arg(long)]
+    pub edit_line: Option<usize>,
 }

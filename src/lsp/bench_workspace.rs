@@ -1,6 +1,7 @@
 //! The workspace benchmark behind `crosscheck bench-lsp --workspace DIR[,DIR...] --open FILE`:
 //! an in-process server is started on the folders, one file is opened, and once indexing and
-//! the workspace analysis are done a trailing comment is toggled in it `edits` times,
+//! the workspace analysis are done a trailing comment is toggled in it `edits` times (after
+//! the last line, or at the end of `edit_line`, inside a function),
 //! `interval_ms` apart (the analysis after each edit runs as it would while typing pauses).
 //! Measured: time to the first publication, to indexing and analysis done, each edit's
 //! didChange -> publishDiagnostics latency, CPU per edit (until the workspace analysis has
@@ -25,6 +26,8 @@ pub struct WorkspaceBenchOptions {
     pub open: PathBuf,
     pub edits: usize,
     pub interval_ms: u64,
+    /// The comment goes at the end of this 1-based line (`None`: after the last line).
+    pub edit_line: Option<usize>,
 }
 
 /// Measured figures (memory in MiB, times in seconds or milliseconds as named).
@@ -137,6 +140,22 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
     } else {
         " /* x */"
     };
+    let edited = match opts.edit_line {
+        None => format!("{text}{comment}"),
+        Some(line) => {
+            let mut at = None;
+            let mut start = 0;
+            for (i, l) in text.split_inclusive('\n').enumerate() {
+                if i + 1 == line {
+                    at = Some(start + l.trim_end_matches(['\n', '\r']).len());
+                    break;
+                }
+                start += l.len();
+            }
+            let at = at.ok_or_else(|| format!("{}: no line {line}", open.display()))?;
+            format!("{}{comment}{}", &text[..at], &text[at..])
+        }
+    };
     super::background::release_free_memory();
     let (start_mib, _) = memory_mib();
     let (client, _server) = LspClient::in_process(ServerOptions::default());
@@ -172,7 +191,7 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
     for e in 0..opts.edits {
         let version = 2 + e as i64;
         let new = if e % 2 == 0 {
-            format!("{text}{comment}")
+            edited.clone()
         } else {
             text.clone()
         };

@@ -282,6 +282,11 @@ pub trait FindingProvider: Send + Sync {
         let _ = memo;
         self.findings(ws, cancel)
     }
+    /// Shrinks what `memo` keeps to what is cheap to hold, for a family that is not being
+    /// edited (its next run may redo more work). The default keeps it whole.
+    fn trim_memo(&self, memo: &mut ProviderMemo) {
+        let _ = memo;
+    }
     /// True when the findings of a language family's files depend on that family's files only
     /// ([`crate::syntax::Language::family`]): the server then runs the provider per family
     /// and reuses a family's findings while none of its files changed.
@@ -311,7 +316,17 @@ impl FindingProvider for TaintProvider {
         self.findings_with_memo(ws, &mut None, cancel)
     }
 
-    /// Keeps the taint analysis's per-function scans (`taint::TaintMemo`) between runs.
+    /// Keeps only the per-function scans of the taint memo: its interpretations and tables
+    /// are tens of megabytes on a large family.
+    fn trim_memo(&self, memo: &mut ProviderMemo) {
+        use crate::analysis::taint::TaintMemo;
+        if let Some(m) = memo.as_mut().and_then(|m| m.downcast_mut::<TaintMemo>()) {
+            m.trim();
+        }
+    }
+
+    /// Keeps the taint analysis's per-function scans and interpretations (`taint::TaintMemo`)
+    /// between runs.
     fn findings_with_memo(
         &self,
         ws: &WorkspaceView<'_>,

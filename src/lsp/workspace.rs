@@ -386,20 +386,23 @@ pub fn compute_interproc(
             source: UnitSource::Parsed(Arc::clone(f)),
         })
         .collect();
+    // Every family counts as edited: the memos are kept whole (no parse is made to keep).
     compute_interproc_units(
         generation,
         &units,
         providers,
         cache,
         cancel,
-        (&|_| false, &mut Vec::new()),
+        (&|_| true, &mut Vec::new()),
     )
 }
 
 /// [`compute_interproc`] over units given as parses or as text. A family that is analysed
 /// has every unit parsed for the time of its analysis; the parses made from text in the
-/// families `keep.0` names are pushed to `keep.1`, and nothing else keeps them, so a
-/// workspace whose closed files are given as text holds one family's trees at a time.
+/// families `keep.0` names (those being edited) are pushed to `keep.1`, and nothing else
+/// keeps them, so a workspace whose closed files are given as text holds one family's trees
+/// at a time. The other families' provider memos are trimmed
+/// ([`FindingProvider::trim_memo`]) to what is cheap to hold.
 pub fn compute_interproc_units(
     generation: u64,
     units: &[Unit],
@@ -445,6 +448,13 @@ pub fn compute_interproc_units(
                     made_here,
                 ));
                 resolved += r.graph.resolved_units;
+                if !keep_family(*fam) {
+                    // Nobody edits this family: its memos keep only what is cheap to hold.
+                    let mut memos = r.memos.lock().unwrap_or_else(|e| e.into_inner());
+                    for (p, m) in providers.iter().zip(memos.iter_mut()) {
+                        p.trim_memo(m);
+                    }
+                }
                 if !cancel.is_cancelled() {
                     cache.families.insert(*fam, Arc::clone(&r));
                 }
@@ -609,6 +619,66 @@ mod tests {
         assert_eq!((cache.reused, cache.computed), (1, 1));
         assert!(!third.findings.contains_key("/w/main.c"));
         assert!(made2.is_empty());
+    }
+
+    /// The taint memo of a family nobody edits keeps its scans but not its interpretations.
+    #[test]
+    fn memos_of_families_not_edited_are_trimmed() {
+        use crate::analysis::taint::TaintMemo;
+        let providers: Vec<Arc<dyn FindingProvider>> = vec![Arc::new(TaintProvider)];
+        let c_text = "#include <stdlib.h>\n#include <stdio.h>\nvoid run(char *b) { system(b); }\nint main(void) {\n    char b[64];\n    fgets(b, 64, stdin);\n    run(b);\n    return 0;\n}\n";
+        let py_text = "import os, socket\n\ndef sink(c):\n    os.system(c)\n\ndef run(s: socket.socket):\n    sink(s.recv(10))\n";
+        let units = |tail: &str| {
+            vec![
+                Unit {
+                    path: "/w/main.c".into(),
+                    source: UnitSource::Text(
+                        Arc::new(SourceText::new(Language::C, format!("{c_text}{tail}"))),
+                        None,
+                    ),
+                },
+                Unit {
+                    path: "/w/app.py".into(),
+                    source: UnitSource::Text(
+                        Arc::new(SourceText::new(
+                            Language::Python,
+                            format!("{py_text}{tail}"),
+                        )),
+                        None,
+                    ),
+                },
+            ]
+        };
+        let mut cache = InterprocCache::default();
+        let keep_python = |f: Language| f == Language::Python;
+        let cancel = Cancel::never();
+        for tail in ["", "\n"] {
+            compute_interproc_units(
+                1,
+                &units(tail),
+                &providers,
+                &mut cache,
+                &cancel,
+                (&keep_python, &mut Vec::new()),
+            );
+        }
+        let reused = |fam: Language| {
+            let r = cache.families.get(&fam).unwrap();
+            let memos = r.memos.lock().unwrap();
+            let m = memos[0]
+                .as_ref()
+                .unwrap()
+                .downcast_ref::<TaintMemo>()
+                .unwrap();
+            (m.analyses_reused, m.analyses_run)
+        };
+        // Both texts changed (a line at the end): Python reused its interpretations, C
+        // interpreted everything again.
+        let (py_reused, _) = reused(Language::Python);
+        let (c_reused, c_run) = reused(Language::C);
+        assert!(py_reused > 0, "{:?}", reused(Language::Python));
+        assert_eq!(c_reused, 0);
+        assert!(c_run > 0);
     }
 
     #[test]

@@ -556,6 +556,7 @@ async fn the_workspace_benchmark_measures_a_real_folder() {
         open: dir.path().join("a.py"),
         edits: 3,
         interval_ms: 10,
+        edit_line: None,
     };
     let r = run(&opts).await.unwrap();
     assert_eq!(r.files, 2, "{r:?}");
@@ -567,4 +568,16 @@ async fn the_workspace_benchmark_measures_a_real_folder() {
     );
     assert!(r.peak_mib >= r.settled_mib && r.settled_mib > 0.0, "{r:?}");
     assert!(r.to_text().contains("2 files, 7 lines"), "{}", r.to_text());
+    // The edit inside the function (line 4), and a line the file does not have.
+    let inside = WorkspaceBenchOptions {
+        edit_line: Some(4),
+        ..opts.clone()
+    };
+    assert_eq!(run(&inside).await.unwrap().edits, 3);
+    let past = WorkspaceBenchOptions {
+        edit_line: Some(9),
+        ..opts
+    };
+    let err = run(&past).await.unwrap_err();
+    assert!(err.contains("no line 9"), "{err}");
 }

@@ -536,12 +536,12 @@ fn maps_same<K: Ord>(a: &BTreeMap<K, Taint>, b: &BTreeMap<K, Taint>) -> bool {
 /// Read-only inputs of one function's analysis.
 pub(super) struct Env<'e> {
     pub store: &'e BTreeMap<String, Taint>,
-    summaries: &'e [Option<FnOut>],
+    summaries: &'e [Option<Arc<FnOut>>],
 }
 
 impl Env<'_> {
     pub fn summary(&self, fid: FnId) -> Option<&FnOut> {
-        self.summaries.get(fid).and_then(Option::as_ref)
+        self.summaries.get(fid).and_then(|s| s.as_deref())
     }
 }
 
@@ -804,7 +804,7 @@ fn run_family(
         .map(|&f| (rank.get(f).copied().unwrap_or(usize::MAX), f))
         .collect();
     let mut store: BTreeMap<String, Taint> = BTreeMap::new();
-    let mut summaries: Vec<Option<FnOut>> = vec![None; n];
+    let mut summaries: Vec<Option<Arc<FnOut>>> = vec![None; n];
     // With a memo: each function's key, a hash of each summary, and this run's analyses.
     let keys: Vec<Option<u64>> = match memo {
         Some(_) => (0..n).map(|f| analysis_key(&ws, &prescan, f)).collect(),
@@ -856,7 +856,7 @@ fn run_family(
             let (out, out_hash) = match prior {
                 Some(a) => {
                     reused_analyses += 1;
-                    let out = (a.out.clone(), Some(a.hash));
+                    let out = (Arc::clone(&a.out), Some(a.hash));
                     analysed.entry(fid).or_default().push(a);
                     out
                 }
@@ -865,7 +865,9 @@ fn run_family(
                         store: &store,
                         summaries: &summaries,
                     };
-                    let out = analyze_function(&ws, &mut tabs, &env, &prescan, fid, cancel);
+                    let out = Arc::new(analyze_function(
+                        &ws, &mut tabs, &env, &prescan, fid, cancel,
+                    ));
                     run_analyses += 1;
                     let hash = memo.is_some().then(|| fn_out_hash(&out));
                     if let (Some(k), Some(hash)) = (key, hash) {
@@ -882,7 +884,7 @@ fn run_family(
                                 .iter()
                                 .map(|k| (k.clone(), store.get(k).map(taint_hash)))
                                 .collect(),
-                            out: out.clone(),
+                            out: Arc::clone(&out),
                         };
                         analysed.entry(fid).or_default().push(Arc::new(a));
                     }
@@ -1062,9 +1064,20 @@ struct Analysed {
     callees: Vec<(FnId, Option<u64>)>,
     /// Store keys it read, with a hash of the entry (`None`: absent).
     store: Vec<(String, Option<u64>)>,
-    out: FnOut,
+    /// Shared with the run's summaries.
+    out: Arc<FnOut>,
     /// [`fn_out_hash`] of `out`.
     hash: u64,
+}
+
+impl TaintMemo {
+    /// Drops the kept interpretations and their tables (most of the memo's memory), keeping
+    /// the per-function scans: the next run interprets every function again.
+    pub fn trim(&mut self) {
+        self.analyses.clear();
+        self.tables = None;
+        self.tables_base = 0;
+    }
 }
 
 fn taint_hash(t: &Taint) -> u64 {
@@ -2286,7 +2299,7 @@ fn param_lines(file: &ParsedFile, f: &Function<'_>) -> Vec<usize> {
 
 /// Concrete taint reaching each parameter of each function, through every call chain.
 fn param_fixpoint(
-    summaries: &[Option<FnOut>],
+    summaries: &[Option<Arc<FnOut>>],
     trails: &mut Trails,
     n: usize,
 ) -> Vec<BTreeMap<usize, Taint>> {
@@ -2349,7 +2362,7 @@ fn resolve_params(
 }
 
 fn global_store(
-    summaries: &[Option<FnOut>],
+    summaries: &[Option<Arc<FnOut>>],
     pt: &[BTreeMap<usize, Taint>],
     trails: &mut Trails,
 ) -> BTreeMap<String, Taint> {
@@ -2369,7 +2382,7 @@ fn global_store(
 fn extract_flows(
     ws: &Workspace<'_>,
     tabs: &mut Tables,
-    summaries: &[Option<FnOut>],
+    summaries: &[Option<Arc<FnOut>>],
     pt: &[BTreeMap<usize, Taint>],
     result: &mut TaintResult,
 ) {
@@ -2479,7 +2492,7 @@ fn drop_nested_sources(flows: &mut Vec<TaintFlow>) {
 
 fn extract_tainted_variables(
     ws: &Workspace<'_>,
-    summaries: &[Option<FnOut>],
+    summaries: &[Option<Arc<FnOut>>],
     pt: &[BTreeMap<usize, Taint>],
     result: &mut TaintResult,
 ) {
