@@ -1214,9 +1214,10 @@ impl State {
             loop {
                 let seen = self.wakes.load(Ordering::SeqCst);
                 tokio::time::sleep(quiet).await;
-                if self.shutdown.load(Ordering::Relaxed)
-                    || self.wakes.load(Ordering::SeqCst) == seen
-                {
+                if self.shutdown.load(Ordering::Relaxed) {
+                    return;
+                }
+                if self.wakes.load(Ordering::SeqCst) == seen {
                     break;
                 }
             }

@@ -363,14 +363,12 @@ impl ParsedFile {
         self.root().has_error() || self.cancelled
     }
 
-    /// A hash of the shape of the subtree under `node`: every node's kind, field name,
+    /// Feeds `state` the shape of the subtree under `node`: every node's kind, field name,
     /// whether it is an ERROR or MISSING node, and its byte range relative to `node`. Two
-    /// subtrees with the same text and shape hash are the same tree (as far as a hash can
-    /// tell): error recovery can shape the same text differently, and this tells them apart.
-    /// Iterative, linear in the subtree.
-    pub fn shape_hash(&self, node: Node<'_>) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    /// subtrees with the same text and shape are the same tree: error recovery can shape the
+    /// same text differently, and this tells them apart. Iterative, linear in the subtree.
+    pub fn hash_shape<H: std::hash::Hasher>(&self, node: Node<'_>, h: &mut H) {
+        use std::hash::Hash;
         let base = node.start_byte();
         let mut cursor = node.walk();
         let mut depth = 0usize;
@@ -385,14 +383,14 @@ impl ParsedFile {
                 n.start_byte() - base,
                 n.end_byte() - base,
             )
-                .hash(&mut h);
+                .hash(h);
             if cursor.goto_first_child() {
                 depth += 1;
                 continue;
             }
             loop {
                 if depth == 0 {
-                    return h.finish();
+                    return;
                 }
                 if cursor.goto_next_sibling() {
                     break;

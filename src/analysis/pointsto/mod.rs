@@ -271,11 +271,10 @@ struct TargetSets {
 }
 
 impl TargetSets {
-    /// A hash of the targets local to `function` of each of its variables: all that the
+    /// Feeds `state` the targets local to `function` of each of its variables: all that the
     /// taint analysis reads of a function's points-to sets.
-    fn local_aliases_hash(&self, function: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    fn hash_local_aliases<H: std::hash::Hasher>(&self, function: &str, state: &mut H) {
+        use std::hash::Hash;
         let start = self
             .sets
             .partition_point(|(f, _, _)| f.as_deref() < Some(function));
@@ -289,10 +288,9 @@ impl TargetSets {
                 .filter(|t| t.function.as_deref() == Some(function))
                 .collect();
             if !local.is_empty() {
-                (var, local).hash(&mut h);
+                (var, local).hash(state);
             }
         }
-        h.finish()
     }
 
     fn find(&self, var: VarRef<'_>) -> Option<&[u32]> {
@@ -561,10 +559,10 @@ impl PointsTo {
         self.sets.sets.is_empty()
     }
 
-    /// A hash of what the variables of `function` may point to among its own locals and
+    /// Feeds `state` what the variables of `function` may point to among its own locals and
     /// parameters (the same for two results that agree on those sets).
-    pub fn local_aliases_hash(&self, function: &str) -> u64 {
-        self.sets.local_aliases_hash(function)
+    pub fn hash_local_aliases<H: std::hash::Hasher>(&self, function: &str, state: &mut H) {
+        self.sets.hash_local_aliases(function, state)
     }
 
     /// The targets of a variable, sorted (none when it points to nothing known).

@@ -1080,16 +1080,28 @@ impl TaintMemo {
     }
 }
 
+/// The hasher of the memo's keys and reads: SipHash with keys drawn once per process, so no
+/// text can be written in advance to collide with another (a collision would reuse a wrong
+/// interpretation); 64 bits, so an accidental collision is out of reach.
+fn memo_hasher() -> std::collections::hash_map::DefaultHasher {
+    use std::hash::BuildHasher;
+    static STATE: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    STATE
+        .get_or_init(std::collections::hash_map::RandomState::new)
+        .build_hasher()
+}
+
 fn taint_hash(t: &Taint) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = memo_hasher();
     t.hash(&mut h);
     h.finish()
 }
 
 fn fn_out_hash(out: &FnOut) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = memo_hasher();
     out.hash(&mut h);
     h.finish()
 }
@@ -1108,10 +1120,10 @@ fn analysis_key(ws: &Workspace<'_>, pre: &Prescan, fid: FnId) -> Option<u64> {
         Some(i) => unit.functions.get(i)?.node,
         None => unit.file.root(),
     };
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = memo_hasher();
     (info.unit, unit.file.node_text(node)).hash(&mut h);
     if node.has_error() {
-        unit.file.shape_hash(node).hash(&mut h);
+        unit.file.hash_shape(node, &mut h);
     }
     let start = node.start_position();
     (start.row, start.column).hash(&mut h);
@@ -1127,7 +1139,7 @@ fn analysis_key(ws: &Workspace<'_>, pre: &Prescan, fid: FnId) -> Option<u64> {
     if let (Some(pt), Some(name), Language::C | Language::Cpp) =
         (ws.points_to, info.name.as_deref(), unit.file.language)
     {
-        pt.local_aliases_hash(name).hash(&mut h);
+        pt.hash_local_aliases(name, &mut h);
     }
     Some(h.finish())
 }
