@@ -28,7 +28,7 @@
 use super::harness;
 use super::sandbox::{self, Limits, TempDir};
 use crate::analysis::equiv::inputs::{default_value, generate_hinted, Hints};
-use crate::analysis::equiv::normal::prove_program_equivalent;
+use crate::analysis::equiv::normal::{prove_program_equivalent, prove_versions_equivalent};
 use crate::analysis::equiv::slice::{java_missing_type_stubs, java_reachable};
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
 use crate::analysis::equiv::types::{
@@ -171,7 +171,8 @@ pub fn proof_without_signature(
     let (fa, _) = parse_source(language, a.0.to_string());
     let (fb, _) = parse_source(language, b.0.to_string());
     let (ga, gb) = (picked(&fa, a.1).ok()?, picked(&fb, b.1).ok()?);
-    let proved = prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) == Ok(true);
+    // Two versions of one file (`crosscheck mutants`): `__FILE__` names the same file.
+    let proved = prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) == Ok(true);
     proved.then(|| {
         let det = Deterministic {
             verdict: Verdict::Equivalent,
@@ -275,7 +276,12 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         let ga = reselect(&fa, &a.sig);
         let gb = reselect(&fb, &b.sig);
         if let (Ok(ga), Ok(gb)) = (ga, gb) {
-            let proof = prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never());
+            // Sides read from one path are versions of one file (a program and its mutant).
+            let proof = if a.path == b.path {
+                prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+            } else {
+                prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+            };
             return proof_or(proof, notes, || differential(a, b, opts));
         }
     }
@@ -489,6 +495,28 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
                         harness::INPUT_SECONDS
                     ));
                 }
+                // Python and Java sides run every input in one process: a difference may
+                // come from state an earlier call left (a mutable default, a static field).
+                // Run this input alone on both sides; if they agree there, say so.
+                if i > 0 && !never_ends && slow_side.is_none() && !fresh_process_per_input(a, b) {
+                    let alone = |side: &Side| {
+                        run_side_limited(
+                            side,
+                            std::slice::from_ref(inp),
+                            opts.limits,
+                            harness::INPUT_SECONDS,
+                        )
+                    };
+                    if let (Ok(fa), Ok(fb)) = (alone(a), alone(b)) {
+                        if let (Some(fx), Some(fy)) = (fa.first(), fb.first()) {
+                            if compare(fx, fy, sides) != Cmp::Differ {
+                                notes.push(format!(
+                                    "this difference shows only after the {i} earlier call(s) of the run in the same process (state kept between calls: a mutable default, a static or global); run alone on this input, the sides agree"
+                                ));
+                            }
+                        }
+                    }
+                }
                 trials += 1;
                 let from_solver = smt_input == Some(i);
                 return Deterministic {
@@ -700,6 +728,14 @@ pub fn run_side(
     limits: Limits,
 ) -> Result<Vec<Outcome>, String> {
     run_side_limited(side, inputs, limits, harness::INPUT_SECONDS)
+}
+
+/// Whether each input runs in a fresh process on both sides (C and C++ fork per input), so a
+/// difference never depends on earlier calls.
+fn fresh_process_per_input(a: &Side, b: &Side) -> bool {
+    [a, b]
+        .iter()
+        .all(|s| matches!(s.language, Language::C | Language::Cpp))
 }
 
 /// Per-input time limit, in seconds, of the second run that confirms a side never ends.
@@ -1651,7 +1687,12 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
         let fb = ParsedFile::parse(b.language, b.text.clone());
         match (reselect(&fa, &a.sig), reselect(&fb, &b.sig)) {
             (Ok(ga), Ok(gb)) => {
-                match prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) {
+                let proof = if a.path == b.path {
+                    prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+                } else {
+                    prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+                };
+                match proof {
                     Ok(true) => verdict = Verdict::Equivalent,
                     Ok(false) => notes.push("the normalised forms differ".to_string()),
                     Err(e) => notes.push(format!("no normalisation: {e}")),

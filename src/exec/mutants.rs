@@ -281,6 +281,7 @@ fn as_programs(
         seed: opts.diff.seed,
         compare: CompareMode::Exact,
         limits,
+        more_within: None,
     };
     let report = super::equiv::check_programs(&pa, &pb, &popts, opts.llm_samples);
     if reach_note.is_some() && report.deterministic.verdict == Verdict::NotEquivalent {

@@ -30,6 +30,7 @@ use crate::analysis::equiv::reads::{program_reads, shaped_inputs, Reads, ShapedI
 use crate::analysis::equiv::Verdict;
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde_json::{json, Value as Json};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -100,7 +101,13 @@ pub struct ProgramOptions {
     pub seed: u64,
     pub compare: CompareMode,
     pub limits: Limits,
+    /// When set, and no input showed a difference, more batches of `generated` inputs run
+    /// while the runs so far (and the next batch, at their pace) fit in this time.
+    pub more_within: Option<Duration>,
 }
+
+/// At most this many extra batches of generated inputs ([`ProgramOptions::more_within`]).
+pub const MORE_BATCHES: usize = 3;
 
 /// Reads the given inputs of a directory: its `*.in` files when there are some, else every
 /// regular file, in name order.
@@ -537,7 +544,9 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
     let mut trials = 0usize;
     let mut discarded: Vec<String> = Vec::new();
     let n_given = opts.inputs.len();
-    for (name, input, is_given) in &all {
+    let started = std::time::Instant::now();
+    // One input run on both sides: `Some(report)` when it shows a difference.
+    let mut try_input = |name: &str, input: &Input, is_given: bool| -> Option<Deterministic> {
         let (ra, rb) = std::thread::scope(|s| {
             let h = s.spawn(|| run_one(a, &ba, input, opts.limits));
             let rb = run_one(b, &bb, input, opts.limits);
@@ -550,7 +559,7 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
         let differ = match (&ra, &rb) {
             (Run::Discard(why), _) | (_, Run::Discard(why)) => {
                 discarded.push(format!("{name}: {why}"));
-                continue;
+                return None;
             }
             (
                 Run::Ok {
@@ -562,44 +571,75 @@ pub fn run_programs(a: &Program, b: &Program, opts: &ProgramOptions) -> Determin
                     status: sb,
                 },
             ) => {
-                if *is_given {
+                if is_given {
                     sa != sb || !same_output(oa, ob, opts.compare)
                 } else if *sa != 0 || *sb != 0 {
                     discarded.push(format!("{name}: a side exited with an error"));
-                    continue;
+                    return None;
                 } else {
                     !same_output(oa, ob, opts.compare)
                 }
             }
         };
-        if differ {
-            // Undefined behaviour that the sanitizers missed (uninitialised reads) is no
-            // evidence either.
-            let ub = [(&ba, a), (&bb, b)]
-                .into_iter()
-                .any(|(built, _)| memcheck_complains(built, input, opts.limits) == Some(true));
-            if ub {
-                discarded.push(format!("{name}: memcheck reports undefined behaviour"));
-                continue;
-            }
-            trials += 1;
-            return Deterministic {
-                verdict: Verdict::NotEquivalent,
-                method: "differential",
-                counterexample: Some(json!({
-                    "input": clip(&input.stdin),
-                    "args": input.args,
-                    "origin": name,
-                    "a": run_json(&ra),
-                    "b": run_json(&rb),
-                })),
-                trials,
-                notes,
-            };
-        }
         trials += 1;
+        if !differ {
+            return None;
+        }
+        // Undefined behaviour that the sanitizers missed (uninitialised reads) is no
+        // evidence either.
+        let ub = [(&ba, a), (&bb, b)]
+            .into_iter()
+            .any(|(built, _)| memcheck_complains(built, input, opts.limits) == Some(true));
+        if ub {
+            trials -= 1;
+            discarded.push(format!("{name}: memcheck reports undefined behaviour"));
+            return None;
+        }
+        Some(Deterministic {
+            verdict: Verdict::NotEquivalent,
+            method: "differential",
+            counterexample: Some(json!({
+                "input": clip(&input.stdin),
+                "args": input.args,
+                "origin": name,
+                "a": run_json(&ra),
+                "b": run_json(&rb),
+            })),
+            trials,
+            notes: Vec::new(),
+        })
+    };
+    for (name, input, is_given) in &all {
+        if let Some(mut found) = try_input(name, input, *is_given) {
+            found.notes = notes;
+            return found;
+        }
     }
-    let n_generated = all.iter().filter(|(_, _, given)| !given).count();
+    // Cheap programs get more generated inputs (a difference on one input in a few hundred
+    // is still a difference): batches of the same size, while the runs so far took less than
+    // `more_within`, up to `MORE_BATCHES` more.
+    let mut extra = 0usize;
+    if let (Some(budget), false) = (opts.more_within, samples.is_empty() || opts.generated == 0) {
+        let mut seen: BTreeSet<String> = all.iter().map(|(_, x, _)| x.stdin.clone()).collect();
+        for batch in 1..=MORE_BATCHES {
+            if started.elapsed() * (batch as u32 + 1) / batch as u32 > budget {
+                break;
+            }
+            let seed = opts.seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(batch as u64));
+            for t in generate_inputs(&samples, opts.generated, seed) {
+                if !seen.insert(t.clone()) {
+                    continue;
+                }
+                extra += 1;
+                let name = format!("generated #{}", opts.generated + extra);
+                if let Some(mut found) = try_input(&name, &stdin_only(t), false) {
+                    found.notes = notes;
+                    return found;
+                }
+            }
+        }
+    }
+    let n_generated = all.iter().filter(|(_, _, given)| !given).count() + extra;
     if n_given > 0 {
         notes.push(format!(
             "{n_given} given input(s), {n_generated} generated from their shape"

@@ -652,6 +652,7 @@ fn every_proof_survives_execution_of_mutated_pairs() {
                         seed: 3,
                         compare: CompareMode::Exact,
                         limits,
+                        more_within: None,
                     },
                 );
                 if d.verdict == crosscheck::analysis::equiv::Verdict::NotEquivalent {

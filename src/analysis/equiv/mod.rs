@@ -3,6 +3,7 @@
 //! their results ([`value`]); whole programs' inputs and outputs ([`program`]). Running the functions is the front end's job (`cli::equiv`): this
 //! module stays pure and deterministic.
 
+mod hazards;
 pub mod inputs;
 pub mod lower;
 pub mod mutant;

@@ -38,6 +38,7 @@
 //! Every step is sound on its own, so equal canonical forms prove equivalence; different forms
 //! prove nothing. Input deeper than [`MAX_DEPTH`] or larger than [`MAX_NODES`] is not normalised.
 
+use super::hazards::{self, Hazards, Opacity};
 use super::types::{clean_type, parse_type, Ty};
 use crate::syntax::functions::Function;
 use crate::syntax::lang::{field, kind};
@@ -110,18 +111,67 @@ pub fn canonical(
     func: &Function<'_>,
     cancel: &Cancel,
 ) -> Result<String, NormError> {
-    Ok(canonical_tree(file, func, cancel)?.printed())
+    let hz = checked(file)?;
+    Ok(canonical_tree(file, func, &hz, cancel)?.printed())
 }
 
-fn canonical_tree(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Result<T, NormError> {
+/// The file's hazards ([`hazards::scan`]), or why it declines any proof.
+fn checked(file: &ParsedFile) -> Result<Hazards, NormError> {
+    let hz = hazards::scan(file);
+    match &hz.decline {
+        Some(why) => Err(format!("no proof: {why}")),
+        None => Ok(hz),
+    }
+}
+
+/// Both files' hazards joined, or why either declines any proof. `same_file`: the two texts
+/// are versions of one file (a program and its mutant), so `__FILE__` names the same file and
+/// `__LINE__` may stay where it was; otherwise both decline the proof.
+fn checked_pair(a: &ParsedFile, b: &ParsedFile, same_file: bool) -> Result<Hazards, NormError> {
+    let hz = checked(a)?.join(&checked(b)?);
+    if let Some(why) = &hz.decline {
+        return Err(format!("no proof: {why}"));
+    }
+    if !same_file {
+        if let Some((w, _, _)) = hz.positional.first() {
+            return Err(format!(
+                "no proof: the file uses `{w}`, which differs between two files"
+            ));
+        }
+    }
+    Ok(hz)
+}
+
+fn canonical_tree(
+    file: &ParsedFile,
+    func: &Function<'_>,
+    hz: &Hazards,
+    cancel: &Cancel,
+) -> Result<T, NormError> {
     let lang = file.language;
     if !super::supports(lang) {
         return Err("unsupported language".into());
     }
     let name_node = function_name_node(lang, func.node);
     let mut tree = build(file, func.node, name_node, &BTreeMap::new(), cancel)?;
-    drop_parens(&mut tree);
-    let info = Scopes::collect(file, func, lang);
+    if hz.opacity == Opacity::Strict {
+        // A macro may read names, take tokens or need parentheses where the text does not
+        // show it: only comments and layout are set aside (and the function's own name).
+        let ctx = Ctx {
+            lang,
+            self_name: func.simple_name.clone(),
+            locals: BTreeSet::new(),
+            ints: BTreeSet::new(),
+            plain: BTreeSet::new(),
+        };
+        rename(&mut tree, &ctx, &BTreeMap::new(), None);
+        return Ok(tree);
+    }
+    let header = hz.opacity == Opacity::Header;
+    if !header {
+        drop_parens(&mut tree);
+    }
+    let info = Scopes::collect(file, func, lang, hz);
     let locals = info.renamable();
     let int_names: BTreeSet<String> = info
         .int_typed
@@ -134,11 +184,19 @@ fn canonical_tree(file: &ParsedFile, func: &Function<'_>, cancel: &Cancel) -> Re
         self_name: func.simple_name.clone(),
         locals: locals.clone(),
         ints: int_names,
+        plain: info.plain.clone(),
     };
-    remove_dead_stores(&mut tree, &ctx);
-    let facts = local_facts(file, func, lang);
-    drop_dead_post_updates(&mut tree, &ctx, &facts);
-    sign_free_comparisons(&mut tree, &ctx, &facts);
+    if !header {
+        remove_dead_stores(&mut tree, &ctx);
+    }
+    let facts = local_facts(file, func, lang, hz);
+    drop_dead_post_updates(&mut tree, &ctx, &facts, header);
+    sign_free_comparisons(&mut tree, &ctx, &facts, header, false);
+    if header {
+        // Names, parentheses and constants stay as written (a header's macro may see them).
+        rename(&mut tree, &ctx, &BTreeMap::new(), None);
+        return Ok(tree);
+    }
     let mut map = BTreeMap::new();
     assign_names(&tree, &ctx, &mut map);
     rename(&mut tree, &ctx, &map, None);
@@ -167,8 +225,19 @@ pub fn prove_equivalent(
     if a.0.has_errors() || b.0.has_errors() {
         return Err("syntax errors".into());
     }
-    let ca = canonical(a.0, a.1, cancel)?;
-    let cb = canonical(b.0, b.1, cancel)?;
+    let hz = checked_pair(a.0, b.0, false)?;
+    prove_with(a, b, &hz, cancel)
+}
+
+/// Equal canonical forms of two functions under both files' hazards.
+fn prove_with(
+    a: (&ParsedFile, &Function<'_>),
+    b: (&ParsedFile, &Function<'_>),
+    hz: &Hazards,
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    let ca = canonical_tree(a.0, a.1, hz, cancel)?.printed();
+    let cb = canonical_tree(b.0, b.1, hz, cancel)?.printed();
     Ok(ca == cb)
 }
 
@@ -367,17 +436,20 @@ struct Scopes {
     uses: BTreeMap<String, Vec<usize>>,
     int_typed: BTreeSet<String>,
     not_int: BTreeSet<String>,
+    /// Names whose writes run no user code ([`plain_type`]).
+    plain: BTreeSet<String>,
     globals: BTreeSet<String>,
     python: bool,
 }
 
 impl Scopes {
-    fn collect(file: &ParsedFile, func: &Function<'_>, lang: Language) -> Scopes {
+    fn collect(file: &ParsedFile, func: &Function<'_>, lang: Language, hz: &Hazards) -> Scopes {
         let mut s = Scopes {
             decls: BTreeMap::new(),
             uses: BTreeMap::new(),
             int_typed: BTreeSet::new(),
             not_int: BTreeSet::new(),
+            plain: BTreeSet::new(),
             globals: BTreeSet::new(),
             python: lang == Language::Python,
         };
@@ -396,11 +468,16 @@ impl Scopes {
                     .or_default()
                     .push((id.start_byte(), scope_end));
                 let int = ty
+                    .as_deref()
+                    .filter(|t| !hz.shadows(t))
                     .map(|t| {
-                        matches!(parse_type(lang, &t), Ty::Int { bits, .. } if bits >= 32)
-                            || (lang == Language::Python && clean_type(&t) == "int")
+                        matches!(parse_type(lang, t), Ty::Int { bits, .. } if bits >= 32)
+                            || (lang == Language::Python && clean_type(t) == "int")
                     })
                     .unwrap_or(false);
+                if plain_type(lang, ty.as_deref(), hz) {
+                    s.plain.insert(name.clone());
+                }
                 if int {
                     s.int_typed.insert(name);
                 } else {
@@ -719,6 +796,24 @@ struct Ctx {
     self_name: String,
     locals: BTreeSet<String>,
     ints: BTreeSet<String>,
+    /// Locals whose writes run no user code (C++: built-in scalar types; see [`plain_type`]).
+    plain: BTreeSet<String>,
+}
+
+/// Whether writing a local declared with type `ty` runs no user code. Always in Python, Java
+/// and C (no constructors or assignment operators); in C++ only for a plain name of a built-in
+/// arithmetic type (a class type's constructor, assignment operator or destructor may do
+/// anything: `Tick t = 5;` may count ticks).
+fn plain_type(lang: Language, ty: Option<&str>, hz: &Hazards) -> bool {
+    if lang != Language::Cpp {
+        return true;
+    }
+    let Some(t) = ty else { return false };
+    !hz.shadows(t)
+        && matches!(
+            parse_type(lang, t),
+            Ty::Int { .. } | Ty::Float { .. } | Ty::Bool | Ty::Char
+        )
 }
 
 /// The label of an integer literal the normal form writes itself (not a grammar kind).
@@ -1067,7 +1162,9 @@ fn pure_value(t: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
             && !t.kind.contains("f_string")
             && !t.kids.iter().any(|k| k.kind == kind::INTERPOLATION);
     }
-    if literal || ident(t).is_some() || (int_pure(t, ctx) && !may_trap(t, ctx.lang)) {
+    // A C++ name of a class type may convert through user code (`operator int()`).
+    let pure_name = ident(t).is_some_and(|n| ctx.lang != Language::Cpp || ctx.plain.contains(n));
+    if literal || pure_name || (int_pure(t, ctx) && !may_trap(t, ctx.lang)) {
         return true;
     }
     // A chained assignment to another dead variable: `x2 = x1 = 10`.
@@ -1082,13 +1179,15 @@ fn pure_value(t: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
     false
 }
 
-/// Names never read (only declared or written).
+/// Names never read (only declared or written). An update or compound assignment whose
+/// value is used (`return ++n;`, `return n += 1;`) reads its target; one whose value is
+/// discarded (a statement, a `for` update) only writes it.
 fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
     let mut read: BTreeSet<String> = BTreeSet::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    // (node, is a write position)
-    let mut stack: Vec<(&T, bool, bool)> = vec![(t, false, false)];
-    while let Some((n, write, member)) = stack.pop() {
+    // (node, is a write position, member position, the node's value is discarded)
+    let mut stack: Vec<(&T, bool, bool, bool)> = vec![(t, false, false, false)];
+    while let Some((n, write, member, discarded)) = stack.pop() {
         if let Some(name) = ident(n) {
             if !member && ctx.locals.contains(name) {
                 seen.insert(name.to_string());
@@ -1098,6 +1197,13 @@ fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
             }
             continue;
         }
+        let compound = matches!(
+            n.kind.as_str(),
+            kind::ASSIGNMENT_EXPRESSION | kind::ASSIGNMENT | kind::AUGMENTED_ASSIGNMENT
+        ) && n
+            .field(field::OPERATOR)
+            .and_then(|o| o.text.as_deref())
+            .is_some_and(|op| op != "=");
         for k in &n.kids {
             let w = match (n.kind.as_str(), k.field) {
                 (kind::VARIABLE_DECLARATOR, Some("name")) => true,
@@ -1105,8 +1211,8 @@ fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
                 (
                     kind::ASSIGNMENT_EXPRESSION | kind::ASSIGNMENT | kind::AUGMENTED_ASSIGNMENT,
                     Some("left"),
-                ) => true,
-                (kind::UPDATE_EXPRESSION, _) => true,
+                ) => !compound || discarded,
+                (kind::UPDATE_EXPRESSION, _) => discarded,
                 // C/C++ parameters and Java formal parameters declare, they do not read.
                 (kind::FORMAL_PARAMETER, Some("name"))
                 | (kind::PARAMETER_DECLARATION, Some("declarator")) => true,
@@ -1116,7 +1222,10 @@ fn dead_names(t: &T, ctx: &Ctx) -> BTreeSet<String> {
             };
             // Python augmented assignment may mutate a shared object: count it as a read.
             let w = w && !(ctx.lang == Language::Python && n.kind == kind::AUGMENTED_ASSIGNMENT);
-            stack.push((k, w, member_field(n, k, ctx.lang)));
+            let kid_discarded = n.kind == kind::EXPRESSION_STATEMENT
+                || (n.kind == kind::FOR_STATEMENT && k.field == Some(field::UPDATE))
+                || (n.kind == kind::COMMA_EXPRESSION && discarded);
+            stack.push((k, w, member_field(n, k, ctx.lang), kid_discarded));
         }
     }
     seen.difference(&read).cloned().collect()
@@ -1145,6 +1254,9 @@ fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
                     if !dead.contains(name) || e.field(field::TYPE).is_some() {
                         return false;
                     }
+                    if ctx.lang == Language::Cpp && !ctx.plain.contains(name) {
+                        return false; // an assignment operator may run
+                    }
                     let op_ok = op == "="
                         || (ctx.lang != Language::Python
                             && matches!(op, "+=" | "-=" | "*=")
@@ -1167,16 +1279,20 @@ fn removable_statement(s: &T, ctx: &Ctx, dead: &BTreeSet<String>) -> bool {
                 .collect();
             !decls.is_empty()
                 && decls.iter().all(|d| match d.kind.as_str() {
-                    kind::IDENTIFIER => ident(d).is_some_and(|n| dead.contains(n)),
+                    kind::IDENTIFIER => ident(d).is_some_and(|n| {
+                        dead.contains(n) && (ctx.lang != Language::Cpp || ctx.plain.contains(n))
+                    }),
                     kind::VARIABLE_DECLARATOR | kind::INIT_DECLARATOR => {
                         let name = d
                             .field(field::NAME)
                             .or_else(|| d.field(field::DECLARATOR))
                             .and_then(ident);
-                        name.is_some_and(|n| dead.contains(n))
-                            && d.field(field::VALUE)
-                                .map(|v| pure_value(v, ctx, dead))
-                                .unwrap_or(true)
+                        name.is_some_and(|n| {
+                            dead.contains(n) && (ctx.lang != Language::Cpp || ctx.plain.contains(n))
+                        }) && d
+                            .field(field::VALUE)
+                            .map(|v| pure_value(v, ctx, dead))
+                            .unwrap_or(true)
                             && d.field(field::DIMENSIONS).is_none()
                     }
                     _ => false,
@@ -1234,7 +1350,7 @@ struct LocalFacts {
     forward_only: bool,
 }
 
-fn local_facts(file: &ParsedFile, func: &Function<'_>, lang: Language) -> LocalFacts {
+fn local_facts(file: &ParsedFile, func: &Function<'_>, lang: Language, hz: &Hazards) -> LocalFacts {
     let mut f = LocalFacts {
         return_ends_reads: true,
         forward_only: true,
@@ -1255,6 +1371,9 @@ fn local_facts(file: &ParsedFile, func: &Function<'_>, lang: Language) -> LocalF
     }
     let mut declared: BTreeMap<String, Option<Scalar>> = BTreeMap::new();
     let scalar_of = |ty: &str| -> Option<Scalar> {
+        if hz.shadows(ty) {
+            return None; // `typedef long size_t;`: not the standard type
+        }
         match parse_type(lang, ty) {
             Ty::Int { signed: false, .. } => Some(Scalar::Unsigned),
             Ty::Int { .. } => Some(Scalar::Int),
@@ -1439,7 +1558,10 @@ fn last_start(t: &T) -> usize {
 /// statement (no unsequenced read) and either the statement is a `return` (the local ends
 /// with the call) or control only flows forwards from a statement outside every loop after
 /// which `x` is never named again. `return p++;`, `savestring(s, end--  - s);` as a last use.
-fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts) {
+///
+/// `header_only`: a project header's macros are not seen, so only a `return` qualifies and no
+/// update inside a call's arguments (the callee may be a macro that evaluates them twice).
+fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts, header_only: bool) {
     if facts.scalars.is_empty() {
         return;
     }
@@ -1484,6 +1606,13 @@ fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts) {
         }
         let Some(s_len) = s_len else { continue };
         let s = node_at(t, &path[..s_len]);
+        if header_only
+            && (s.kind != kind::RETURN_STATEMENT
+                || (s_len..path.len())
+                    .any(|len| node_at(t, &path[..len]).kind == kind::ARGUMENT_LIST))
+        {
+            continue;
+        }
         let mut inside = Vec::new();
         occurrences(s, name, ctx.lang, &mut inside);
         if inside.len() != 1 {
@@ -1514,11 +1643,21 @@ fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts) {
 /// Zero comparisons that cannot see a sign: for an unsigned local (C/C++; Java `char`) or,
 /// in C, a pointer (compared as an unsigned address), `x > 0` is `x != 0` and `x <= 0` is
 /// `x == 0` (`0 < x`, `0 >= x` alike). The zero is `0`, `'\0'` or (pointers) `NULL`.
-fn sign_free_comparisons(t: &mut T, ctx: &Ctx, facts: &LocalFacts) {
+///
+/// `header_only` (a project header's macros are not seen): not inside a call's arguments,
+/// which a macro may stringize. `in_args`: `t` lies inside call arguments.
+fn sign_free_comparisons(
+    t: &mut T,
+    ctx: &Ctx,
+    facts: &LocalFacts,
+    header_only: bool,
+    in_args: bool,
+) {
+    let in_args = in_args || t.kind == kind::ARGUMENT_LIST;
     for k in &mut t.kids {
-        sign_free_comparisons(k, ctx, facts);
+        sign_free_comparisons(k, ctx, facts, header_only, in_args);
     }
-    if t.kind != kind::BINARY_EXPRESSION {
+    if t.kind != kind::BINARY_EXPRESSION || (header_only && in_args) {
         return;
     }
     let (Some(l), Some(r)) = (t.field(field::LEFT), t.field(field::RIGHT)) else {
@@ -1611,10 +1750,29 @@ pub fn prove_program_equivalent(
     prove_files_equivalent((a.0, Some(a.1)), (b.0, Some(b.1)), cancel)
 }
 
+/// [`prove_program_equivalent`] for two versions of one file (a program and its mutant):
+/// `__FILE__` names the same file on both sides, and `__LINE__` that keeps its line is equal.
+pub fn prove_versions_equivalent(
+    a: (&ParsedFile, &Function<'_>),
+    b: (&ParsedFile, &Function<'_>),
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    prove_files_in((a.0, Some(a.1)), (b.0, Some(b.1)), true, cancel)
+}
+
 /// [`prove_program_equivalent`] with optional entry functions (whole programs have none).
 pub fn prove_files_equivalent(
     a: (&ParsedFile, Option<&Function<'_>>),
     b: (&ParsedFile, Option<&Function<'_>>),
+    cancel: &Cancel,
+) -> Result<bool, NormError> {
+    prove_files_in(a, b, false, cancel)
+}
+
+fn prove_files_in(
+    a: (&ParsedFile, Option<&Function<'_>>),
+    b: (&ParsedFile, Option<&Function<'_>>),
+    same_file: bool,
     cancel: &Cancel,
 ) -> Result<bool, NormError> {
     let lang = a.0.language;
@@ -1623,7 +1781,7 @@ pub fn prove_files_equivalent(
     }
     if a.0.has_errors() || b.0.has_errors() {
         return match (a.1, b.1) {
-            (Some(ea), Some(eb)) => prove_in_place((a.0, ea), (b.0, eb), cancel),
+            (Some(ea), Some(eb)) => prove_in_place((a.0, ea), (b.0, eb), same_file, cancel),
             _ => Err("syntax errors: no proof".into()),
         };
     }
@@ -1631,17 +1789,18 @@ pub fn prove_files_equivalent(
         // tree-sitter reads some indentation errors without an error node; Python does not.
         return Err("inconsistent indentation (Python would not run it): no proof".into());
     }
+    let hz = checked_pair(a.0, b.0, same_file)?;
     // The entry functions first: the cheap and common refutation.
     if let (Some(ea), Some(eb)) = (a.1, b.1) {
-        if !prove_equivalent((a.0, ea), (b.0, eb), cancel)? {
+        if !prove_with((a.0, ea), (b.0, eb), &hz, cancel)? {
             return Ok(false);
         }
     }
     let (Some(ma), Some(mb)) = (markers(a.1, b.1, true), markers(a.1, b.1, false)) else {
         return Ok(false);
     };
-    let fa = file_form(a.0, a.1, &ma, cancel)?;
-    let fb = file_form(b.0, b.1, &mb, cancel)?;
+    let fa = file_form(a.0, a.1, &ma, &hz, cancel)?;
+    let fb = file_form(b.0, b.1, &mb, &hz, cancel)?;
     Ok(fa == fb)
 }
 
@@ -1653,6 +1812,7 @@ pub fn prove_files_equivalent(
 fn prove_in_place(
     a: (&ParsedFile, &Function<'_>),
     b: (&ParsedFile, &Function<'_>),
+    same_file: bool,
     cancel: &Cancel,
 ) -> Result<bool, NormError> {
     let (ra, rb) = (a.1.node.byte_range(), b.1.node.byte_range());
@@ -1667,7 +1827,8 @@ fn prove_in_place(
     {
         return Err("syntax errors: no proof".into());
     }
-    Ok(canonical(a.0, a.1, cancel)? == canonical(b.0, b.1, cancel)?)
+    let hz = checked_pair(a.0, b.0, same_file)?;
+    prove_with(a, b, &hz, cancel)
 }
 
 /// Python's own indentation rule, which tree-sitter does not always enforce: module-level
@@ -1778,6 +1939,7 @@ fn file_form(
     file: &ParsedFile,
     entry: Option<&Function<'_>>,
     marks: &BTreeMap<String, String>,
+    hz: &Hazards,
     cancel: &Cancel,
 ) -> Result<String, NormError> {
     use crate::syntax::functions::{collect_functions, FunctionKind};
@@ -1825,13 +1987,15 @@ fn file_form(
             return Err("cancelled".into());
         }
         let key = key_of(f);
-        let mut tree = canonical_tree(file, f, cancel)?;
+        let mut tree = canonical_tree(file, f, hz, cancel)?;
         mark_names(&mut tree, marks, lang, false);
         forms.push((key.clone(), range.0, tree.printed()));
         cut.insert(range, key);
     }
     let mut context = build(file, file.tree.root_node(), None, &cut, cancel)?;
-    drop_parens(&mut context);
+    if hz.opacity == Opacity::None {
+        drop_parens(&mut context);
+    }
     mark_names(&mut context, marks, lang, false);
     // Functions by key, in file order within a key (overloads pair by position).
     forms.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
@@ -1888,6 +2052,112 @@ mod tests {
         let ga = select_function(&fa, Some(entry)).unwrap();
         let gb = select_function(&fb, Some(entry)).unwrap();
         prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()).unwrap()
+    }
+
+    /// Proved through the path the CLI takes (a declined proof is no proof).
+    fn proved(lang: Language, a: &str, b: &str, entry: &str) -> bool {
+        let fa = ParsedFile::parse(lang, a);
+        let fb = ParsedFile::parse(lang, b);
+        let ga = select_function(&fa, Some(entry)).unwrap();
+        let gb = select_function(&fb, Some(entry)).unwrap();
+        prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) == Ok(true)
+    }
+
+    #[test]
+    fn code_that_sees_names_lines_or_hidden_reads_gets_no_proof() {
+        // Each pair differs when run (found by an adversarial probe of the proof): Python code
+        // that sees names, lines or text (`{x=}`, `locals()`, NFKC identifiers, `eval`,
+        // frames); C macros that read a local the rewrites think dead, renamed or not updated,
+        // take parentheses or stringize a name; `__func__`, `__LINE__`; a file's own `size_t`;
+        // a helper's static local read by its own `++n`; a used compound assignment; C++
+        // conversion operators and constructors of unread locals; Java's `\u000a` in a comment.
+        let differ: &[(Language, &str, &str)] = &[
+            (Language::Python, "def f(x):\n    return f\"{x=}\"\n", "def f(y):\n    return f\"{y=}\"\n"),
+            (Language::Python, "def f(x):\n    unused = 1\n    return len(locals()) + x\n", "def f(x):\n    return len(locals()) + x\n"),
+            (Language::Python, "def f(x):\n    fi = x\n    \u{fb01} = 2\n    return fi\n", "def f(x):\n    fi = x\n    gi = 2\n    return fi\n"),
+            (Language::Python, "def f(x):\n    y = 5\n    return eval(\"y\") + x\n", "def f(x):\n    y = 6\n    return eval(\"y\") + x\n"),
+            (Language::Python, "import sys\n\ndef f(x):\n    return x + sys._getframe().f_lineno\n", "import sys\n\n\ndef f(x):\n    return x + sys._getframe().f_lineno\n"),
+            (Language::C, "#define R (k * 2)\nint f(int x) { int k = x; return R; }", "#define R (k * 2)\nint f(int x) { int k = 7; return R; }"),
+            (Language::C, "int k = 100;\n#define R (k * 2)\nint f(int x) { int k = x; return R; }", "int k = 100;\n#define R (k * 2)\nint f(int x) { int j = x; return R; }"),
+            (Language::C, "#define TWICE_X (x * 2)\nint f(int x) { int y = x++; return y + TWICE_X; }", "#define TWICE_X (x * 2)\nint f(int x) { int y = x; return y + TWICE_X; }"),
+            (Language::C, "#define SQ(v) v * v\nint f(int a, int b) { return SQ((a + b)); }", "#define SQ(v) v * v\nint f(int a, int b) { return SQ(a + b); }"),
+            (Language::C, "#define NAME(v) #v\nint f(int x) { return NAME(x)[0] + x; }", "#define NAME(v) #v\nint f(int y) { return NAME(y)[0] + y; }"),
+            (Language::C, "const char *f(int x) { return __func__; }", "const char *f(int y) { return __func__; }"),
+            (Language::C, "int f(int x) { return x + __LINE__; }", "\nint f(int x) { return x + __LINE__; }"),
+            (Language::C, "typedef long size_t;\nint f(long v) { size_t x = v; return x > 0; }", "typedef long size_t;\nint f(long v) { size_t x = v; return x != 0; }"),
+            (Language::C, "static int g(void) { static int n = 0; return ++n; }\nint f(int x) { g(); return g() + x; }", "static int g(void) { int n = 0; return ++n; }\nint f(int x) { g(); return g() + x; }"),
+            (Language::C, "int f(int x) { int n = 5; return (n += 1) + x; }", "int f(int x) { int n = 6; return (n += 1) + x; }"),
+            (Language::Cpp, "static int counter = 0;\nstruct W { operator int() { counter += 10; return 1; } };\nint f(int x) { W w; int unused = w; return x + counter; }", "static int counter = 0;\nstruct W { operator int() { counter += 10; return 1; } };\nint f(int x) { W w; return x + counter; }"),
+            (Language::Cpp, "static int counter = 0;\nstruct Tick { Tick(int v) { counter += v; } };\nint f(int x) { Tick t = 5; return x + counter; }", "static int counter = 0;\nstruct Tick { Tick(int v) { counter += v; } };\nint f(int x) { return x + counter; }"),
+            (Language::Java, "class C { static int f(int x) {\n // bump \\u000a x = x + 1;\n return x; } }", "class C { static int f(int x) {\n // bump x = x + 1;\n return x; } }"),
+        ];
+        for (lang, a, b) in differ {
+            assert!(!proved(*lang, a, b, "f"), "{a}\n---\n{b}");
+        }
+        assert!(proved(
+            Language::Cpp,
+            "int f(int x) { int t = 5; return x; }",
+            "int f(int x) { return x; }",
+            "f"
+        ));
+    }
+
+    #[test]
+    fn file_and_line_names_are_equal_only_between_versions_of_one_file() {
+        let log = "void fatal(const char *m) { printf(\"%s:%d %s\", __FILE__, __LINE__, m); }\n";
+        let a = format!("{log}char *f(char *p) {{ return p++; }}\n");
+        let b = format!("{log}char *f(char *p) {{ return p; }}\n");
+        let moved = format!("\n{log}char *f(char *p) {{ return p; }}\n");
+        let parse = |t: &str| ParsedFile::parse(Language::C, t);
+        let (fa, fb, fm) = (parse(&a), parse(&b), parse(&moved));
+        let ga = select_function(&fa, Some("f")).unwrap();
+        let gb = select_function(&fb, Some("f")).unwrap();
+        let gm = select_function(&fm, Some("f")).unwrap();
+        let never = Cancel::never();
+        // A program and its mutant: the same file name, the same lines.
+        assert_eq!(
+            prove_versions_equivalent((&fa, &ga), (&fb, &gb), &never),
+            Ok(true)
+        );
+        // Two files (`a.c`, `b.c`): `__FILE__` differs; a moved `__LINE__` differs.
+        assert!(prove_program_equivalent((&fa, &ga), (&fb, &gb), &never).is_err());
+        assert!(prove_versions_equivalent((&fa, &ga), (&fm, &gm), &never).is_err());
+    }
+
+    #[test]
+    fn an_unseen_project_header_keeps_names_and_arguments_as_written() {
+        let h = "#include \"defs.h\"\n";
+        let c = |a: &str, b: &str| proved(Language::C, &format!("{h}{a}"), &format!("{h}{b}"), "f");
+        // Nothing of the function runs after `return`, and no macro sees a comparison
+        // outside call arguments.
+        assert!(c(
+            "char *f(char *p) { return p++; }",
+            "char *f(char *p) { return p; }"
+        ));
+        assert!(c(
+            "int f(char *p) { if (p > 0) return 1; return 0; }",
+            "int f(char *p) { if (p != 0) return 1; return 0; }"
+        ));
+        // A call may be a header macro that evaluates its argument twice; a local may be
+        // read by an object-like macro.
+        assert!(!c(
+            "int f(char *p, char *q) { return g(p++, q); }",
+            "int f(char *p, char *q) { return g(p, q); }"
+        ));
+        assert!(!c(
+            "int f(int x) { int k = x; return R; }",
+            "int f(int x) { int j = x; return R; }"
+        ));
+        assert!(!c(
+            "int f(int x) { int k = 1; return x; }",
+            "int f(int x) { return x; }"
+        ));
+        // Without the header, the same pairs are proved.
+        let plain = |a: &str, b: &str| proved(Language::C, a, b, "f");
+        assert!(plain(
+            "int f(int x) { int k = 1; return x; }",
+            "int f(int x) { return x; }"
+        ));
     }
 
     #[test]

@@ -264,6 +264,27 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
                 out.insert((i, j));
             }
         }
+        // `n q` before `n - 1` edges and `q` queries (or `n m` before `n` values and `m`
+        // queries): two counts of a header add up to the lines that follow.
+        if i == 0 || !in_run {
+            let rest = (s.lines.len() - i - 1) as i128;
+            let ints: Vec<(usize, i128)> = line
+                .iter()
+                .enumerate()
+                .filter_map(|(j, f)| match f {
+                    Field::Int(v) if *v >= 1 => Some((j, *v)),
+                    _ => None,
+                })
+                .collect();
+            for (x, &(ja, a)) in ints.iter().enumerate() {
+                for &(jb, b) in &ints[x + 1..] {
+                    if a + b == rest || a - 1 + b == rest || a + b - 1 == rest {
+                        out.insert((i, ja));
+                        out.insert((i, jb));
+                    }
+                }
+            }
+        }
     }
     out
 }
@@ -310,25 +331,31 @@ fn int_range(
     j: usize,
     fixed: &BTreeSet<(usize, usize)>,
     o: &Observed,
+    own_column: bool,
 ) -> (i128, i128) {
     let mut lo = i128::MAX;
     let mut hi = i128::MIN;
     for (k, f) in line.iter().enumerate() {
         if let Field::Int(v) = f {
-            if !fixed.contains(&(i, k)) {
+            if !fixed.contains(&(i, k)) && (!own_column || k == j) {
                 lo = lo.min(*v);
                 hi = hi.max(*v);
             }
         }
     }
-    if let Some((a, b)) = o.int_range.get(&(i, j)) {
-        lo = lo.min(*a);
-        hi = hi.max(*b);
+    // Other samples' values at the same line and column, unless the line is inside a run of
+    // same-shaped lines: runs differ in length between samples, so a line index names
+    // different things (an edge in one, a query in another).
+    let (start, end) = run_of(s, i);
+    if end == start {
+        if let Some((a, b)) = o.int_range.get(&(i, j)) {
+            lo = lo.min(*a);
+            hi = hi.max(*b);
+        }
     }
     // A run of same-shaped short lines (queries `l r`, edges `u v`) pools its column; when
     // every value is a positive index no larger than a count of an earlier line (`n` of `n q`),
     // the indices range up to that count: the last element is as valid a target as the others.
-    let (start, end) = run_of(s, i);
     if end > start && line.len() <= 3 {
         if let Some((a, b)) = s.run_ints.get(&(start, j)) {
             lo = lo.min(*a);
@@ -397,11 +424,18 @@ fn render(lines: &[Vec<String>], trailing_newline: bool) -> String {
 /// A value in `lo..=hi`, uniform, or (per input, `skew`) from its lowest or highest quarter:
 /// inputs whose values all sit near one end of their range (all negative, all the maximum)
 /// are where many wrong answers show, and uniform draws over several values rarely make them.
+/// Half the values of a skewed input are one of the three at the very end (`lo`, `lo + 1`,
+/// `lo + 2`): an off-by-one at a boundary (`S <= 3` for `S <= 2`, a loop bound that misses
+/// `K = 3`) shows on one value of a range of thousands.
 fn skewed(rng: &mut ChaCha8Rng, lo: i128, hi: i128, skew: u8) -> i128 {
     let quarter = (hi - lo) / 4;
-    match skew {
-        1 => int_in(rng, lo, lo + quarter),
-        2 => int_in(rng, hi - quarter, hi),
+    let edge = quarter.min(2);
+    let at_edge = skew != 0 && below(rng, 2) == 0;
+    match (skew, at_edge) {
+        (1, true) => int_in(rng, lo, lo + edge),
+        (2, true) => int_in(rng, hi - edge, hi),
+        (1, false) => int_in(rng, lo, lo + quarter),
+        (2, false) => int_in(rng, hi - quarter, hi),
         _ => int_in(rng, lo, hi),
     }
 }
@@ -461,15 +495,30 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
             let k = ints.len() as i128;
             let permutation = sorted.iter().enumerate().all(|(x, v)| *v == x as i128 + 1);
             let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
-            let ascending = ints.windows(2).all(|w| w[0] <= w[1]);
-            let descending = ints.windows(2).all(|w| w[0] >= w[1]);
+            let (ascending, descending) = run_order(s, i, &ints);
+            let (start, end) = run_of(s, i);
             if permutation {
                 new_ints = (1..=k).collect();
                 shuffle(&mut new_ints, rng);
+            } else if end > start && line.len() <= 3 {
+                // A line of a run of short records (`p x` queries, `l r` bounds): each column
+                // from its own range (an index and an amount are not drawn alike).
+                new_ints = free
+                    .iter()
+                    .map(|&j| {
+                        let (lo, hi) = int_range(s, line, i, j, &fixed, o, true);
+                        skewed(rng, lo, hi, skew)
+                    })
+                    .collect();
+                if ascending && !descending {
+                    new_ints.sort_unstable();
+                } else if descending && !ascending {
+                    new_ints.sort_unstable_by(|a, b| b.cmp(a));
+                }
             } else {
                 let (lo, hi) = free
                     .iter()
-                    .map(|&j| int_range(s, line, i, j, &fixed, o))
+                    .map(|&j| int_range(s, line, i, j, &fixed, o, false))
                     .fold((i128::MAX, i128::MIN), |(a, b), (x, y)| {
                         (a.min(x), b.max(y))
                     });
@@ -499,15 +548,16 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                 } else {
                     new_ints = (0..ints.len()).map(|_| skewed(rng, lo, hi, skew)).collect();
                 }
-                // The order of a line's values is kept (a query's `l r` with `l <= r`).
-                if ascending {
+                // The order of a line's values is kept (a query's `l r` with `l <= r`); equal
+                // values (`3 3`, `999999 999999`) show no order to keep.
+                if ascending && !descending {
                     new_ints.sort_unstable();
-                } else if descending {
+                } else if descending && !ascending {
                     new_ints.sort_unstable_by(|a, b| b.cmp(a));
                 }
             }
         } else if let [j] = free.as_slice() {
-            let (lo, hi) = int_range(s, line, i, *j, &fixed, o);
+            let (lo, hi) = int_range(s, line, i, *j, &fixed, o, false);
             new_ints.push(skewed(rng, lo, hi, skew));
         }
         let mut next_int = new_ints.into_iter();
@@ -544,8 +594,112 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
         }
         out.push(row);
     }
+    keep_distinct_columns(s, o, &fixed, &mut out, rng);
     keep_graphs(s, &fixed, &mut out, rng);
     render(&out, s.trailing_newline)
+}
+
+/// A column of a run of three or more same-shaped lines whose sample values are all different
+/// (the years of ABC113 C, ids) stays all different: redrawn where a draw repeats one.
+/// Equal values there are often outside the problem's guarantees, and two right answers may
+/// differ on them. Lines whose values keep an order are put back in order.
+fn keep_distinct_columns(
+    s: &Sample,
+    o: &Observed,
+    fixed: &BTreeSet<(usize, usize)>,
+    out: &mut [Vec<String>],
+    rng: &mut ChaCha8Rng,
+) {
+    let runs: BTreeSet<(usize, usize)> = s.runs.iter().copied().collect();
+    for (start, end) in runs {
+        if end < start + 2 || s.lines[start].len() > 3 {
+            continue;
+        }
+        let ints_of = |i: usize| -> Vec<i128> {
+            s.lines[i]
+                .iter()
+                .filter_map(|f| match f {
+                    Field::Int(v) => Some(*v),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (asc, desc) = run_order(s, start, &ints_of(start));
+        for j in 0..s.lines[start].len() {
+            let column: Option<Vec<i128>> = (start..=end)
+                .map(|i| match s.lines[i].get(j) {
+                    Some(Field::Int(v)) if !fixed.contains(&(i, j)) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            let Some(column) = column else { continue };
+            if column.iter().collect::<BTreeSet<_>>().len() != column.len() {
+                continue;
+            }
+            let (lo, hi) = int_range(s, &s.lines[start], start, j, fixed, o, true);
+            if hi - lo + 1 < column.len() as i128 {
+                continue;
+            }
+            let mut used: BTreeSet<i128> = BTreeSet::new();
+            for row in out[start..=end].iter_mut() {
+                let Some(v) = row.get(j).and_then(|t| t.parse::<i128>().ok()) else {
+                    continue;
+                };
+                let mut v = v;
+                let mut guard = 0;
+                while used.contains(&v) && guard < 1000 {
+                    v = int_in(rng, lo, hi);
+                    guard += 1;
+                }
+                used.insert(v);
+                row[j] = v.to_string();
+            }
+        }
+        // The order a line keeps (`l r` with `l <= r`) holds again after the redraws.
+        if asc != desc {
+            for row in out[start..=end].iter_mut() {
+                let Some(mut v) = row
+                    .iter()
+                    .map(|t| t.parse::<i128>().ok())
+                    .collect::<Option<Vec<i128>>>()
+                else {
+                    continue;
+                };
+                if asc {
+                    v.sort_unstable();
+                } else {
+                    v.sort_unstable_by(|a, b| b.cmp(a));
+                }
+                *row = v.iter().map(i128::to_string).collect();
+            }
+        }
+    }
+}
+
+/// Whether the values of line `i` (`ints`, its free integers) are kept ascending and/or
+/// descending: as every line of its run of same-shaped short lines shows them (`l r` queries,
+/// one of them `4 4`), or as the line alone does (a list of values).
+fn run_order(s: &Sample, i: usize, ints: &[i128]) -> (bool, bool) {
+    let (start, end) = run_of(s, i);
+    let lines: Vec<Vec<i128>> = if end > start && ints.len() <= 3 {
+        (start..=end)
+            .map(|k| {
+                s.lines[k]
+                    .iter()
+                    .filter_map(|f| match f {
+                        Field::Int(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    } else {
+        vec![ints.to_vec()]
+    };
+    (
+        lines.iter().all(|l| l.windows(2).all(|w| w[0] <= w[1])),
+        lines.iter().all(|l| l.windows(2).all(|w| w[0] >= w[1])),
+    )
 }
 
 /// Runs of two or more lines of two free positive integers (`u v` edges, `l r` queries):
@@ -603,6 +757,32 @@ fn is_tree(edges: &[(i128, i128)], n: i128) -> bool {
     })
 }
 
+/// The largest node id of a run of pairs.
+fn n_of(edges: &[(i128, i128)]) -> i128 {
+    edges.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0)
+}
+
+/// A random tree over `1..=n`, as `n - 1` pairs in random order: node k (in a random
+/// labelling) hangs off one of the nodes before it. `ascending`: each pair written smaller
+/// first (as the sample wrote them), else in a random orientation.
+fn random_tree(n: i128, ascending: bool, rng: &mut ChaCha8Rng) -> Vec<(i128, i128)> {
+    let mut label: Vec<i128> = (1..=n).collect();
+    shuffle(&mut label, rng);
+    let mut tree: Vec<(i128, i128)> = (1..n.max(1) as usize)
+        .map(|k| {
+            let p = below(rng, k as u64) as usize;
+            let (a, b) = (label[p], label[k]);
+            if ascending || below(rng, 2) == 0 {
+                (a.min(b), a.max(b))
+            } else {
+                (a.max(b), a.min(b))
+            }
+        })
+        .collect();
+    shuffle(&mut tree, rng);
+    tree
+}
+
 /// Graphs stay graphs of the sample's kind. A run of pairs that is a tree over `1..=n` in the
 /// sample (`n - 1` edges joining every node) becomes another random tree over `1..=n`; a run
 /// without self-loops or repeated pairs gets none (a line that would make one keeps the
@@ -616,8 +796,29 @@ fn keep_graphs(
 ) {
     for (start, end) in pair_runs(s, fixed) {
         let edges: Vec<(i128, i128)> = (start..=end).map(|i| pair_of(&s.lines[i])).collect();
+        // `n q`, then `n - 1` edges, then `q` queries of the same shape (`p x`): the run
+        // starts with a tree over `1..=n` for a count `n` of an earlier line.
+        let tree_prefix = fixed
+            .iter()
+            .filter(|(li, _)| *li < start)
+            .filter_map(|&(li, k)| match s.lines[li].get(k) {
+                Some(Field::Int(n)) => Some(*n),
+                _ => None,
+            })
+            .find(|&n| {
+                n >= 2 && (n as usize) <= edges.len() && is_tree(&edges[..n as usize - 1], n)
+            });
+        if let (Some(n), false) = (tree_prefix, is_tree(&edges, n_of(&edges))) {
+            let m = n as usize - 1;
+            let ascending = edges[..m].iter().all(|(a, b)| a < b);
+            let tree = random_tree(n, ascending, rng);
+            for (row, (a, b)) in out[start..start + m].iter_mut().zip(tree) {
+                *row = vec![a.to_string(), b.to_string()];
+            }
+            continue;
+        }
         let ascending = edges.iter().all(|(a, b)| a < b);
-        let n = edges.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0);
+        let n = n_of(&edges);
         // Node ids, not values: at most a few per line (a query's `1 1000000000` is no graph).
         if n > 4 * (edges.len() as i128 + 1) {
             continue;
@@ -632,16 +833,7 @@ fn keep_graphs(
             }
         };
         if is_tree(&edges, n) {
-            // Node k (in a random labelling) hangs off one of the nodes before it.
-            let mut label: Vec<i128> = (1..=n).collect();
-            shuffle(&mut label, rng);
-            let mut tree: Vec<(i128, i128)> = (1..n as usize)
-                .map(|k| {
-                    let p = below(rng, k as u64) as usize;
-                    orient(label[p], label[k], rng)
-                })
-                .collect();
-            shuffle(&mut tree, rng);
+            let tree = random_tree(n, ascending, rng);
             for (row, (a, b)) in out[start..=end].iter_mut().zip(tree) {
                 *row = vec![a.to_string(), b.to_string()];
             }
@@ -980,6 +1172,76 @@ mod tests {
                 "{g}"
             );
         }
+    }
+
+    #[test]
+    fn a_column_of_different_values_stays_different() {
+        // ABC113 C: `n m`, then `p y` per city; the years are all different.
+        let samples = [
+            "2 3\n1 32\n2 63\n1 12\n".to_string(),
+            "2 3\n2 55\n2 77\n2 99\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 60, 7);
+        assert!(gen.len() >= 20, "{gen:?}");
+        for g in &gen {
+            let years: Vec<&str> = g
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.split_whitespace().nth(1))
+                .collect();
+            let distinct: BTreeSet<&&str> = years.iter().collect();
+            assert_eq!(distinct.len(), years.len(), "{g}");
+            for l in g.lines().skip(1) {
+                let p: i128 = l.split_whitespace().next().unwrap().parse().unwrap();
+                assert!((1..=2).contains(&p), "a prefecture among the 2: {g}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tree_before_queries_of_the_same_shape_stays_a_tree() {
+        // ABC138 D: `n q`, `n - 1` edges, `q` queries `p x`, all lines of two numbers.
+        let samples = [
+            "4 3\n1 2\n2 3\n2 4\n2 10\n1 100\n3 1\n".to_string(),
+            "6 2\n1 2\n1 3\n2 4\n3 6\n2 5\n1 10\n1 10\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 60, 3);
+        assert!(gen.len() >= 30, "{gen:?}");
+        for g in &gen {
+            let rows: Vec<Vec<i128>> = g
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            let (n, q) = (rows[0][0], rows[0][1]);
+            assert_eq!(rows.len() as i128, n - 1 + q + 1, "the counts stay: {g}");
+            let edges: Vec<(i128, i128)> =
+                rows[1..n as usize].iter().map(|r| (r[0], r[1])).collect();
+            assert!(is_tree(&edges, n), "{g}");
+        }
+    }
+
+    #[test]
+    fn equal_values_keep_no_order_and_skewed_inputs_reach_the_ends() {
+        let samples = [
+            "3 3\n".to_string(),
+            "2 2\n".to_string(),
+            "999999 999999\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 100, 5);
+        let pairs: Vec<(i128, i128)> = gen
+            .iter()
+            .map(|g| {
+                let v: Vec<i128> = g.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                (v[0], v[1])
+            })
+            .collect();
+        assert!(pairs.iter().any(|(x, y)| x > y), "{pairs:?}");
+        assert!(pairs.iter().any(|(x, y)| x < y), "{pairs:?}");
+        // One value in 2..=1729: the values next to the ends come up.
+        let samples = ["7\n".to_string(), "2\n".to_string(), "1729\n".to_string()];
+        let gen = generate_inputs(&samples, 100, 5);
+        let values: BTreeSet<i128> = gen.iter().map(|g| g.trim().parse().unwrap()).collect();
+        assert!(values.contains(&3) && values.contains(&1728), "{values:?}");
     }
 
     #[test]

@@ -1,0 +1,599 @@
+//! What the normalisation proof cannot see, read once per file before any rewrite.
+//!
+//! The proof's rewrites (renaming locals, removing dead stores and dead post-updates, dropping
+//! parentheses, trusting a type's name) assume that a local is read only where its name is
+//! written in the function, that a name means what the language's standard says, and that the
+//! text is what the compiler reads. Code that breaks those assumptions is found here:
+//!
+//! - **declined** (no proof at all): code that can see names, lines or the function's own text —
+//!   Python `locals()`, `vars()`, `eval`, `exec`, `globals()`, frames (`sys._getframe`,
+//!   `f_lineno`, `inspect`, `traceback`), `__code__`, `__qualname__`, an f-string's
+//!   self-documenting `{x=}`, non-ASCII identifiers (Python folds them to NFKC, so `ﬁ` is `fi`);
+//!   C/C++ `__LINE__`, `__FILE__`, `__func__` and the other predefined names that spell a position
+//!   or a name, `typeid`; Java stack traces and reflection (`getStackTrace`, `StackWalker`,
+//!   `getClass`, class literals, `getDeclared*`), and `\uXXXX` escapes outside string literals
+//!   (Java translates them before it reads comments: `// \u000a x++;` is code);
+//! - **opaque names** (C/C++), two degrees:
+//!   - *strict*: a macro that can read a local or take its argument's tokens — a function-like
+//!     macro, or an object-like macro whose replacement names anything but a type keyword — is
+//!     used in the file. No rewrite but dropping comments and layout applies;
+//!   - *header*: the file includes a project header (`#include "x.h"`), whose macros are not
+//!     seen: any call may be a macro that takes its arguments' tokens or evaluates them twice,
+//!     and any name may be read by an object-like macro. Names, stores, parentheses and
+//!     constants stay as written; zero comparisons without a sign (rule 8) are rewritten
+//!     outside call arguments, and dead post-updates (rule 7) only in a `return` (nothing of
+//!     the function runs after it), outside call arguments. Standard library macros evaluate
+//!     each argument once (C11 7.1.4), so system headers (`<x.h>`) bring no such hazard;
+//! - **shadowed type names**: names the file defines as a type or macro (`typedef long size_t;`),
+//!   whose standard meaning the rewrites must not assume.
+
+use crate::syntax::lang::{field, kind};
+use crate::syntax::{Language, ParsedFile};
+use std::collections::BTreeSet;
+use tree_sitter::Node;
+
+/// How far macros may hide reads of names (see the module docs).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Opacity {
+    #[default]
+    None,
+    /// A project header's macros are not seen.
+    Header,
+    /// A macro the file defines may read names or tokens, and it is used.
+    Strict,
+}
+
+/// What [`scan`] found in one file.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Hazards {
+    /// Why no proof may be given (`None`: a proof may be tried).
+    pub decline: Option<String>,
+    /// Whether names may be read where they are not written (macros).
+    pub opacity: Opacity,
+    /// Type (and macro) names the file defines itself.
+    pub shadowed_types: BTreeSet<String>,
+    /// C/C++ `__FILE__`, `__LINE__` (and kin) by occurrence: (name, line, inside a macro
+    /// definition). Their values depend on the file's name and the line of use, so a proof
+    /// stands only between two versions of one file where each sits on the same line.
+    pub positional: Vec<(String, usize, bool)>,
+}
+
+impl Hazards {
+    /// Both sides' hazards: a decline of either declines, names are opaque if either's are.
+    pub fn join(mut self, other: &Hazards) -> Hazards {
+        if self.decline.is_none() {
+            self.decline = other.decline.clone();
+        }
+        self.opacity = self.opacity.max(other.opacity);
+        if self.decline.is_none()
+            && !self.positional.is_empty()
+            && self.positional != other.positional
+        {
+            self.decline = Some(format!(
+                "`{}` stands on other lines in the two files",
+                self.positional[0].0
+            ));
+        }
+        if self.decline.is_none() && self.positional.is_empty() && !other.positional.is_empty() {
+            self.decline = Some(format!("`{}` is in one file only", other.positional[0].0));
+        }
+        self.shadowed_types
+            .extend(other.shadowed_types.iter().cloned());
+        self
+    }
+
+    /// Whether a type spelled `ty` may mean something else than its standard meaning here.
+    pub fn shadows(&self, ty: &str) -> bool {
+        !self.shadowed_types.is_empty()
+            && ty
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| self.shadowed_types.contains(w))
+    }
+}
+
+/// Python names whose call sees the caller's names or code (bare names only: `re.compile` is
+/// not `compile`).
+const PY_BARE: &[&str] = &[
+    "locals",
+    "vars",
+    "eval",
+    "exec",
+    "globals",
+    "compile",
+    "__import__",
+    "breakpoint",
+    "dir",
+    "inspect",
+    "traceback",
+    "__file__",
+    "__builtins__",
+];
+
+/// Python names that see frames, code objects or qualified names wherever they appear.
+const PY_ANY: &[&str] = &[
+    "_getframe",
+    "currentframe",
+    "f_lineno",
+    "f_locals",
+    "f_globals",
+    "f_back",
+    "f_code",
+    "f_lasti",
+    "tb_lineno",
+    "tb_frame",
+    "__code__",
+    "__qualname__",
+    "__annotations__",
+    "co_varnames",
+    "co_names",
+    "co_name",
+    "co_firstlineno",
+    "co_consts",
+    "settrace",
+    "setprofile",
+];
+
+/// C and C++ names that spell a position, a file or the function's own name.
+const C_PREDEFINED: &[&str] = &[
+    "__LINE__",
+    "__FILE__",
+    "__FILE_NAME__",
+    "__BASE_FILE__",
+    "__func__",
+    "__FUNCTION__",
+    "__PRETTY_FUNCTION__",
+    "__COUNTER__",
+    "__DATE__",
+    "__TIME__",
+    "__TIMESTAMP__",
+    "__builtin_FILE",
+    "__builtin_LINE",
+    "__builtin_FUNCTION",
+    "typeid",
+    "source_location",
+];
+
+/// Of [`C_PREDEFINED`], those whose value depends only on the file's name and the line of use:
+/// equal between two versions of one file where each occurrence keeps its line
+/// ([`Hazards::join`]); the caller declines them for two files of different names.
+const C_POSITIONAL: &[&str] = &["__LINE__", "__FILE__", "__FILE_NAME__", "__BASE_FILE__"];
+
+/// Java names that see stack frames, line numbers or class names.
+const JAVA_REFLECT: &[&str] = &[
+    "getStackTrace",
+    "printStackTrace",
+    "StackWalker",
+    "getLineNumber",
+    "getClass",
+    "getEnclosingMethod",
+    "getEnclosingClass",
+    "getDeclaredFields",
+    "getDeclaredField",
+    "getDeclaredMethods",
+    "getDeclaredMethod",
+    "getDeclaredConstructors",
+    "getSimpleName",
+    "getCanonicalName",
+];
+
+/// Words a C macro's replacement may hold without reading anything: type keywords.
+const C_TYPE_WORDS: &[&str] = &[
+    "int", "char", "short", "long", "signed", "unsigned", "float", "double", "void", "const",
+    "_Bool", "bool",
+];
+
+/// Reads the hazards of one file (a linear walk of its tree; deeper than the proof's depth
+/// limit declines).
+pub(super) fn scan(file: &ParsedFile) -> Hazards {
+    let mut h = Hazards::default();
+    let lang = file.language;
+    if lang == Language::Java {
+        if let Some(why) = java_unicode_escape(file) {
+            h.decline = Some(why);
+            return h;
+        }
+    }
+    if matches!(lang, Language::C | Language::Cpp) {
+        for w in C_PREDEFINED {
+            let positional = C_POSITIONAL.contains(w);
+            for at in word_positions(&file.text, w) {
+                if !positional {
+                    h.decline = Some(format!(
+                        "the file uses `{w}`, which differs between the two files or functions"
+                    ));
+                    return h;
+                }
+                let line = file.text[..at].matches('\n').count() + 1;
+                let in_macro = file
+                    .tree
+                    .root_node()
+                    .descendant_for_byte_range(at, at + w.len())
+                    .is_some_and(|n| {
+                        let mut cur = Some(n);
+                        while let Some(c) = cur {
+                            if c.kind() == kind::PREPROC_DEF
+                                || c.kind() == kind::PREPROC_FUNCTION_DEF
+                            {
+                                return true;
+                            }
+                            cur = c.parent();
+                        }
+                        false
+                    });
+                h.positional.push((w.to_string(), line, in_macro));
+            }
+        }
+        if h.positional.iter().any(|p| p.2) {
+            h.decline = Some("a macro expands `__FILE__` or `__LINE__` where it is used".into());
+            return h;
+        }
+    }
+    // C/C++ macros that may read locals or tokens, and whether their names are used.
+    let mut reading_macros: BTreeSet<String> = BTreeSet::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let root = file.tree.root_node();
+    let mut stack: Vec<(Node<'_>, usize)> = vec![(root, 0)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > super::normal::MAX_DEPTH {
+            h.decline = Some(format!("nesting deeper than {}", super::normal::MAX_DEPTH));
+            return h;
+        }
+        if let Some(why) = node_hazard(file, lang, node, &mut h, &mut reading_macros) {
+            h.decline = Some(why);
+            return h;
+        }
+        let k = node.kind();
+        if node.child_count() == 0 && (k == kind::IDENTIFIER || k == kind::TYPE_IDENTIFIER) {
+            used.insert(file.node_text(node).to_string());
+        }
+        // A macro's own name in its definition is not a use.
+        if k == kind::PREPROC_DEF || k == kind::PREPROC_FUNCTION_DEF {
+            continue;
+        }
+        let mut c = node.walk();
+        for kid in node.children(&mut c) {
+            stack.push((kid, depth + 1));
+        }
+    }
+    if reading_macros.iter().any(|m| used.contains(m)) {
+        h.opacity = Opacity::Strict;
+    }
+    h
+}
+
+/// The hazard one node brings (a reason to decline), recording macro facts on the way.
+fn node_hazard(
+    file: &ParsedFile,
+    lang: Language,
+    node: Node<'_>,
+    h: &mut Hazards,
+    reading_macros: &mut BTreeSet<String>,
+) -> Option<String> {
+    let k = node.kind();
+    let text = |n: Node<'_>| file.node_text(n);
+    match lang {
+        Language::Python => {
+            if k == kind::IDENTIFIER {
+                let name = text(node);
+                if !name.is_ascii() {
+                    return Some(format!(
+                        "the identifier `{name}` is not ASCII (Python folds identifiers to NFKC)"
+                    ));
+                }
+                let attribute = node.parent().is_some_and(|p| {
+                    p.kind() == kind::ATTRIBUTE
+                        && p.child_by_field_name(field::ATTRIBUTE)
+                            .is_some_and(|a| a.id() == node.id())
+                });
+                if PY_ANY.contains(&name) || (!attribute && PY_BARE.contains(&name)) {
+                    return Some(format!(
+                        "the code uses `{name}`, which sees names, lines or code the proof rewrites"
+                    ));
+                }
+                if attribute && name == "__name__" {
+                    return Some(
+                        "the code reads a `__name__` attribute, which sees the names the proof pairs"
+                            .into(),
+                    );
+                }
+            }
+            if k == kind::INTERPOLATION {
+                let mut c = node.walk();
+                let self_documenting = node
+                    .children(&mut c)
+                    .any(|kid| !kid.is_named() && text(kid) == "=");
+                if self_documenting {
+                    return Some(
+                        "an f-string's `{x=}` prints the expression's own text".to_string(),
+                    );
+                }
+            }
+        }
+        Language::Java => {
+            if k == kind::CLASS_LITERAL {
+                return Some("a class literal sees the class's name".into());
+            }
+            if k == kind::IDENTIFIER && JAVA_REFLECT.contains(&text(node)) {
+                return Some(format!(
+                    "the code uses `{}`, which sees names or line numbers",
+                    text(node)
+                ));
+            }
+        }
+        Language::C | Language::Cpp => match k {
+            kind::PREPROC_INCLUDE => {
+                let project = node
+                    .child_by_field_name(field::PATH)
+                    .is_some_and(|p| p.kind() == kind::STRING_LITERAL);
+                if project {
+                    // Its macros are not seen here.
+                    h.opacity = h.opacity.max(Opacity::Header);
+                }
+            }
+            kind::PREPROC_FUNCTION_DEF => {
+                if let Some(n) = node.child_by_field_name(field::NAME) {
+                    reading_macros.insert(text(n).to_string());
+                    h.shadowed_types.insert(text(n).to_string());
+                }
+            }
+            kind::PREPROC_DEF => {
+                if let Some(n) = node.child_by_field_name(field::NAME) {
+                    let name = text(n).to_string();
+                    let body = node
+                        .child_by_field_name(field::VALUE)
+                        .map(&text)
+                        .unwrap_or("");
+                    if names_anything(body) {
+                        reading_macros.insert(name.clone());
+                    }
+                    h.shadowed_types.insert(name);
+                }
+            }
+            kind::TYPE_DEFINITION | kind::ALIAS_DECLARATION => {
+                let mut c = node.walk();
+                let mut names: Vec<Node<'_>> = node
+                    .children_by_field_name(field::DECLARATOR, &mut c)
+                    .collect();
+                names.extend(node.child_by_field_name(field::NAME));
+                for d in names {
+                    if let Some(id) = innermost_type_name(d) {
+                        h.shadowed_types.insert(text(id).to_string());
+                    }
+                }
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+    None
+}
+
+/// The type name a typedef declarator declares (`size_t` in `typedef long size_t;`,
+/// `*fp` -> `fp`).
+fn innermost_type_name(mut d: Node<'_>) -> Option<Node<'_>> {
+    for _ in 0..64 {
+        // tree-sitter-c reads `size_t`, `int8_t`, ... as primitive types.
+        if matches!(
+            d.kind(),
+            kind::TYPE_IDENTIFIER | kind::IDENTIFIER | kind::PRIMITIVE_TYPE
+        ) {
+            return Some(d);
+        }
+        d = d
+            .child_by_field_name(field::DECLARATOR)
+            .or_else(|| d.named_child(0))?;
+    }
+    None
+}
+
+/// Whether a macro replacement names something other than a type keyword (a name it could
+/// read at the place of use).
+fn names_anything(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' || b == b'\'' {
+            // Skip a string or character literal.
+            let q = b;
+            i += 1;
+            while i < bytes.len() && bytes[i] != q {
+                if bytes[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if b.is_ascii_digit() {
+            // A number with its suffix or exponent (`10UL`, `0x1F`, `1e5`).
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+            continue;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80)
+            {
+                i += 1;
+            }
+            let word = &body[start..i];
+            if !C_TYPE_WORDS.contains(&word) {
+                return true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Where `word` occurs in `text` as a whole identifier (byte offsets).
+fn word_positions(text: &str, word: &str) -> Vec<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// A Java `\uXXXX` escape the proof cannot read as tree-sitter does: any outside a string or
+/// character literal (Java translates escapes before it finds comments and tokens), or one
+/// inside a literal that stands for a quote, a backslash or a line break.
+fn java_unicode_escape(file: &ParsedFile) -> Option<String> {
+    let t = file.text.as_bytes();
+    let mut i = 0;
+    while i < t.len() {
+        if t[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // Count the run of backslashes: an escape starts at a backslash preceded by an even
+        // number of backslashes.
+        let run_start = i;
+        while i < t.len() && t[i] == b'\\' {
+            i += 1;
+        }
+        let last = i - 1;
+        if (last - run_start) % 2 == 1 {
+            continue; // `\\u...`: the last backslash is escaped
+        }
+        let mut j = i;
+        while j < t.len() && t[j] == b'u' {
+            j += 1;
+        }
+        if j == i || j + 4 > t.len() {
+            continue;
+        }
+        let hex = &file.text[j..j + 4];
+        let Ok(code) = u32::from_str_radix(hex, 16) else {
+            continue;
+        };
+        let root = file.tree.root_node();
+        let in_literal = root
+            .descendant_for_byte_range(last, last + 1)
+            .is_some_and(|n| {
+                let mut cur = Some(n);
+                while let Some(c) = cur {
+                    let k = c.kind();
+                    if k == kind::STRING_LITERAL || k == kind::CHARACTER_LITERAL {
+                        return true;
+                    }
+                    cur = c.parent();
+                }
+                false
+            });
+        let special = matches!(code, 0x22 | 0x27 | 0x5c | 0x0a | 0x0d);
+        if !in_literal || special {
+            return Some(format!(
+                "a `\\u{hex}` escape {} (Java reads escapes before comments and tokens)",
+                if in_literal {
+                    "in a literal stands for a quote, backslash or line break"
+                } else {
+                    "outside a string literal"
+                }
+            ));
+        }
+        i = j + 4;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scanned(lang: Language, src: &str) -> Hazards {
+        scan(&ParsedFile::parse(lang, src))
+    }
+
+    #[test]
+    fn reflection_and_self_documenting_strings_decline() {
+        for src in [
+            "def f(x):\n    y = 1\n    return len(locals())\n",
+            "def f(x):\n    return f'{x=}'\n",
+            "def f(x):\n    return eval('x')\n",
+            "import sys\ndef f(x):\n    return sys._getframe().f_lineno\n",
+            "def f(x):\n    \u{fb01} = 2\n    return x\n",
+        ] {
+            assert!(scanned(Language::Python, src).decline.is_some(), "{src}");
+        }
+        for src in [
+            "import re\ndef f(x):\n    return re.compile(x)\n",
+            "def f(x):\n    return f'{x}!'\n",
+            "if __name__ == '__main__':\n    print(1)\n",
+        ] {
+            assert!(scanned(Language::Python, src).decline.is_none(), "{src}");
+        }
+        let line = scanned(Language::C, "int f(void) { return __LINE__; }");
+        assert!(line.decline.is_none() && line.positional.len() == 1);
+        let moved = scanned(Language::C, "\nint f(void) { return __LINE__; }");
+        assert!(line.clone().join(&moved).decline.is_some(), "another line");
+        assert!(line.clone().join(&line).decline.is_none(), "the same line");
+        assert!(
+            scanned(Language::C, "#define L __LINE__\nint f(void) { return L; }")
+                .decline
+                .is_some()
+        );
+        assert!(
+            scanned(Language::C, "const char *f(void) { return __func__; }")
+                .decline
+                .is_some()
+        );
+        assert!(scanned(Language::C, "int f(int x) { return x__LINE__x; }")
+            .decline
+            .is_none());
+    }
+
+    #[test]
+    fn java_unicode_escapes_outside_literals_decline() {
+        let code = "class A { int f(int x) { // bump \\u000a x = x + 1;\n return x; } }";
+        assert!(scanned(Language::Java, code).decline.is_some());
+        let quote = "class A { String f() { return \"\\u0022\"; } }";
+        assert!(scanned(Language::Java, quote).decline.is_some());
+        let plain = "class A { String f() { return \"caf\\u00e9\"; } }";
+        assert!(scanned(Language::Java, plain).decline.is_none());
+        let escaped = "class A { String f() { return \"\\\\u000a\"; } }";
+        assert!(scanned(Language::Java, escaped).decline.is_none());
+        let reflect = "class A { String f() { return getClass().getName(); } }";
+        assert!(scanned(Language::Java, reflect).decline.is_some());
+    }
+
+    #[test]
+    fn macros_that_can_read_locals_make_names_opaque() {
+        let opacity = |src: &str| scanned(Language::C, src).opacity;
+        let reads = "#define R (k*2)\nint f(int x) { int k = x; return R; }";
+        assert_eq!(opacity(reads), Opacity::Strict);
+        let func = "#define SQ(v) v*v\nint f(int a) { return SQ(a+1); }";
+        assert_eq!(opacity(func), Opacity::Strict);
+        let unused = "#define SQ(v) v*v\nint f(int a) { return a; }";
+        assert_eq!(opacity(unused), Opacity::None);
+        let constant =
+            "#define N 10UL\n#define E '\\0'\n#define B int\nint f(int a) { return a + N; }";
+        assert_eq!(opacity(constant), Opacity::None);
+        let header = "#include \"defs.h\"\nint f(int a) { return a; }";
+        assert_eq!(opacity(header), Opacity::Header);
+        let both = "#include \"defs.h\"\n#define R (k*2)\nint f(int k) { return R; }";
+        assert_eq!(opacity(both), Opacity::Strict);
+        let system = "#include <stdio.h>\nint f(int a) { return a; }";
+        assert_eq!(opacity(system), Opacity::None);
+    }
+
+    #[test]
+    fn typedefs_and_macros_shadow_standard_type_names() {
+        let h = scanned(
+            Language::C,
+            "typedef long size_t;\n#define uint unsigned\nint f(size_t x) { return x > 0; }",
+        );
+        assert!(h.shadows("size_t"));
+        assert!(h.shadows("const uint"));
+        assert!(!h.shadows("unsigned int"));
+    }
+}
