@@ -170,6 +170,12 @@ class _Timeout(BaseException):
     pass
 def _alarm(signum, frame):
     raise _Timeout()
+def unpaired(s):
+    # JSON readers refuse an unpaired surrogate, and join two surrogate code points (two
+    # characters in Python) into one: each is written as U+FFFD, "x" and its hex value.
+    if not any(0xD800 <= ord(c) <= 0xDFFF for c in s):
+        return s
+    return "".join("\ufffdx%04x" % ord(c) if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
 def enc(v, depth=0):
     if depth > 50:
         return ["o", "deep"]
@@ -182,7 +188,7 @@ def enc(v, depth=0):
     if isinstance(v, float):
         return ["d", str(struct.unpack('<q', struct.pack('<d', v))[0])]
     if isinstance(v, str):
-        return ["s", v]
+        return ["s", unpaired(v)]
     if isinstance(v, (list, tuple)):
         return ["l", [enc(x, depth + 1) for x in v]]
     if type(v) is dict:
@@ -224,7 +230,7 @@ def main():
                 signal.setitimer(signal.ITIMER_REAL, 0)
             # What the call printed is part of its effect.
             line = {"i": i, "r": enc(r), "a": [enc(args[j]) for j in MUTABLE],
-                    "o": ["l", [["n"], ["l", []], ["s", printed.getvalue()[:65536]]]]}
+                    "o": ["l", [["n"], ["l", []], ["s", unpaired(printed.getvalue()[:65536])]]]}
         except _Timeout:
             line = {"i": i, "t": True}
         except BaseException as e:
@@ -440,7 +446,12 @@ const JAVA_MAIN: &str = r#"
     b.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
+      // An unpaired surrogate (JSON readers refuse it) is written as U+FFFD, "x" and its hex
+      // value, as the Python harness writes one.
+      boolean paired = Character.isHighSurrogate(c) ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+          : Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
       if (c == '"' || c == '\\') { b.append('\\').append(c); }
+      else if (Character.isSurrogate(c) && !paired) { b.append(String.format("\\ufffdx%04x", (int) c)); }
       else if (c < 0x20 || c > 0x7e) { b.append(String.format("\\u%04x", (int) c)); }
       else { b.append(c); }
     }

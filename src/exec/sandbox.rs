@@ -174,6 +174,21 @@ pub fn run(
     run_with(program, args, dir, limits, &Extra::default())
 }
 
+/// Kills every process of the process group `pgid` (the child made it with
+/// `process_group(0)`, so its id is the child's). Never through `kill(1)`: procps-ng reads
+/// `kill -KILL -12345` as `kill(-1, SIGKILL)`, every process the user may signal. Ids 0 and 1
+/// (this process's own group, init) are refused.
+pub(crate) fn kill_group(pgid: u32) -> bool {
+    let Ok(id) = libc::pid_t::try_from(pgid) else {
+        return false;
+    };
+    if id <= 1 {
+        return false;
+    }
+    // SAFETY: killpg takes plain integers and touches no memory of ours.
+    unsafe { libc::killpg(id, libc::SIGKILL) == 0 }
+}
+
 /// The resident memory of every process in process group `pgid`, in KB (Linux `/proc`;
 /// 0 elsewhere).
 fn group_rss_kb(pgid: u32) -> u64 {
@@ -338,11 +353,7 @@ pub fn run_with(
                     extra.asan && polls.is_multiple_of(25) && group_rss_kb(child.id()) > rss_cap_kb;
                 if over || Instant::now() >= deadline {
                     timed_out = true;
-                    let _ = Command::new("kill")
-                        .args(["-KILL", &format!("-{}", child.id())])
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status();
+                    kill_group(child.id());
                     let _ = child.kill();
                     break child.wait()?;
                 }
@@ -360,4 +371,31 @@ pub fn run_with(
         status: if timed_out { None } else { status.code() },
         timed_out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_kills_the_whole_group_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("cc-sandbox-kill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let marker = dir.join("late");
+        let _ = std::fs::remove_file(&marker);
+        // A grandchild that would leave a mark after the timeout, unless its group is killed.
+        let script = format!("(sleep 2; touch '{}') & sleep 30", marker.display());
+        let limits = Limits {
+            wall: Duration::from_millis(400),
+            memory_mb: 256,
+        };
+        let out = run("sh", &["-c".to_string(), script], &dir, limits).unwrap();
+        assert!(out.timed_out);
+        std::thread::sleep(Duration::from_millis(2600));
+        assert!(!marker.exists(), "the grandchild outlived the timeout");
+        // Neither this process's group nor init is ever signalled.
+        assert!(!kill_group(0));
+        assert!(!kill_group(1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

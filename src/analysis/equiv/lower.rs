@@ -52,6 +52,12 @@ impl STy {
                 signed: *signed,
             },
             Ty::BigInt => STy::Math,
+            // Java's `char` is an unsigned 16-bit integer in arithmetic (promoted by zero
+            // extension); C's `char` is left alone (its signedness is the compiler's).
+            Ty::Char if sem == Sem::Java => STy::Int {
+                bits: 16,
+                signed: false,
+            },
             Ty::Unknown if sem == Sem::Python => STy::Math,
             Ty::Bool => STy::Bool,
             Ty::List(inner) => {
@@ -135,6 +141,10 @@ pub enum St {
         test_first: bool,
     },
     Return(Option<Ex>),
+    /// `raise X(..)` / `throw new X(..)` (or a failed Python `assert`): an exception of the
+    /// class of this simple name (as the harness reports it: Python's `__name__`, Java's
+    /// class name without its package), with literal arguments only.
+    Raise(String),
     Break,
     Continue,
     /// A call whose result is dropped.
@@ -536,6 +546,21 @@ impl<'a> Lower<'a> {
                 };
                 out.push(St::Return(v));
             }
+            kind::RAISE_STATEMENT | kind::THROW_STATEMENT => {
+                out.push(St::Raise(self.raised_class(n)?));
+            }
+            kind::ASSERT_STATEMENT if self.lang == Language::Python => {
+                let c = n.named_child(0).ok_or("assert")?;
+                if let Some(m) = n.named_child(1) {
+                    self.literal_arguments(m)?;
+                }
+                let cond = self.effectful(c, out, |s| s.cond_expr(c))?;
+                out.push(St::If(
+                    Ex::Not(Box::new(cond)),
+                    vec![St::Raise("AssertionError".into())],
+                    vec![],
+                ));
+            }
             kind::BREAK_STATEMENT => {
                 if n.named_child_count() > 0 {
                     return Err("labelled break".into());
@@ -625,6 +650,67 @@ impl<'a> Lower<'a> {
             k => return Err(format!("unsupported statement `{k}`")),
         }
         Ok(())
+    }
+
+    /// The class a `raise`/`throw` statement raises: `raise Name`, `raise Name(..)`,
+    /// `raise mod.Name(..)`, `throw new Name(..)`, with literal arguments (whose evaluation
+    /// cannot fail). A re-raise, a cause (`from e`), a raised variable or computed arguments
+    /// are refused.
+    fn raised_class(&self, n: Node<'_>) -> R<String> {
+        if n.named_child_count() != 1 || n.child_by_field_name(field::CAUSE).is_some() {
+            return Err("a raise without exactly one exception".into());
+        }
+        let e = n.named_child(0).ok_or("raise")?;
+        let (class, args) = match (self.lang, e.kind()) {
+            (Language::Python, kind::IDENTIFIER | kind::ATTRIBUTE) => (e, None),
+            (Language::Python, kind::CALL) => (
+                e.child_by_field_name(field::FUNCTION).ok_or("raise")?,
+                e.child_by_field_name(field::ARGUMENTS),
+            ),
+            (Language::Java, kind::OBJECT_CREATION_EXPRESSION) => (
+                e.child_by_field_name(field::TYPE).ok_or("throw")?,
+                e.child_by_field_name(field::ARGUMENTS),
+            ),
+            _ => return Err("a raise of something other than a named class".into()),
+        };
+        if !matches!(
+            class.kind(),
+            kind::IDENTIFIER
+                | kind::ATTRIBUTE
+                | kind::TYPE_IDENTIFIER
+                | kind::SCOPED_TYPE_IDENTIFIER
+        ) {
+            return Err("a raise of something other than a named class".into());
+        }
+        if let Some(args) = args {
+            let mut cur = args.walk();
+            for a in args.named_children(&mut cur) {
+                self.literal_arguments(a)?;
+            }
+        }
+        let name = self.text(class);
+        let simple = name.rsplit('.').next().unwrap_or(name).trim();
+        if simple.is_empty() || !simple.chars().all(|c| c == '_' || c.is_alphanumeric()) {
+            return Err("a raise of something other than a named class".into());
+        }
+        Ok(simple.to_string())
+    }
+
+    /// Refuses an exception's argument (or an assert's message) unless it is a plain string
+    /// or integer literal.
+    fn literal_arguments(&self, a: Node<'_>) -> R<()> {
+        let plain_string = |a: Node<'_>| {
+            let mut cur = a.walk();
+            let interpolated = a
+                .named_children(&mut cur)
+                .any(|c| c.kind() == kind::INTERPOLATION);
+            !interpolated
+        };
+        match a.kind() {
+            kind::STRING if self.lang == Language::Python && plain_string(a) => Ok(()),
+            kind::INTEGER | kind::STRING_LITERAL | kind::DECIMAL_INTEGER_LITERAL => Ok(()),
+            k => Err(format!("an exception argument `{k}` that is not a literal")),
+        }
     }
 
     /// `for x in ITER:` over `range(..)` or a list parameter.

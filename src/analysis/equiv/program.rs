@@ -15,8 +15,14 @@
 //!   stay valid where the sample was);
 //! - a line of integers that is a permutation of `1..=k` stays a permutation (shuffled); a
 //!   line whose integers are all distinct stays distinct when the range allows; a sorted line
-//!   (ascending or descending, so also the `l r` of a query with `l <= r`) stays sorted;
-//! - a word keeps its length and draws its characters from those observed in its column;
+//!   stays sorted;
+//! - a run of records (two or more `l r` or `u v w` lines; three or more lines of up to eight
+//!   integers whose columns hold different kinds of value, `a b c d`) draws each column from
+//!   its own range, and keeps every order between two columns that all its lines show
+//!   (`l <= r`; `a < b` beside an unordered amount);
+//! - a word draws its characters from those observed in its column, and its length from the
+//!   lengths observed there, unless an integer before it equals its length (a count) or it is
+//!   a row of a grid (a run of words of one length);
 //! - a decimal keeps its number of decimal places and its observed range.
 //!
 //! Generation is deterministic: the same samples, count and seed give the same inputs.
@@ -129,6 +135,16 @@ struct Sample {
     run_chars: BTreeMap<(usize, usize), BTreeSet<char>>,
     /// Runs (by first line) whose integers are all positive.
     run_positive: BTreeSet<usize>,
+    /// Runs (by first line) of records: two or more short lines (`l r`, `u v w`), or three or
+    /// more lines of up to eight integers whose columns hold different kinds of value (`a b c d` with
+    /// indices `a`, `b` and an amount `d`: one column's values all below another's). Their
+    /// columns are drawn each from its own range; other runs (rows of a grid, value lists)
+    /// draw a line's values from one range.
+    records: BTreeSet<usize>,
+    /// Per run (by first line) and column: the shortest and longest word, in characters.
+    run_word_len: BTreeMap<(usize, usize), (usize, usize)>,
+    /// Runs (by first line) with a line of other than one word.
+    run_not_one_word: BTreeSet<usize>,
 }
 
 fn parse_sample(text: &str) -> Sample {
@@ -156,9 +172,20 @@ fn parse_sample(text: &str) -> Sample {
     let mut run_ints: BTreeMap<(usize, usize), (i128, i128)> = BTreeMap::new();
     let mut run_chars: BTreeMap<(usize, usize), BTreeSet<char>> = BTreeMap::new();
     let mut run_positive: BTreeSet<usize> = runs.iter().map(|r| r.0).collect();
+    let mut run_word_len: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
+    let mut run_not_one_word = BTreeSet::new();
     for (i, line) in lines.iter().enumerate() {
         let start = runs[i].0;
+        if line.iter().filter(|f| matches!(f, Field::Word(_))).count() != 1 {
+            run_not_one_word.insert(start);
+        }
         for (j, f) in line.iter().enumerate() {
+            if let Field::Word(w) = f {
+                let n = w.chars().count();
+                let e = run_word_len.entry((start, j)).or_insert((n, n));
+                e.0 = e.0.min(n);
+                e.1 = e.1.max(n);
+            }
             match f {
                 Field::Int(v) => {
                     let e = run_ints.entry((start, j)).or_insert((*v, *v));
@@ -173,6 +200,11 @@ fn parse_sample(text: &str) -> Sample {
             }
         }
     }
+    let records = runs
+        .iter()
+        .filter(|&&(start, end)| is_record_run(&lines, &run_ints, start, end))
+        .map(|r| r.0)
+        .collect();
     Sample {
         lines,
         trailing_newline: text.ends_with('\n'),
@@ -180,7 +212,42 @@ fn parse_sample(text: &str) -> Sample {
         run_ints,
         run_chars,
         run_positive,
+        records,
+        run_word_len,
+        run_not_one_word,
     }
+}
+
+/// Whether lines `start..=end` (one run of same-shaped lines) are records: see
+/// [`Sample::records`].
+fn is_record_run(
+    lines: &[Vec<Field>],
+    run_ints: &BTreeMap<(usize, usize), (i128, i128)>,
+    start: usize,
+    end: usize,
+) -> bool {
+    let width = lines[start].len();
+    if end <= start || width < 2 {
+        return false;
+    }
+    if width <= 3 {
+        return true;
+    }
+    // Wider lines need three of them to tell a record's columns apart.
+    if width > 8
+        || end < start + 2
+        || !lines[start..=end]
+            .iter()
+            .all(|l| l.iter().all(|f| matches!(f, Field::Int(_))))
+    {
+        return false;
+    }
+    let ranges: Vec<(i128, i128)> = (0..width)
+        .filter_map(|j| run_ints.get(&(start, j)).copied())
+        .collect();
+    ranges
+        .iter()
+        .any(|&(_, hi)| ranges.iter().any(|&(lo, _)| hi < lo))
 }
 
 fn line_shape(l: &[Field]) -> Vec<u8> {
@@ -289,16 +356,82 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
     out
 }
 
+/// Pairs of columns `(j, k)` with `v[j] <= v[k]` ([`column_orders`]).
+type Orders = BTreeSet<(usize, usize)>;
+
 /// Observed facts across all samples, by (line, column) and by line.
 #[derive(Default)]
 struct Observed {
     int_range: BTreeMap<(usize, usize), (i128, i128)>,
     dec_range: BTreeMap<(usize, usize), (f64, f64)>,
     alphabet: BTreeMap<(usize, usize), BTreeSet<char>>,
+    /// Shortest and longest word, in characters.
+    word_len: BTreeMap<(usize, usize), (usize, usize)>,
+    /// Per run of records (first line, width): the column orders its lines show in every
+    /// sample that has one there ([`column_orders`], intersected), and how many lines showed
+    /// them.
+    run_pairs: BTreeMap<(usize, usize), (Orders, usize)>,
+    /// Each word position (outside runs of same-shaped lines) mapped to the first position
+    /// whose word has the same length in every sample that has both (`S` and `T` of equal
+    /// length): tied words get one new length.
+    len_tie: BTreeMap<(usize, usize), (usize, usize)>,
 }
 
 fn observe(samples: &[Sample]) -> Observed {
     let mut o = Observed::default();
+    for s in samples {
+        let runs: BTreeSet<(usize, usize)> = s.runs.iter().copied().collect();
+        for (start, end) in runs {
+            if end == start || !s.records.contains(&start) {
+                continue;
+            }
+            let pairs = column_orders(s, start, end);
+            let lines = end - start + 1;
+            o.run_pairs
+                .entry((start, s.lines[start].len()))
+                .and_modify(|(p, n)| {
+                    p.retain(|x| pairs.contains(x));
+                    *n += lines;
+                })
+                .or_insert((pairs, lines));
+        }
+    }
+    // Lengths of the words of single lines (not of runs), per sample.
+    let lens: Vec<BTreeMap<(usize, usize), usize>> = samples
+        .iter()
+        .map(|s| {
+            let mut m = BTreeMap::new();
+            for (i, line) in s.lines.iter().enumerate() {
+                if run_of(s, i) != (i, i) {
+                    continue;
+                }
+                for (j, f) in line.iter().enumerate() {
+                    if let Field::Word(w) = f {
+                        m.insert((i, j), w.chars().count());
+                    }
+                }
+            }
+            m
+        })
+        .collect();
+    let positions: BTreeSet<(usize, usize)> = lens.iter().flat_map(|m| m.keys().copied()).collect();
+    // Bounded: past 64 word positions lengths are kept (see `word_length`).
+    if positions.len() <= 64 {
+        for &p in &positions {
+            let tie = positions
+                .iter()
+                .copied()
+                .find(|&q| {
+                    q == p
+                        || lens.iter().all(|m| match (m.get(&p), m.get(&q)) {
+                            (Some(a), Some(b)) => a == b,
+                            _ => true,
+                        })
+                })
+                .unwrap_or(p);
+            o.len_tie.insert(p, tie);
+        }
+    }
     for s in samples {
         for (i, line) in s.lines.iter().enumerate() {
             for (j, f) in line.iter().enumerate() {
@@ -315,6 +448,10 @@ fn observe(samples: &[Sample]) -> Observed {
                     }
                     Field::Word(w) => {
                         o.alphabet.entry((i, j)).or_default().extend(w.chars());
+                        let n = w.chars().count();
+                        let e = o.word_len.entry((i, j)).or_insert((n, n));
+                        e.0 = e.0.min(n);
+                        e.1 = e.1.max(n);
                     }
                 }
             }
@@ -356,7 +493,7 @@ fn int_range(
     // A run of same-shaped short lines (queries `l r`, edges `u v`) pools its column; when
     // every value is a positive index no larger than a count of an earlier line (`n` of `n q`),
     // the indices range up to that count: the last element is as valid a target as the others.
-    if end > start && line.len() <= 3 {
+    if end > start && s.records.contains(&start) {
         if let Some((a, b)) = s.run_ints.get(&(start, j)) {
             lo = lo.min(*a);
             hi = hi.max(*b);
@@ -465,6 +602,97 @@ fn word_alphabet(s: &Sample, o: &Observed, i: usize, j: usize) -> Vec<char> {
     seen.into_iter().collect()
 }
 
+/// The length of a new word for `w` at (line `i`, column `j`), one of the lengths the samples
+/// show there (in every sample at that line and column, or along its run of one-word lines).
+/// `w`'s own length is kept where a new one could leave the problem's constraints: an integer
+/// before it equals it (`n` then a string of length `n`; a grid's `h w`), it is a row of a
+/// grid (a run of words of one length) or a line of a run with several words, or the word
+/// has no tie entry (more than 64 word positions). No new length falls below a free integer
+/// of the input that the word's length holds (an index `k` into the string). Tied words
+/// (`len_tie`) take the length drawn for the first of them (`drawn`).
+fn word_length(
+    s: &Sample,
+    o: &Observed,
+    facts: &LengthFacts,
+    (i, j): (usize, usize),
+    w: &str,
+    drawn: &mut BTreeMap<(usize, usize), usize>,
+    rng: &mut ChaCha8Rng,
+) -> usize {
+    let n = w.chars().count();
+    let counted = facts
+        .first_line
+        .get(&(n as i128))
+        .is_some_and(|&line| line <= i);
+    if counted {
+        return n;
+    }
+    let (start, end) = run_of(s, i);
+    let (mut lo, mut hi) = (n, n);
+    let mut tie = None;
+    if end > start {
+        if s.run_not_one_word.contains(&start) {
+            return n;
+        }
+        if let Some(&(a, b)) = s.run_word_len.get(&(start, j)) {
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+        if lo == hi {
+            return n;
+        }
+    } else {
+        let Some(&t) = o.len_tie.get(&(i, j)) else {
+            return n;
+        };
+        if let Some(&k) = drawn.get(&t) {
+            return k;
+        }
+        tie = Some(t);
+        if let Some(&(a, b)) = o.word_len.get(&(i, j)) {
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+    }
+    let floor = facts
+        .free
+        .range(1..=n as i128)
+        .next_back()
+        .map_or(0, |&v| v as usize);
+    let k = int_in(rng, lo.max(floor) as i128, hi as i128) as usize;
+    if let Some(t) = tie {
+        drawn.insert(t, k);
+    }
+    k
+}
+
+/// What [`word_length`] consults about a sample's integers, gathered once per generated input
+/// (so a sample of many words costs time linear in its size).
+struct LengthFacts {
+    /// Each integer value and the first line it appears on.
+    first_line: BTreeMap<i128, usize>,
+    /// The values of the free (not structural) integers.
+    free: BTreeSet<i128>,
+}
+
+fn length_facts(s: &Sample, fixed: &BTreeSet<(usize, usize)>) -> LengthFacts {
+    let mut facts = LengthFacts {
+        first_line: BTreeMap::new(),
+        free: BTreeSet::new(),
+    };
+    for (i, l) in s.lines.iter().enumerate() {
+        for (k, f) in l.iter().enumerate() {
+            if let Field::Int(v) = f {
+                facts.first_line.entry(*v).or_insert(i);
+                if !fixed.contains(&(i, k)) {
+                    facts.free.insert(*v);
+                }
+            }
+        }
+    }
+    facts
+}
+
 fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
     let fixed = structural(s);
     // Half the inputs draw uniformly, a quarter from the low and a quarter from the high end.
@@ -474,6 +702,8 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
         _ => 0,
     };
     let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
+    let mut drawn = BTreeMap::new();
+    let facts = length_facts(s, &fixed);
     for (i, line) in s.lines.iter().enumerate() {
         let free: Vec<usize> = line
             .iter()
@@ -495,14 +725,15 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
             let k = ints.len() as i128;
             let permutation = sorted.iter().enumerate().all(|(x, v)| *v == x as i128 + 1);
             let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
-            let (ascending, descending) = run_order(s, i, &ints);
             let (start, end) = run_of(s, i);
-            if permutation {
+            let record = end > start && s.records.contains(&start);
+            // A record that happens to hold `1..=k` (`2 3 1`, an edge `1 2`) is no permutation.
+            if permutation && !record {
                 new_ints = (1..=k).collect();
                 shuffle(&mut new_ints, rng);
-            } else if end > start && line.len() <= 3 {
-                // A line of a run of short records (`p x` queries, `l r` bounds): each column
-                // from its own range (an index and an amount are not drawn alike).
+            } else if record {
+                // A line of a run of records (`p x` queries, `l r` bounds): each column from
+                // its own range (an index and an amount are not drawn alike).
                 new_ints = free
                     .iter()
                     .map(|&j| {
@@ -510,11 +741,6 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                         skewed(rng, lo, hi, skew)
                     })
                     .collect();
-                if ascending && !descending {
-                    new_ints.sort_unstable();
-                } else if descending && !ascending {
-                    new_ints.sort_unstable_by(|a, b| b.cmp(a));
-                }
             } else {
                 let (lo, hi) = free
                     .iter()
@@ -548,13 +774,6 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                 } else {
                     new_ints = (0..ints.len()).map(|_| skewed(rng, lo, hi, skew)).collect();
                 }
-                // The order of a line's values is kept (a query's `l r` with `l <= r`); equal
-                // values (`3 3`, `999999 999999`) show no order to keep.
-                if ascending && !descending {
-                    new_ints.sort_unstable();
-                } else if descending && !ascending {
-                    new_ints.sort_unstable_by(|a, b| b.cmp(a));
-                }
             }
         } else if let [j] = free.as_slice() {
             let (lo, hi) = int_range(s, line, i, *j, &fixed, o, false);
@@ -585,7 +804,8 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                     if alphabet.len() < 2 || w.chars().any(|c| c.is_whitespace()) {
                         w.clone()
                     } else {
-                        w.chars()
+                        let n = word_length(s, o, &facts, (i, j), w, &mut drawn, rng);
+                        (0..n)
                             .map(|_| alphabet[below(rng, alphabet.len() as u64) as usize])
                             .collect()
                     }
@@ -595,6 +815,9 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
         out.push(row);
     }
     keep_distinct_columns(s, o, &fixed, &mut out, rng);
+    for (i, row) in out.iter_mut().enumerate() {
+        keep_order(&line_order(s, o, i, &fixed), row);
+    }
     keep_graphs(s, &fixed, &mut out, rng);
     render(&out, s.trailing_newline)
 }
@@ -602,7 +825,7 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
 /// A column of a run of three or more same-shaped lines whose sample values are all different
 /// (the years of ABC113 C, ids) stays all different: redrawn where a draw repeats one.
 /// Equal values there are often outside the problem's guarantees, and two right answers may
-/// differ on them. Lines whose values keep an order are put back in order.
+/// differ on them.
 fn keep_distinct_columns(
     s: &Sample,
     o: &Observed,
@@ -612,19 +835,9 @@ fn keep_distinct_columns(
 ) {
     let runs: BTreeSet<(usize, usize)> = s.runs.iter().copied().collect();
     for (start, end) in runs {
-        if end < start + 2 || s.lines[start].len() > 3 {
+        if end < start + 2 || !s.records.contains(&start) {
             continue;
         }
-        let ints_of = |i: usize| -> Vec<i128> {
-            s.lines[i]
-                .iter()
-                .filter_map(|f| match f {
-                    Field::Int(v) => Some(*v),
-                    _ => None,
-                })
-                .collect()
-        };
-        let (asc, desc) = run_order(s, start, &ints_of(start));
         for j in 0..s.lines[start].len() {
             let column: Option<Vec<i128>> = (start..=end)
                 .map(|i| match s.lines[i].get(j) {
@@ -655,51 +868,156 @@ fn keep_distinct_columns(
                 row[j] = v.to_string();
             }
         }
-        // The order a line keeps (`l r` with `l <= r`) holds again after the redraws.
-        if asc != desc {
-            for row in out[start..=end].iter_mut() {
-                let Some(mut v) = row
-                    .iter()
-                    .map(|t| t.parse::<i128>().ok())
-                    .collect::<Option<Vec<i128>>>()
-                else {
-                    continue;
-                };
-                if asc {
-                    v.sort_unstable();
-                } else {
-                    v.sort_unstable_by(|a, b| b.cmp(a));
-                }
-                *row = v.iter().map(i128::to_string).collect();
-            }
-        }
     }
 }
 
-/// Whether the values of line `i` (`ints`, its free integers) are kept ascending and/or
-/// descending: as every line of its run of same-shaped short lines shows them (`l r` queries,
-/// one of them `4 4`), or as the line alone does (a list of values).
-fn run_order(s: &Sample, i: usize, ints: &[i128]) -> (bool, bool) {
-    let (start, end) = run_of(s, i);
-    let lines: Vec<Vec<i128>> = if end > start && ints.len() <= 3 {
+/// The order a generated line keeps, as its sample line (or run) shows it.
+#[derive(Debug, PartialEq)]
+enum Order {
+    /// Columns `(j, k)` with `v[j] <= v[k]` on every line of a run of records (`l r` queries,
+    /// `a b c d` with `a < b`), and some line where they differ: equal values (`3 3`,
+    /// `999999 999999`) show no order to keep.
+    Pairs(Vec<(usize, usize)>),
+    /// A list of values written in order: its free columns, kept ascending (`false`) or
+    /// descending (`true`).
+    Sorted(Vec<usize>, bool),
+    None,
+}
+
+/// Pairs of columns `(j, k)` with `v[j] <= v[k]` on every line of lines `start..=end`, and
+/// some line where they differ.
+fn column_orders(s: &Sample, start: usize, end: usize) -> Orders {
+    let width = s.lines[start].len();
+    let column = |j: usize| -> Option<Vec<i128>> {
         (start..=end)
-            .map(|k| {
-                s.lines[k]
-                    .iter()
-                    .filter_map(|f| match f {
-                        Field::Int(v) => Some(*v),
-                        _ => None,
-                    })
-                    .collect()
+            .map(|k| match s.lines[k].get(j) {
+                Some(Field::Int(v)) => Some(*v),
+                _ => None,
             })
             .collect()
-    } else {
-        vec![ints.to_vec()]
     };
-    (
-        lines.iter().all(|l| l.windows(2).all(|w| w[0] <= w[1])),
-        lines.iter().all(|l| l.windows(2).all(|w| w[0] >= w[1])),
-    )
+    let columns: Vec<Option<Vec<i128>>> = (0..width).map(column).collect();
+    let mut pairs = BTreeSet::new();
+    for j in 0..width {
+        for k in j + 1..width {
+            let (Some(a), Some(b)) = (&columns[j], &columns[k]) else {
+                continue;
+            };
+            let le = a.iter().zip(b).all(|(x, y)| x <= y);
+            let ge = a.iter().zip(b).all(|(x, y)| x >= y);
+            match (le, ge) {
+                (true, false) => {
+                    pairs.insert((j, k));
+                }
+                (false, true) => {
+                    pairs.insert((k, j));
+                }
+                _ => {}
+            }
+        }
+    }
+    pairs
+}
+
+/// The order line `i` keeps: per pair of columns in a run of records, the orders every
+/// sample's run of that width at that line shows (`Observed::run_pairs`); else the line's free
+/// integers, ascending or descending as the line itself shows them, unless they are a
+/// permutation of `1..=k` (drawn as a random permutation).
+fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize)>) -> Order {
+    let (start, end) = run_of(s, i);
+    let line = &s.lines[i];
+    let free: Vec<(usize, i128)> = line
+        .iter()
+        .enumerate()
+        .filter_map(|(j, f)| match f {
+            Field::Int(v) if !fixed.contains(&(i, j)) => Some((j, *v)),
+            _ => None,
+        })
+        .collect();
+    if free.len() < 2 {
+        return Order::None;
+    }
+    if end > start && s.records.contains(&start) {
+        let width = line.len();
+        let Some((pairs, lines)) = o.run_pairs.get(&(start, width)) else {
+            return Order::None;
+        };
+        // Two lines of three or more values show many orders by chance: then only a whole
+        // line in order (`1 2 5`, `2 3 7`) counts.
+        let chain = |up: bool| {
+            (0..width - 1).all(|j| pairs.contains(&if up { (j, j + 1) } else { (j + 1, j) }))
+        };
+        if width > 2 && *lines < 3 && !chain(true) && !chain(false) {
+            return Order::None;
+        }
+        let is_free = |j: usize| free.iter().any(|f| f.0 == j);
+        let pairs: Vec<(usize, usize)> = pairs
+            .iter()
+            .copied()
+            .filter(|&(j, k)| is_free(j) && is_free(k))
+            .collect();
+        return if pairs.is_empty() {
+            Order::None
+        } else {
+            Order::Pairs(pairs)
+        };
+    }
+    let ints: Vec<i128> = free.iter().map(|f| f.1).collect();
+    let mut values = ints.clone();
+    values.sort_unstable();
+    if values.iter().enumerate().all(|(x, v)| *v == x as i128 + 1) {
+        return Order::None;
+    }
+    let asc = ints.windows(2).all(|w| w[0] <= w[1]);
+    let desc = ints.windows(2).all(|w| w[0] >= w[1]);
+    let columns = free.iter().map(|f| f.0).collect();
+    match (asc, desc) {
+        (true, false) => Order::Sorted(columns, false),
+        (false, true) => Order::Sorted(columns, true),
+        _ => Order::None,
+    }
+}
+
+/// Puts a generated row back in the order its sample line keeps (after every redraw).
+fn keep_order(order: &Order, row: &mut [String]) {
+    let value = |row: &[String], j: usize| row.get(j).and_then(|t| t.parse::<i128>().ok());
+    match order {
+        Order::None => {}
+        Order::Sorted(columns, descending) => {
+            let Some(mut v) = columns
+                .iter()
+                .map(|&j| value(row, j))
+                .collect::<Option<Vec<i128>>>()
+            else {
+                return;
+            };
+            v.sort_unstable();
+            if *descending {
+                v.reverse();
+            }
+            for (&j, x) in columns.iter().zip(v) {
+                row[j] = x.to_string();
+            }
+        }
+        Order::Pairs(pairs) => {
+            // Swaps until every pair holds: the pairs come from lines that satisfy them all,
+            // so they admit an order; the bound only guards against a malformed row.
+            for _ in 0..=pairs.len() * pairs.len() {
+                let mut swapped = false;
+                for &(j, k) in pairs {
+                    if let (Some(a), Some(b)) = (value(row, j), value(row, k)) {
+                        if a > b {
+                            row.swap(j, k);
+                            swapped = true;
+                        }
+                    }
+                }
+                if !swapped {
+                    break;
+                }
+            }
+        }
+    }
 }
 
 /// Runs of two or more lines of two free positive integers (`u v` edges, `l r` queries):
@@ -1154,10 +1472,14 @@ mod tests {
             "{letters:?}"
         );
         assert!(letters.len() > 10, "{letters:?}");
+        // One string per test: each of the lengths the run shows (3 to 6).
+        let mut other_lengths = false;
         for g in &gen {
             let lens: Vec<usize> = g.lines().skip(1).map(str::len).collect();
-            assert_eq!(lens, vec![6, 3, 4], "{g}");
+            assert!(lens.iter().all(|n| (3..=6).contains(n)), "{g}");
+            other_lengths |= lens != vec![6, 3, 4];
         }
+        assert!(other_lengths);
         // A small alphabet (`ACGT`, a grid's `#.`) is kept as seen.
         let dna = "ACGTTGCA\n".to_string();
         for g in generate_inputs(std::slice::from_ref(&dna), 20, 6) {
@@ -1196,6 +1518,96 @@ mod tests {
                 assert!((1..=2).contains(&p), "a prefecture among the 2: {g}");
             }
         }
+    }
+
+    #[test]
+    fn records_of_four_fields_draw_each_column_from_its_own_range_and_keep_pair_orders() {
+        // `N M Q`, then Q records `a b c d` with indices `a < b <= N` and an amount `d`.
+        let sample = "3 4 3\n1 3 3 100\n1 2 2 10\n2 3 2 10\n".to_string();
+        let inputs = generate_inputs(&[sample], 60, 5);
+        assert!(inputs.len() >= 30, "{inputs:?}");
+        let mut amounts = BTreeSet::new();
+        for g in &inputs {
+            let lines: Vec<Vec<i128>> = g
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            assert_eq!(lines[0], vec![3, 4, 3], "{g}");
+            for r in &lines[1..] {
+                assert!(1 <= r[0] && r[0] <= r[1] && r[1] <= 3, "{g}");
+                assert!((10..=100).contains(&r[3]), "{g}");
+                amounts.insert(r[3]);
+            }
+        }
+        assert!(amounts.len() > 10, "{amounts:?}");
+        // Three fields where only `u <= v` holds on every line: the weight keeps no order.
+        let weighted = "3\n1 2 5\n2 3 1\n1 3 9\n".to_string();
+        let mut weight_below = false;
+        for g in generate_inputs(&[weighted], 60, 6) {
+            for l in g.lines().skip(1) {
+                let r: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(r[0] <= r[1], "{g}");
+                weight_below |= r[2] < r[1];
+            }
+        }
+        assert!(weight_below);
+        // An order one sample's run shows by chance (`x <= y` on two lines) and another's does
+        // not is no order; one both show (`x, y <= t`) is kept.
+        let one = "2\n4 1 3\n9 2 2\n".to_string();
+        let other = "2\n7 2 2\n8 3 3\n".to_string();
+        let mut x_above_y = false;
+        for g in generate_inputs(&[one, other], 80, 9) {
+            for l in g.lines().skip(1) {
+                let r: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(r[1] <= r[0] && r[2] <= r[0], "{g}");
+                x_above_y |= r[1] > r[2];
+            }
+        }
+        assert!(x_above_y);
+    }
+
+    #[test]
+    fn word_lengths_vary_within_the_samples_but_tied_counted_and_indexed_lengths_hold() {
+        // `S`, `T` of equal length in every sample, and an index `K` into them.
+        let samples = ["abcde\nxyzwv\n2\n".to_string(), "ab\ncd\n1\n".to_string()];
+        let gen = generate_inputs(&samples, 60, 7);
+        let mut lengths = BTreeSet::new();
+        for g in &gen {
+            let l: Vec<&str> = g.lines().collect();
+            assert_eq!(l[0].len(), l[1].len(), "{g}");
+            let k: usize = l[2].parse().unwrap();
+            assert!(k <= l[0].len() && (2..=5).contains(&l[0].len()), "{g}");
+            lengths.insert(l[0].len());
+        }
+        assert!(lengths.len() >= 3, "{lengths:?}");
+        // A length named by a count, and a grid's rows, keep their length.
+        let counted = "4\nabcd\n".to_string();
+        let grid = "2\n#..#\n.##.\n".to_string();
+        let other = "3\n#.#\n..#\n##.\n".to_string();
+        for g in generate_inputs(&[counted, grid, other], 60, 8) {
+            let l: Vec<&str> = g.lines().collect();
+            let width = l[1].len();
+            assert!(width == 3 || width == 4, "{g}");
+            assert!(l[1..].iter().all(|r| r.len() == width), "{g}");
+        }
+    }
+
+    #[test]
+    fn a_sample_of_many_lines_is_perturbed_in_time_linear_in_its_size() {
+        // 60,000 one-word lines of different lengths, and as many records: a quadratic step
+        // (a scan of the sample per word or per value) would take minutes here.
+        let mut sample = String::from("60000\n");
+        for k in 0..60_000 {
+            sample.push_str(&"ab".repeat(1 + k % 7));
+            sample.push('\n');
+        }
+        let records: String = std::iter::once("3 60000\n".to_string())
+            .chain((0..60_000).map(|k| format!("{} {} {}\n", 1 + k % 3, 1 + k % 2, 10 + k)))
+            .collect();
+        let t = std::time::Instant::now();
+        let gen = generate_inputs(&[sample, records], 4, 1);
+        assert_eq!(gen.len(), 4);
+        assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
     }
 
     #[test]

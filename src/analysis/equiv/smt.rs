@@ -28,7 +28,7 @@
 //! reason. The solver has a time limit.
 
 use super::lower::{lower_function, Ex, LFunc, Op, Place, Program, STy, Sem, St};
-use super::types::{Dom, Role, Signature};
+use super::types::{Charset, Dom, Role, Signature};
 use super::value::Value;
 use crate::syntax::functions::Function;
 use crate::syntax::ParsedFile;
@@ -188,6 +188,7 @@ fn attempt(
             Master {
                 kind: MKind::Absent(super::inputs::default_value(d)),
                 constraint: tt(),
+                chars: false,
             }
         } else {
             Master::new(doms.len() + k, d, tys, bounds)?
@@ -431,6 +432,8 @@ fn same(a: &V, b: &V, cross: bool) -> R<Bool> {
 struct Master {
     kind: MKind,
     constraint: Bool,
+    /// Characters (Java `char`, as unsigned 16-bit integers): model values are `Value::Char`.
+    chars: bool,
 }
 
 enum MKind {
@@ -452,6 +455,16 @@ enum MKind {
 
 impl Master {
     fn new(i: usize, dom: &Dom, tys: [Option<STy>; 2], bounds: Bounds) -> R<Master> {
+        let mut m = Master::build(i, dom, tys, bounds)?;
+        m.chars = match dom {
+            Dom::Char { .. } => true,
+            Dom::List(e) => matches!(**e, Dom::Char { .. }),
+            _ => false,
+        };
+        Ok(m)
+    }
+
+    fn build(i: usize, dom: &Dom, tys: [Option<STy>; 2], bounds: Bounds) -> R<Master> {
         if tys.iter().any(|t| t == &Some(STy::Opaque)) {
             if let Dom::List(e) = dom {
                 let len = Int::new_const(format!("len{i}"));
@@ -465,11 +478,13 @@ impl Master {
                         len,
                     },
                     constraint,
+                    chars: false,
                 });
             }
             return Ok(Master {
                 kind: MKind::Absent(super::inputs::default_value(dom)),
                 constraint: tt(),
+                chars: false,
             });
         }
         match dom {
@@ -488,6 +503,7 @@ impl Master {
                 Ok(Master {
                     kind: MKind::List { elems, len },
                     constraint: Bool::and(&constraint),
+                    chars: false,
                 })
             }
             d => {
@@ -495,6 +511,7 @@ impl Master {
                 Ok(Master {
                     kind: MKind::Scalar(v),
                     constraint: c,
+                    chars: false,
                 })
             }
         }
@@ -528,6 +545,14 @@ impl Master {
                         .ok_or("no model value")?,
                 ),
                 V::A(_) => return Err("nested list".into()),
+            })
+        };
+        let scalar = |v: &V| -> R<Value> {
+            Ok(match scalar(v)? {
+                Value::Int(c) if self.chars => {
+                    Value::Char(u32::try_from(c).map_err(|_| "a character out of range")?)
+                }
+                other => other,
             })
         };
         match &self.kind {
@@ -611,6 +636,23 @@ fn scalar(name: &str, dom: &Dom, tys: &[Option<STy>; 2]) -> R<(V, Bool)> {
             let c = and2(&x.ge(Int::from_i128(*lo)), &x.le(Int::from_i128(*hi)));
             Ok((V::I(x), c))
         }
+        // Java `char` on both sides: an unsigned 16-bit integer.
+        Dom::Char { charset }
+            if tys.iter().all(|t| {
+                *t == Some(STy::Int {
+                    bits: 16,
+                    signed: false,
+                })
+            }) =>
+        {
+            let x = BV::new_const(name, 16);
+            let hi = if *charset == Charset::Ascii {
+                0x7f
+            } else {
+                0xffff
+            };
+            Ok((V::B(x.clone(), false), x.bvule(bv_lit(hi, 16))))
+        }
         Dom::Object(_) => Err("objects are not handled symbolically".into()),
         d => Err(format!("inputs of kind {d:?} are not handled symbolically")),
     }
@@ -693,6 +735,25 @@ const ZERO_DIVISION: i64 = 1;
 const INDEX: i64 = 2;
 const UNBOUND: i64 = 3;
 const VALUE: i64 = 4;
+
+/// The code of an exception class raised by name (`St::Raise`): the implicit exceptions' own
+/// codes for their classes (`raise ZeroDivisionError` is what `1 // 0` raises), else a code
+/// from the name (one name, one code; the harness compares exceptions by class name).
+fn exception_code(sem: Sem, class: &str) -> i64 {
+    match (sem, class) {
+        (Sem::Python, "ZeroDivisionError") | (Sem::Java, "ArithmeticException") => ZERO_DIVISION,
+        (Sem::Python, "IndexError") | (Sem::Java, "ArrayIndexOutOfBoundsException") => INDEX,
+        (Sem::Python, "UnboundLocalError") => UNBOUND,
+        (Sem::Python, "ValueError") => VALUE,
+        _ => {
+            // FNV-1a, kept apart from the implicit codes.
+            let h = class.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            16 + (h % (1 << 40)) as i64
+        }
+    }
+}
 
 /// Elements of a list that only its length is read of (`argv`), at most.
 const OPAQUE_LIST_MAX: i64 = 64;
@@ -994,6 +1055,7 @@ impl<'p> Machine<'p> {
                 }
                 f.done = or2(&f.done, act);
             }
+            St::Raise(class) => self.raise(act, &tt(), exception_code(self.sem, class)),
             St::Break => f.brk = or2(&f.brk, act),
             St::Continue => f.cont = or2(&f.cont, act),
             St::Call(e) => {
@@ -1632,7 +1694,7 @@ impl<'p> Machine<'p> {
 /// its end and returns `None`).
 fn always_returns(sts: &[St]) -> bool {
     sts.iter().any(|st| match st {
-        St::Return(Some(_)) => true,
+        St::Return(Some(_)) | St::Raise(_) => true,
         St::If(_, a, b) => always_returns(a) && always_returns(b),
         _ => false,
     })
@@ -1990,6 +2052,44 @@ mod tests {
         let v = cex(run(Language::Java, a, b, "f"));
         assert_eq!(v[1], Value::Int(0));
         let b = "class A { static int f(int a, int b) { int q = a / b; return q; } }";
+        assert!(bounded(run(Language::Java, a, b, "f")));
+    }
+
+    #[test]
+    fn raised_classes_are_outcomes() {
+        // Another class behind a magic value: found, not sampled.
+        let a = "def f(x):\n    if x == 123457:\n        raise ValueError('bad')\n    return x\n";
+        let b = "def f(x):\n    if x == 123457:\n        raise KeyError('bad')\n    return x\n";
+        assert_eq!(cex(run(Language::Python, a, b, "f"))[0], Value::Int(123457));
+        let b = "def f(x):\n    if x != 123457:\n        return x\n    raise ValueError\n";
+        assert!(bounded(run(Language::Python, a, b, "f")));
+        // A failed assert raises AssertionError; a raise of the implicit class is that class.
+        let b = "def f(x):\n    assert x != 123457, 'no'\n    return x\n";
+        assert_eq!(cex(run(Language::Python, a, b, "f"))[0], Value::Int(123457));
+        let a = "def f(x):\n    return 10 // x\n";
+        let b =
+            "def f(x):\n    if x == 0:\n        raise ZeroDivisionError()\n    return 10 // x\n";
+        assert!(bounded(run(Language::Python, a, b, "f")));
+        let a = "class A { static int f(int x) { if (x == 4242) throw new IllegalArgumentException(\"x\"); return x; } }";
+        let b = "class A { static int f(int x) { if (x == 4242) throw new java.lang.IllegalStateException(); return x; } }";
+        assert_eq!(cex(run(Language::Java, a, b, "f"))[0], Value::Int(4242));
+        let b = "class A { static int f(int x) { if (x != 4242) return x; throw new java.lang.IllegalArgumentException(); } }";
+        assert!(bounded(run(Language::Java, a, b, "f")));
+        // Computed arguments and re-raises are not lowered.
+        let b = "def f(x):\n    if x == 3:\n        raise ValueError(1 // (x - 3))\n    return x\n";
+        let o = run(Language::Python, "def f(x):\n    return x\n", b, "f");
+        assert!(
+            matches!(&o, Symbolic::Unknown(why) if why.contains("literal")),
+            "{o:?}"
+        );
+    }
+
+    #[test]
+    fn java_chars_are_unsigned_sixteen_bit_integers() {
+        let a = "class A { static int f(char c) { if (c - 7 == 65528) return (char) (c + 9); return 0; } }";
+        let b = "class A { static int f(char c) { if (c - 7 == 65528) return c + 9; return 0; } }";
+        assert_eq!(cex(run(Language::Java, a, b, "f"))[0], Value::Char(65535));
+        let b = "class A { static int f(char c) { if (c == 65535) return 8; return 0; } }";
         assert!(bounded(run(Language::Java, a, b, "f")));
     }
 

@@ -17,6 +17,7 @@ vocabulary! {
     ATTRIBUTE = "attribute" [Python JavaScript TypeScript];
     BASE = "base" [Cpp Solidity];
     BODY = "body" [Python Java C Cpp JavaScript TypeScript Solidity];
+    CAUSE = "cause" [Python];
     CONDITION = "condition" [Python Java C Cpp JavaScript TypeScript Solidity];
     CONSEQUENCE = "consequence" [Python Java C Cpp JavaScript TypeScript];
     CONSTRUCTOR = "constructor" [Java JavaScript TypeScript];
