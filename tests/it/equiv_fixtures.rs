@@ -834,3 +834,23 @@ fn several_entry_points_are_compared_pair_by_pair_with_all_entries() {
     let c = &v["counterexample"];
     assert_ne!(c["a"], c["b"], "{v}");
 }
+
+/// Program inputs generated from a large sample cost time linear in its size: 60,000 one-word
+/// lines of different lengths and as many records. A quadratic step (a scan of the sample per
+/// word or per value) takes minutes here.
+#[test]
+fn program_inputs_from_a_large_sample_take_time_linear_in_its_size() {
+    use crosscheck::analysis::equiv::program::generate_inputs;
+    let mut words = String::from("60000\n");
+    for k in 0..60_000 {
+        words.push_str(&"ab".repeat(1 + k % 7));
+        words.push('\n');
+    }
+    let records: String = std::iter::once("3 60000\n".to_string())
+        .chain((0..60_000).map(|k| format!("{} {} {}\n", 1 + k % 3, 1 + k % 2, 10 + k)))
+        .collect();
+    let t = std::time::Instant::now();
+    let inputs = generate_inputs(&[words, records], 4, 1);
+    assert_eq!(inputs.len(), 4);
+    assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
+}
