@@ -693,6 +693,11 @@ impl<'a> Lower<'a> {
         if simple.is_empty() || !simple.chars().all(|c| c == '_' || c.is_alphanumeric()) {
             return Err("a raise of something other than a named class".into());
         }
+        // Python can raise what a call returns (`raise make_error(1)`): only a capitalised
+        // name, the spelling of a class, is taken for the class it raises.
+        if self.lang == Language::Python && !simple.starts_with(|c: char| c.is_uppercase()) {
+            return Err("a raise of something other than a named class".into());
+        }
         Ok(simple.to_string())
     }
 

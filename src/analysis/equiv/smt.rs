@@ -2075,6 +2075,13 @@ mod tests {
         assert_eq!(cex(run(Language::Java, a, b, "f"))[0], Value::Int(4242));
         let b = "class A { static int f(int x) { if (x != 4242) return x; throw new java.lang.IllegalArgumentException(); } }";
         assert!(bounded(run(Language::Java, a, b, "f")));
+        // What a function returns is raised as whatever class it is: not lowered.
+        let b = "def f(x):\n    if x == 3:\n        raise make_error('e')\n    return x\n";
+        let o = run(Language::Python, "def f(x):\n    return x\n", b, "f");
+        assert!(
+            matches!(&o, Symbolic::Unknown(why) if why.contains("named class")),
+            "{o:?}"
+        );
         // Computed arguments and re-raises are not lowered.
         let b = "def f(x):\n    if x == 3:\n        raise ValueError(1 // (x - 3))\n    return x\n";
         let o = run(Language::Python, "def f(x):\n    return x\n", b, "f");
