@@ -32,7 +32,7 @@ use crate::analysis::equiv::normal::{prove_program_equivalent, prove_versions_eq
 use crate::analysis::equiv::slice::{java_missing_type_stubs, java_reachable};
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
 use crate::analysis::equiv::types::{
-    common_domain, global_inputs, select_function, signature, Signature,
+    common_domain, global_inputs, select_function, signature, Dom, Signature,
 };
 use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
 use crate::analysis::equiv::Verdict;
@@ -317,6 +317,29 @@ pub(crate) fn proof_or(
 /// Differential testing alone (no proof): the first counterexample gives `not_equivalent`, no
 /// difference after the trials `likely_equivalent`. Used after a failed proof, and by the
 /// property test that checks every proof against execution.
+/// Java arrays and strings may be null, and code that tests for it (`if (array == null)`) runs
+/// only for such an argument: each array or string parameter is null in two inputs (the first
+/// two tuples with it replaced), placed right after those, so that any trial budget runs them.
+fn add_null_references(doms: &[Dom], inputs: &mut Vec<Vec<Value>>) {
+    let mut extra: Vec<Vec<Value>> = Vec::new();
+    for (i, d) in doms.iter().enumerate() {
+        if !matches!(d, Dom::List(_) | Dom::Str { .. }) {
+            continue;
+        }
+        for t in inputs.iter().take(2) {
+            let mut t = t.clone();
+            if let Some(slot) = t.get_mut(i) {
+                *slot = Value::None;
+            }
+            if !inputs.contains(&t) && !extra.contains(&t) {
+                extra.push(t);
+            }
+        }
+    }
+    let at = inputs.len().min(2);
+    inputs.splice(at..at, extra);
+}
+
 pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     let mut notes = Vec::new();
     let doms = match common_domain(&a.sig, &b.sig) {
@@ -352,6 +375,9 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     // thresholds and callees' constants count).
     let hints = Hints::from_texts(&[&a.text, &b.text]);
     let mut inputs = generate_hinted(&all_doms, opts.trials.max(1), opts.seed, &hints);
+    if a.language == Language::Java && b.language == Language::Java {
+        add_null_references(&doms, &mut inputs);
+    }
     // The solver's candidate counterexample runs first; it counts only if execution confirms it.
     // It gives the globals set before the call too (those the lowered code never reads have
     // plain values of their domains).

@@ -316,6 +316,8 @@ fn java_boxed(v: &Value, ty: &Ty, decl: &str) -> String {
         Ty::Bool => format!("Boolean.valueOf({})", java_prim(v, ty)),
         Ty::Char => format!("Character.valueOf({})", java_prim(v, ty)),
         Ty::Str => java_prim(v, ty),
+        // An `Object` parameter: an `Integer` (or `Long`, `BigInteger`), as in an `Object[]`.
+        Ty::Unknown => java_prim(v, ty),
         Ty::Object(o) => match v {
             Value::Object { ctor, args } => match o.ctors.get(*ctor) {
                 Some(params) => {
@@ -330,6 +332,8 @@ fn java_boxed(v: &Value, ty: &Ty, decl: &str) -> String {
             },
             _ => "null".into(),
         },
+        // A null array or list (an input the differential test adds for Java parameters).
+        Ty::List(_) if matches!(v, Value::None) => "null".into(),
         Ty::List(e) => {
             let items: Vec<Value> = match v {
                 Value::List(items) => items.clone(),

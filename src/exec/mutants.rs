@@ -148,10 +148,13 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
     }
     // A mutant given as a change of a program's lines is a change of that program: it is
     // observed through what `main` calls (whether or not the function can be called alone).
+    let mut fallback: Option<(String, MutantVerdict)> = None;
     if let Target::Lines { .. } = case.target {
         if let Some(name) = function_of_change(language, &case.original, &mutated) {
-            if let Some(v) = through_observers(case, &mutated, language, opts, &name) {
-                return v;
+            match through_observers(case, &mutated, language, opts, &name) {
+                Some(Observed::Decided(v)) => return v,
+                Some(Observed::Fallback(v)) => fallback = Some((name, v)),
+                None => {}
             }
         }
     }
@@ -163,6 +166,9 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
             // A function that cannot be called alone is still observable through its program.
             if let Some(v) = as_programs(case, &mutated, language, opts, None, &e) {
                 return v;
+            }
+            if let Some((name, v)) = fallback {
+                return fell_back(v, &name, &e);
             }
             let mut v = MutantVerdict::unknown(case, e);
             v.language = Some(language);
@@ -195,6 +201,9 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         );
         if let Some(v) = as_programs(case, &mutated, language, opts, None, &why) {
             return v;
+        }
+        if let Some((name, v)) = fallback {
+            return fell_back(v, &name, &why);
         }
     }
     notes.extend(report.deterministic.notes.iter().cloned());
@@ -234,15 +243,19 @@ fn as_programs(
     // The command line as `main`'s body reads it (`int main(char *argv, int argc)` that
     // never looks at them reads nothing).
     let (file, _) = super::equiv::parse_source(pa.language, pa.text.clone());
-    let main_body = file
-        .functions()
+    let functions = file.functions();
+    let main = functions
         .iter()
-        .find(|f| f.simple_name == "main" && f.class.is_none())
+        .find(|f| f.simple_name == "main" && f.class.is_none());
+    let main_body = main
         .and_then(|f| f.body)
         .map(|b| file.text[b.byte_range()].to_string())
         .unwrap_or_else(|| pa.text.clone());
-    let argc_unknown = reads.args.is_empty() && main_body.contains("argc");
-    let argv_variable = main_body.contains("argv[") && reads.args.is_empty();
+    // A `main()` (or `main(void)`) has no command line: an `argc` in its body is a local
+    // (a self-test that builds its own `argv`).
+    let takes_args = main.is_none_or(|f| f.params.iter().any(|p| !p.is_empty()));
+    let argc_unknown = takes_args && reads.args.is_empty() && main_body.contains("argc");
+    let argv_variable = takes_args && main_body.contains("argv[") && reads.args.is_empty();
     if argc_unknown || argv_variable {
         return None;
     }
@@ -275,9 +288,23 @@ fn as_programs(
     } else if entry.is_none() && reads.stdin.is_empty() {
         return None;
     }
+    // The one run of a program that reads nothing is its behaviour, a failing exit included
+    // (a self-test that ends with an error status ends so on both sides or not): it counts
+    // as a given input, status and all, since the marked build showed it calls the mutant.
+    let (inputs, generated) = if reach_note.is_some() {
+        (
+            vec![(
+                "the program's one run (empty standard input)".to_string(),
+                String::new(),
+            )],
+            0,
+        )
+    } else {
+        (Vec::new(), opts.diff.trials.clamp(1, 200))
+    };
     let popts = ProgramOptions {
-        inputs: Vec::new(),
-        generated: opts.diff.trials.clamp(1, 200),
+        inputs,
+        generated,
         seed: opts.diff.seed,
         compare: CompareMode::Exact,
         limits,
@@ -321,18 +348,22 @@ fn as_programs(
 /// that nothing reached from `main` calls is never run: the mutant is `equivalent` (method
 /// `unreachable`). `None` (the
 /// function is compared alone) when there are no such callers, when the mutant changes
-/// them, when any of them cannot be decided, or when the weakest of their verdicts rests on
-/// trials alone (`likely_equivalent`: random inputs of a caller reach fewer of the function's
-/// paths than its own); a refutation through any caller is the verdict, else the weakest of
-/// their verdicts (`equivalent` or `bounded_equivalent`).
+/// them, or when any of them cannot be decided. A refutation through any caller is the
+/// verdict, else the weakest of their verdicts (`equivalent` or `bounded_equivalent`); when
+/// that rests on trials alone (`likely_equivalent`: random inputs of a caller reach fewer of
+/// the function's paths than its own) it is only a fallback, the verdict when the function
+/// alone gives none.
 fn through_observers(
     case: &MutantCase,
     mutated: &str,
     language: Language,
     opts: &EquivOptions,
     function: &str,
-) -> Option<MutantVerdict> {
+) -> Option<Observed> {
     use crate::analysis::equiv::slice::program_observers;
+    if language == Language::Java {
+        return through_class_methods(case, mutated, opts, function);
+    }
     let of = |text: &str| {
         let (file, _) = super::equiv::parse_source(language, text.to_string());
         program_observers(&file, function)
@@ -355,7 +386,7 @@ fn through_observers(
         v.verdict = Verdict::Equivalent;
         v.tier = Some(Tier::Confirmed);
         v.method = "unreachable";
-        return Some(v);
+        return Some(Observed::Decided(v));
     }
     let mut weakest: Option<(String, super::equiv::EquivReport)> = None;
     for g in &observers {
@@ -379,11 +410,6 @@ fn through_observers(
         }
     }
     let (g, report) = weakest?;
-    // Trials through a caller reach fewer of the function's paths than trials of the function
-    // itself: only a refutation or a symbolic verdict through the callers decides.
-    if report.deterministic.verdict == Verdict::LikelyEquivalent {
-        return None;
-    }
     let mut notes = vec![format!(
         "`{function}` compared through `{g}` (which `main` calls, and which calls `{function}`): {}",
         if observers.len() == 1 {
@@ -393,14 +419,135 @@ fn through_observers(
         }
     )];
     notes.extend(report.deterministic.notes.iter().cloned());
-    Some(verdict_of(case, language, Some(g), &report, notes))
+    let v = verdict_of(case, language, Some(g), &report, notes);
+    // Trials through a caller reach fewer of the function's paths than trials of the function
+    // itself: only a refutation or a symbolic verdict through the callers decides.
+    Some(
+        if report.deterministic.verdict == Verdict::LikelyEquivalent {
+            Observed::Fallback(v)
+        } else {
+            Observed::Decided(v)
+        },
+    )
 }
 
-/// The C/C++ function (not `main`) that holds every line the mutant changes: the innermost
+/// What comparing a mutant through the callers of its function gave.
+enum Observed {
+    /// The verdict.
+    Decided(MutantVerdict),
+    /// Trials alone (`likely_equivalent`): the verdict only when the function compared alone
+    /// gives none (every input discarded, no harness for its parameters).
+    Fallback(MutantVerdict),
+}
+
+/// `fallback` (the callers' trials), noted with why the function alone gave no verdict.
+fn fell_back(mut v: MutantVerdict, function: &str, why: &str) -> MutantVerdict {
+    v.notes.insert(
+        0,
+        format!(
+            "`{function}` alone gave no verdict ({}): the verdict is that of the trials through its callers",
+            why.chars().take(300).collect::<String>()
+        ),
+    );
+    v
+}
+
+/// A Java mutant of a `private` method compared through the methods of its class that reach it
+/// ([`crate::analysis::equiv::slice::java_private_observers`]), each picked by its line in
+/// either text. As for C's callers, only a refutation through one of them, or a symbolic
+/// verdict through all of them, decides; a method the harness cannot call can only refute
+/// through the others; trials alone are a fallback ([`Observed::Fallback`]). `None` otherwise
+/// (the method is then compared alone).
+/// The most methods a private method's mutant is compared through (each is a full check); the
+/// others can only be missed refutations, so past this bound only a refutation decides.
+const MAX_CLASS_OBSERVERS: usize = 4;
+
+fn through_class_methods(
+    case: &MutantCase,
+    mutated: &str,
+    opts: &EquivOptions,
+    function: &str,
+) -> Option<Observed> {
+    use crate::analysis::equiv::slice::java_private_observers;
+    let language = Language::Java;
+    let of = |text: &str| {
+        let (file, _) = super::equiv::parse_source(language, text.to_string());
+        java_private_observers(&file, function)
+    };
+    let ours = of(&case.original)?;
+    let theirs = of(mutated)?;
+    let names = |v: &[(String, usize)]| v.iter().map(|o| o.0.clone()).collect::<Vec<_>>();
+    if names(&ours) != names(&theirs) {
+        return None;
+    }
+    let mut weakest: Option<(String, super::equiv::EquivReport)> = None;
+    let mut skipped = Vec::new();
+    for (k, ((g, line_a), (_, line_b))) in ours.iter().zip(&theirs).enumerate() {
+        if k >= MAX_CLASS_OBSERVERS {
+            skipped.push(g.clone());
+            continue;
+        }
+        let sides = side_from_text(
+            &case.path,
+            language,
+            case.original.clone(),
+            Pick::Line(*line_a),
+        )
+        .and_then(|a| {
+            side_from_text(
+                &case.path,
+                language,
+                mutated.to_string(),
+                Pick::Line(*line_b),
+            )
+            .map(|b| (a, b))
+        });
+        let Ok((a, b)) = sides else {
+            skipped.push(g.clone());
+            continue;
+        };
+        let report = check(&a, &b, opts);
+        let qualified = match &a.sig.class {
+            Some(c) => format!("{c}.{}", a.sig.name),
+            None => a.sig.name.clone(),
+        };
+        match report.deterministic.verdict {
+            Verdict::Unknown => skipped.push(g.clone()),
+            Verdict::NotEquivalent => {
+                weakest = Some((qualified, report));
+                break;
+            }
+            v => {
+                if weakest
+                    .as_ref()
+                    .is_none_or(|(_, w)| v.strength() < w.deterministic.verdict.strength())
+                {
+                    weakest = Some((qualified, report));
+                }
+            }
+        }
+    }
+    let (g, report) = weakest?;
+    let all: Vec<String> = names(&ours);
+    let mut notes = vec![format!(
+        "`{function}` is private: compared through `{g}` (its class reaches it only through {})",
+        all.join(", ")
+    )];
+    notes.extend(report.deterministic.notes.iter().cloned());
+    let v = verdict_of(case, language, Some(g), &report, notes);
+    match report.deterministic.verdict {
+        Verdict::NotEquivalent => Some(Observed::Decided(v)),
+        Verdict::LikelyEquivalent => Some(Observed::Fallback(v)),
+        _ if skipped.is_empty() => Some(Observed::Decided(v)),
+        _ => None,
+    }
+}
+
+/// The C/C++/Java function (not `main`) that holds every line the mutant changes: the innermost
 /// function of the original (read as the harness reads it) around the first and the last
 /// line that differ. `None` when the change spans functions or lies outside them.
 fn function_of_change(language: Language, original: &str, mutated: &str) -> Option<String> {
-    if !matches!(language, Language::C | Language::Cpp) {
+    if !matches!(language, Language::C | Language::Cpp | Language::Java) {
         return None;
     }
     let a: Vec<&str> = original.lines().collect();

@@ -226,6 +226,44 @@ fn a_binary_program_is_unknown() {
 }
 
 #[test]
+fn a_java_private_method_is_compared_through_the_public_method_that_calls_it() {
+    // `total` takes an `Iterator`, which no harness builds: alone it could not be run; its
+    // class reaches it only through `sum`, which takes an `int[]`.
+    let m = mutant(mutantbench(), "java-private-helper");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    assert_eq!(m["function"], "Tally.sum", "{m}");
+    assert!(notes(m).contains("`total` is private"), "{m}");
+    let c = &m["counterexample"];
+    assert_ne!(c["a"], c["b"], "{c}");
+}
+
+#[test]
+fn a_self_test_main_that_builds_its_own_argv_is_run_as_a_program() {
+    // `setup` takes an `int *` of unknown length: it cannot be called alone. `main()` has no
+    // parameters, so the `argc` in its body is a local, not a command line the shape of the
+    // program's reads would have to capture: its one run calls `setup`.
+    let eq = mutant(mutantbench(), "c-self-test-argc-equivalent");
+    assert_eq!(eq["verdict"], "likely_equivalent", "{eq}");
+    assert_eq!(eq["function"], "main", "{eq}");
+    assert!(notes(eq).contains("calls the mutated function"), "{eq}");
+    let neq = mutant(mutantbench(), "c-self-test-argc-option");
+    assert_eq!(neq["verdict"], "not_equivalent", "{neq}");
+    assert_eq!(neq["method"], "differential", "{neq}");
+}
+
+#[test]
+fn a_java_null_check_removed_is_refuted_by_a_null_array() {
+    let m = mutant(mutantbench(), "java-null-check");
+    assert_eq!(m["verdict"], "not_equivalent", "{m}");
+    let c = &m["counterexample"];
+    assert_eq!(c["inputs"][0], Value::Null, "{c}");
+    assert_eq!(c["a"]["return"], 0, "{c}");
+    assert!(c["b"]["exception"]
+        .as_str()
+        .is_some_and(|e| e.contains("NullPointerException")));
+}
+
+#[test]
 fn a_line_that_is_not_json_and_a_path_escaping_programs_are_unknown() {
     let bad = mutant(mutantbench(), "line 8");
     assert!(notes(bad).contains("not a JSON object"), "{bad}");
@@ -237,29 +275,30 @@ fn a_line_that_is_not_json_and_a_path_escaping_programs_are_unknown() {
 #[test]
 fn summary_reports_accuracy_per_class_and_the_decision_gap() {
     let s = &mutantbench()["summary"];
-    assert_eq!(s["count"], 21);
+    assert_eq!(s["count"], 25);
     let d = &s["deterministic"];
-    // 20 labelled rows (the non-JSON line has no label): 10 equivalent, 10 not.
-    assert_eq!(d["labelled"], 20);
-    assert_eq!(d["equivalent"]["total"], 10);
-    assert_eq!(d["non_equivalent"]["total"], 10);
+    // 24 labelled rows (the non-JSON line has no label): 11 equivalent, 13 not.
+    assert_eq!(d["labelled"], 24);
+    assert_eq!(d["equivalent"]["total"], 11);
+    assert_eq!(d["non_equivalent"]["total"], 13);
     // Right: py-commute, py-boundary-equivalent, py-double, c-boundary-equivalent,
     // c-main-overwritten-initialiser, c-self-test-same-output, c-masked-by-its-only-caller,
-    // c-self-test-never-calls-the-mutant (8 of 10); py-return, c-swap, java-sign, c-main-min,
-    // c-main-reads-scanf, c-helper-seen-through-main, c-self-test-reaches-the-mutant,
-    // c-seen-through-its-only-caller (8 of 10). The hostile rows are unknown and count as
-    // wrong.
-    assert_eq!(d["equivalent"]["right"], 8);
-    assert_eq!(d["non_equivalent"]["right"], 8);
+    // c-self-test-never-calls-the-mutant, c-self-test-argc-equivalent (9 of 11); py-return,
+    // c-swap, java-sign, c-main-min, c-main-reads-scanf, c-helper-seen-through-main,
+    // c-self-test-reaches-the-mutant, c-seen-through-its-only-caller, java-private-helper,
+    // java-null-check, c-self-test-argc-option (11 of 13). The hostile rows are unknown and
+    // count as wrong.
+    assert_eq!(d["equivalent"]["right"], 9);
+    assert_eq!(d["non_equivalent"]["right"], 11);
     let gap = d["decision_gap"].as_f64().unwrap();
-    assert!(gap.abs() < 1e-9, "{gap}");
-    assert!((d["accuracy"].as_f64().unwrap() - 16.0 / 20.0).abs() < 1e-9);
+    assert!((gap - (11.0 / 13.0 - 9.0 / 11.0)).abs() < 1e-9, "{gap}");
+    assert!((d["accuracy"].as_f64().unwrap() - 20.0 / 24.0).abs() < 1e-9);
     assert_eq!(d["unknown"], 4);
     // py-commute (a normalisation proof) and the dead-code mutant.
     assert_eq!(d["proved"], 2);
     assert_eq!(d["proved_on_non_equivalent"], 0);
     assert_eq!(s["hybrid"], Value::Null, "--no-llm has no hybrid column");
-    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 11);
+    assert_eq!(s["by_language"]["c"]["deterministic"]["labelled"], 13);
     assert!(s["mutants_per_minute"].as_f64().unwrap() > 0.0);
 }
 

@@ -226,6 +226,14 @@ fn sem_of(lang: Language) -> Option<Sem> {
 
 type R<T> = Result<T, String>;
 
+/// How a Java `&&`/`||` was lowered ([`Lower::short_circuit_with_updates`]).
+enum ShortCircuit {
+    /// Into statements before the statement; the expression reads their result.
+    Statements(Ex),
+    /// The right operand as an expression (it updates nothing).
+    Operand(Ex),
+}
+
 struct Lower<'a> {
     file: &'a ParsedFile,
     sem: Sem,
@@ -1217,11 +1225,17 @@ impl<'a> Lower<'a> {
                 let r = n.child_by_field_name(field::RIGHT).ok_or("binary")?;
                 let op = self.text(n.child_by_field_name(field::OPERATOR).ok_or("binary")?);
                 let a = self.expr(l)?;
-                let b = if matches!(op, "&&" | "||" | "and" | "or") {
-                    self.conditionally(|s| s.expr(r))?
-                } else {
-                    self.expr(r)?
-                };
+                let b =
+                    if matches!(op, "&&" | "||") && self.sem == Sem::Java && self.cond_depth == 0 {
+                        match self.short_circuit_with_updates(n, op, &a, r)? {
+                            ShortCircuit::Statements(v) => return Ok(v),
+                            ShortCircuit::Operand(b) => b,
+                        }
+                    } else if matches!(op, "&&" | "||" | "and" | "or") {
+                        self.conditionally(|s| s.expr(r))?
+                    } else {
+                        self.expr(r)?
+                    };
                 match op {
                     "and" => Ok(Ex::And(Box::new(a), Box::new(b))),
                     "or" => Ok(Ex::Or(Box::new(a), Box::new(b))),
@@ -1362,6 +1376,45 @@ impl<'a> Lower<'a> {
             self.pre.push(step);
             Ok(Ex::Var(old))
         }
+    }
+
+    /// Java `a && b` / `a || b` whose right operand `r` holds `++`/`--` (`a + b < c || --a + c
+    /// < b`): the updates run only when `r` is evaluated, so the whole operator becomes
+    /// statements run before the statement that holds it, in evaluation order (`t = a; if (!t)
+    /// { --a; t = r; }` for `||`), and the expression reads `t`. The updates count as made
+    /// by the whole operator ([`Lower::effectful`] then refuses a read of an updated variable
+    /// before it in the statement: that read would see the new value). When `r` updates
+    /// nothing, it stays an operand.
+    fn short_circuit_with_updates(
+        &mut self,
+        n: Node<'_>,
+        op: &str,
+        a: &Ex,
+        r: Node<'_>,
+    ) -> R<ShortCircuit> {
+        let saved_pre = std::mem::take(&mut self.pre);
+        let first_update = self.hoisted.len();
+        let b = self.expr(r);
+        let r_pre = std::mem::replace(&mut self.pre, saved_pre);
+        let b = b?;
+        if r_pre.is_empty() {
+            return Ok(ShortCircuit::Operand(b));
+        }
+        let t = self.fresh("sc");
+        self.pre
+            .push(St::Decl(t.clone(), Some(STy::Bool), Some(a.clone())));
+        let evaluated = if op == "||" {
+            Ex::Not(Box::new(Ex::Var(t.clone())))
+        } else {
+            Ex::Var(t.clone())
+        };
+        let mut body = r_pre;
+        body.push(St::Assign(Place::Var(t.clone()), b));
+        self.pre.push(St::If(evaluated, body, Vec::new()));
+        for h in &mut self.hoisted[first_update..] {
+            h.1 = n.byte_range();
+        }
+        Ok(ShortCircuit::Statements(Ex::Var(t)))
     }
 
     /// Lowers an operand that is evaluated only sometimes.

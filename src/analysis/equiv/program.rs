@@ -145,6 +145,25 @@ struct Sample {
     run_word_len: BTreeMap<(usize, usize), (usize, usize)>,
     /// Runs (by first line) with a line of other than one word.
     run_not_one_word: BTreeSet<usize>,
+    /// Per run (by first line) and column: its words (at most [`POOL_WORDS`], each cut to
+    /// [`POOL_CHARS`] characters), the pieces new words there are spliced from.
+    run_words: BTreeMap<(usize, usize), Vec<String>>,
+    /// Run columns (first line, column) of two or more lines where a word repeats: new
+    /// inputs repeat words there too.
+    run_word_repeats: BTreeSet<(usize, usize)>,
+    /// Run columns of three or more lines whose words are all different: new words there
+    /// stay different (the words of such a run are often names or keys the problem
+    /// guarantees distinct).
+    run_word_distinct: BTreeSet<(usize, usize)>,
+}
+
+/// The most words kept per place as splicing material, and the most characters of each.
+const POOL_WORDS: usize = 32;
+const POOL_CHARS: usize = 256;
+
+/// `w` cut to [`POOL_CHARS`] characters.
+fn pool_word(w: &str) -> String {
+    w.chars().take(POOL_CHARS).collect()
 }
 
 fn parse_sample(text: &str) -> Sample {
@@ -174,6 +193,9 @@ fn parse_sample(text: &str) -> Sample {
     let mut run_positive: BTreeSet<usize> = runs.iter().map(|r| r.0).collect();
     let mut run_word_len: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
     let mut run_not_one_word = BTreeSet::new();
+    let mut run_words: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
+    let mut run_seen: BTreeMap<(usize, usize), BTreeSet<&str>> = BTreeMap::new();
+    let mut run_word_repeats = BTreeSet::new();
     for (i, line) in lines.iter().enumerate() {
         let start = runs[i].0;
         if line.iter().filter(|f| matches!(f, Field::Word(_))).count() != 1 {
@@ -195,11 +217,29 @@ fn parse_sample(text: &str) -> Sample {
                         run_positive.remove(&start);
                     }
                 }
-                Field::Word(w) => run_chars.entry((start, j)).or_default().extend(w.chars()),
+                Field::Word(w) => {
+                    run_chars.entry((start, j)).or_default().extend(w.chars());
+                    let pool = run_words.entry((start, j)).or_default();
+                    if pool.len() < POOL_WORDS {
+                        pool.push(pool_word(w));
+                    }
+                    let seen = run_seen.entry((start, j)).or_default();
+                    if !seen.insert(w.as_str()) {
+                        run_word_repeats.insert((start, j));
+                    }
+                }
                 Field::Dec(..) => {}
             }
         }
     }
+    let run_word_distinct = run_seen
+        .iter()
+        .filter(|(&(start, _), seen)| {
+            let lines = runs.get(start).map_or(1, |r| r.1 - r.0 + 1);
+            lines >= 3 && seen.len() == lines
+        })
+        .map(|(k, _)| *k)
+        .collect();
     let records = runs
         .iter()
         .filter(|&&(start, end)| is_record_run(&lines, &run_ints, start, end))
@@ -215,6 +255,9 @@ fn parse_sample(text: &str) -> Sample {
         records,
         run_word_len,
         run_not_one_word,
+        run_words,
+        run_word_repeats,
+        run_word_distinct,
     }
 }
 
@@ -365,6 +408,8 @@ struct Observed {
     int_range: BTreeMap<(usize, usize), (i128, i128)>,
     dec_range: BTreeMap<(usize, usize), (f64, f64)>,
     alphabet: BTreeMap<(usize, usize), BTreeSet<char>>,
+    /// The words at each place, over the samples (see [`Sample::run_words`]).
+    words: BTreeMap<(usize, usize), Vec<String>>,
     /// Shortest and longest word, in characters.
     word_len: BTreeMap<(usize, usize), (usize, usize)>,
     /// Per run of records (first line, width): the column orders its lines show in every
@@ -448,6 +493,10 @@ fn observe(samples: &[Sample]) -> Observed {
                     }
                     Field::Word(w) => {
                         o.alphabet.entry((i, j)).or_default().extend(w.chars());
+                        let pool = o.words.entry((i, j)).or_default();
+                        if pool.len() < POOL_WORDS {
+                            pool.push(pool_word(w));
+                        }
                         let n = w.chars().count();
                         let e = o.word_len.entry((i, j)).or_insert((n, n));
                         e.0 = e.0.min(n);
@@ -693,8 +742,23 @@ fn length_facts(s: &Sample, fixed: &BTreeSet<(usize, usize)>) -> LengthFacts {
     facts
 }
 
-fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
-    let fixed = structural(s);
+/// What [`perturb`] reads of one sample that does not change between the inputs drawn from it:
+/// its structural fields and its length facts, computed once per sample.
+struct SampleFacts {
+    fixed: BTreeSet<(usize, usize)>,
+    lengths: LengthFacts,
+}
+
+impl SampleFacts {
+    fn of(s: &Sample) -> SampleFacts {
+        let fixed = structural(s);
+        let lengths = length_facts(s, &fixed);
+        SampleFacts { fixed, lengths }
+    }
+}
+
+fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> String {
+    let fixed = &sf.fixed;
     // Half the inputs draw uniformly, a quarter from the low and a quarter from the high end.
     let skew = match below(rng, 4) {
         0 => 1,
@@ -703,7 +767,9 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
     };
     let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
     let mut drawn = BTreeMap::new();
-    let facts = length_facts(s, &fixed);
+    let facts = &sf.lengths;
+    // The words drawn so far per run column, for repeats and distinctness.
+    let mut words_drawn: BTreeMap<(usize, usize), DrawnWords> = BTreeMap::new();
     for (i, line) in s.lines.iter().enumerate() {
         let free: Vec<usize> = line
             .iter()
@@ -737,14 +803,14 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                 new_ints = free
                     .iter()
                     .map(|&j| {
-                        let (lo, hi) = int_range(s, line, i, j, &fixed, o, true);
+                        let (lo, hi) = int_range(s, line, i, j, fixed, o, true);
                         skewed(rng, lo, hi, skew)
                     })
                     .collect();
             } else {
                 let (lo, hi) = free
                     .iter()
-                    .map(|&j| int_range(s, line, i, j, &fixed, o, false))
+                    .map(|&j| int_range(s, line, i, j, fixed, o, false))
                     .fold((i128::MAX, i128::MIN), |(a, b), (x, y)| {
                         (a.min(x), b.max(y))
                     });
@@ -776,7 +842,7 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                 }
             }
         } else if let [j] = free.as_slice() {
-            let (lo, hi) = int_range(s, line, i, *j, &fixed, o, false);
+            let (lo, hi) = int_range(s, line, i, *j, fixed, o, false);
             new_ints.push(skewed(rng, lo, hi, skew));
         }
         let mut next_int = new_ints.into_iter();
@@ -804,22 +870,116 @@ fn perturb(s: &Sample, o: &Observed, rng: &mut ChaCha8Rng) -> String {
                     if alphabet.len() < 2 || w.chars().any(|c| c.is_whitespace()) {
                         w.clone()
                     } else {
-                        let n = word_length(s, o, &facts, (i, j), w, &mut drawn, rng);
-                        (0..n)
-                            .map(|_| alphabet[below(rng, alphabet.len() as u64) as usize])
-                            .collect()
+                        let n = word_length(s, o, facts, (i, j), w, &mut drawn, rng);
+                        let key = (run_of(s, i).0, j);
+                        let new = new_word(s, o, (i, j), key, n, &alphabet, &words_drawn, rng);
+                        words_drawn.entry(key).or_default().add(&new);
+                        new
                     }
                 }
             });
         }
         out.push(row);
     }
-    keep_distinct_columns(s, o, &fixed, &mut out, rng);
+    keep_distinct_columns(s, o, fixed, &mut out, rng);
     for (i, row) in out.iter_mut().enumerate() {
-        keep_order(&line_order(s, o, i, &fixed), row);
+        keep_order(&line_order(s, o, i, fixed), row);
     }
-    keep_graphs(s, &fixed, &mut out, rng);
+    keep_graphs(s, fixed, &mut out, rng);
     render(&out, s.trailing_newline)
+}
+
+/// A new word of `n` characters at (line `i`, column `j`) of run column `key`: a third of the
+/// time spliced from pieces of the words the samples show there (`dream` + `erase` from
+/// `dreamerase`: words made of the sample's parts reach the cases random letters miss),
+/// otherwise random letters of `alphabet` (which holds every character of those pieces). Where
+/// the sample repeats a word along the run, a third of the new words repeat an earlier word of
+/// the same length; where its words are all different, a new word is redrawn (up to 32 times)
+/// while it repeats one.
+#[allow(clippy::too_many_arguments)]
+fn new_word(
+    s: &Sample,
+    o: &Observed,
+    (i, j): (usize, usize),
+    key: (usize, usize),
+    n: usize,
+    alphabet: &[char],
+    words_drawn: &BTreeMap<(usize, usize), DrawnWords>,
+    rng: &mut ChaCha8Rng,
+) -> String {
+    let earlier = words_drawn.get(&key);
+    if s.run_word_repeats.contains(&key) && below(rng, 3) == 0 {
+        if let Some(same) = earlier.and_then(|e| e.by_length.get(&n)) {
+            return same[below(rng, same.len() as u64) as usize].clone();
+        }
+    }
+    let empty: &[String] = &[];
+    let pool = (
+        s.run_words.get(&key).map_or(empty, |v| v.as_slice()),
+        o.words.get(&(i, j)).map_or(empty, |v| v.as_slice()),
+    );
+    let distinct = s.run_word_distinct.contains(&key);
+    let mut word = String::new();
+    for _ in 0..if distinct { 32 } else { 1 } {
+        word = if pool.0.len() + pool.1.len() > 0 && below(rng, 3) == 0 {
+            splice(pool, n, rng)
+        } else {
+            (0..n)
+                .map(|_| alphabet[below(rng, alphabet.len() as u64) as usize])
+                .collect()
+        };
+        if !distinct || !earlier.is_some_and(|e| e.all.contains(&word)) {
+            break;
+        }
+    }
+    word
+}
+
+/// The words drawn so far along one run column: by length (for repeats) and as a set (for
+/// distinctness).
+#[derive(Default)]
+struct DrawnWords {
+    by_length: BTreeMap<usize, Vec<String>>,
+    all: BTreeSet<String>,
+}
+
+impl DrawnWords {
+    fn add(&mut self, w: &str) {
+        if self.all.insert(w.to_string()) {
+            self.by_length
+                .entry(w.chars().count())
+                .or_default()
+                .push(w.to_string());
+        }
+    }
+}
+
+/// `n` characters made of pieces (substrings) of the words of the two pools (each word at
+/// most [`POOL_CHARS`] characters, so a piece costs at most that much).
+fn splice(pool: (&[String], &[String]), n: usize, rng: &mut ChaCha8Rng) -> String {
+    let count = (pool.0.len() + pool.1.len()) as u64;
+    let mut out = String::with_capacity(n);
+    let mut len = 0;
+    let mut guard = 0;
+    while len < n && guard < 4 * n + 16 {
+        guard += 1;
+        let k = below(rng, count) as usize;
+        let w: Vec<char> = pool
+            .0
+            .get(k)
+            .or_else(|| pool.1.get(k - pool.0.len()))
+            .map(|w| w.chars().collect())
+            .unwrap_or_default();
+        if w.is_empty() {
+            continue;
+        }
+        let start = below(rng, w.len() as u64) as usize;
+        let most = (w.len() - start).min(n - len);
+        let take = 1 + below(rng, most as u64) as usize;
+        out.extend(&w[start..start + take]);
+        len += take;
+    }
+    out
 }
 
 /// A column of a run of three or more same-shaped lines whose sample values are all different
@@ -1199,14 +1359,15 @@ pub fn generate_inputs(samples: &[String], count: usize, seed: u64) -> Vec<Strin
     }
     let parsed: Vec<Sample> = samples.iter().map(|s| parse_sample(s)).collect();
     let o = observe(&parsed);
+    let facts: Vec<SampleFacts> = parsed.iter().map(SampleFacts::of).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen: BTreeSet<String> = samples.iter().cloned().collect();
     let mut out = Vec::new();
     let mut attempts = 0;
     while out.len() < count && attempts < count * 20 {
-        let s = &parsed[attempts % parsed.len()];
+        let k = attempts % parsed.len();
         attempts += 1;
-        let x = perturb(s, &o, &mut rng);
+        let x = perturb(&parsed[k], &facts[k], &o, &mut rng);
         if seen.insert(x.clone()) {
             out.push(x);
         }
@@ -1589,6 +1750,59 @@ mod tests {
             let width = l[1].len();
             assert!(width == 3 || width == 4, "{g}");
             assert!(l[1..].iter().all(|r| r.len() == width), "{g}");
+        }
+    }
+
+    #[test]
+    fn words_are_spliced_from_pieces_of_the_sample_words() {
+        // ABC049 C: a string made of `dream`, `dreamer`, `erase`, `eraser`. Random letters never
+        // spell those parts again; pieces of the samples do.
+        let samples = [
+            "erasedream\n".to_string(),
+            "dreameraser\n".to_string(),
+            "dreamerer\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 200, 3);
+        let spliced = gen
+            .iter()
+            .filter(|g| g.contains("dream") || g.contains("erase"))
+            .count();
+        // (Uniform letters would spell one of them in about one input in a million.)
+        assert!(spliced >= 10, "{spliced} of {}", gen.len());
+        for g in &gen {
+            let w = g.trim_end();
+            assert!(
+                (9..=11).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_lowercase()),
+                "{g:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn run_words_repeat_where_the_sample_repeats_them_and_stay_distinct_where_it_does_not() {
+        // ABC251 C: `n`, then `n` lines `S T` where a poem may be submitted again.
+        let repeats = "4\nab 1\ncd 2\nab 3\nef 4\n".to_string();
+        let words = |g: &str| -> Vec<String> {
+            g.lines()
+                .skip(1)
+                .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+                .collect()
+        };
+        let repeated = generate_inputs(&[repeats], 100, 5)
+            .iter()
+            .filter(|g| {
+                let w = words(g);
+                w.iter().collect::<BTreeSet<_>>().len() < w.len()
+            })
+            .count();
+        assert!(repeated >= 20, "{repeated}");
+        // Three names, all different, over three letters: new names stay different.
+        let distinct = "3\na 5\nb 7\nc 2\n".to_string();
+        let gen = generate_inputs(&[distinct], 50, 6);
+        assert!(gen.len() >= 10);
+        for g in gen {
+            let w = words(&g);
+            assert_eq!(w.iter().collect::<BTreeSet<_>>().len(), w.len(), "{g}");
         }
     }
 

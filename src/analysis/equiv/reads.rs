@@ -17,6 +17,7 @@
 //! `atof` or `strtod` a decimal, otherwise a short word. `argv[i]` with any other index (a
 //! loop over the arguments) stands for arguments 1 to `N - 1` when the program guards with
 //! `argc < N` or `argc != N` (`N` a literal or `#define`d constants), and for none otherwise.
+//! A `main()` without parameters reads no command line, whatever `argv` it builds.
 //!
 //! **Values.** Integers are drawn from the program's own integer literals (and their
 //! neighbours), small values, negatives (unless the conversion is unsigned), values up to a
@@ -171,7 +172,16 @@ pub fn program_reads(file: &ParsedFile) -> Reads {
     reads.ints = ints.into_iter().collect();
     reads.divisors = divisors.into_iter().collect();
     reads.floats = floats;
-    reads.args = argv_reads(&file.text);
+    // A `main()` (or `main(void)`) has no command line: an `argv` it uses is its own local (a
+    // self-test that builds the arguments it passes on).
+    let command_line = file
+        .functions()
+        .iter()
+        .find(|f| f.simple_name == "main" && f.class.is_none())
+        .is_none_or(|f| f.params.iter().any(|p| !p.is_empty()));
+    if command_line {
+        reads.args = argv_reads(&file.text);
+    }
     reads
 }
 
@@ -1049,6 +1059,17 @@ int main(int argc, char **argv) {
             "class A { void f() { System.in.read(); } }\n".to_string()
         ))
         .is_empty());
+    }
+
+    #[test]
+    fn a_main_without_parameters_reads_no_command_line() {
+        let own = "int main() {\n    char *argv[3];\n    argv[1] = \"-v\";\n    argv[2] = \"7\";\n    run(atoi(argv[2]), argv[1]);\n    return 0;\n}\n";
+        let file = ParsedFile::parse(Language::C, own.to_string());
+        assert!(program_reads(&file).args.is_empty());
+        let real = own.replace("int main()", "int main(int argc, char **argv)");
+        let file = ParsedFile::parse(Language::C, real);
+        let args = program_reads(&file).args;
+        assert!(args.len() >= 2 && args[1] == Arg::Int, "{args:?}");
     }
 
     #[test]

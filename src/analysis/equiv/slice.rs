@@ -275,27 +275,7 @@ pub fn program_observers(file: &ParsedFile, function: &str) -> Option<Vec<String
     if !defined.contains(function) || direct.contains(function) {
         return None;
     }
-    // Does `from` reach `function` by calls?
-    let reaches = |from: &str| {
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        let mut stack = vec![from];
-        while let Some(g) = stack.pop() {
-            if !seen.insert(g) {
-                continue;
-            }
-            for c in bodies.get(g).into_iter().flatten() {
-                if c == function {
-                    return true;
-                }
-                if let Some(&d) = defined.get(c.as_str()) {
-                    if d != "main" {
-                        stack.push(d);
-                    }
-                }
-            }
-        }
-        false
-    };
+    let reaches = |from: &str| reaches_by_calls(&bodies, from, function, Some("main"));
     let observers: Vec<String> = direct
         .iter()
         .filter(|g| g.as_str() != "main" && defined.contains(g.as_str()) && reaches(g))
@@ -311,6 +291,117 @@ pub fn program_observers(file: &ParsedFile, function: &str) -> Option<Vec<String
         return None;
     }
     Some(observers)
+}
+
+/// Where a Java class observes a mutant of one of its `private` methods: the class's other
+/// methods (not `private`, not constructors) that reach `function` through calls, as
+/// (name, first line) pairs in file order. A private method can be called only from inside its
+/// class, so the class's clients see it only through them, and comparing them keeps out the
+/// arguments no caller passes (a `quicksort(data, first, last)` that relies on a sentinel its
+/// public `sort` has placed).
+///
+/// `None` when that would hide a way `function` is observed or there is nothing to compare:
+/// `function` is not one private method of one class (no overloads); its name is used other
+/// than by a call (a method reference `this::f`), or in another class of the file (a nested
+/// class may call it), or it is overloaded (calls are found by name; the callers' overloads
+/// count as one method); a constructor reaches it (every object the harness builds runs
+/// it); or no non-private method reaches it.
+pub fn java_private_observers(file: &ParsedFile, function: &str) -> Option<Vec<(String, usize)>> {
+    use std::collections::BTreeMap;
+    if file.language != Language::Java {
+        return None;
+    }
+    let text = file.text.as_str();
+    let fns = file.functions();
+    let stripped = strip_comments_and_strings(text);
+    let head = |f: &crate::syntax::functions::Function<'_>| -> String {
+        let r = f.node.byte_range();
+        let t = &stripped[r.start..r.end.min(stripped.len())];
+        t.split('(').next().unwrap_or("").to_string()
+    };
+    let is_private = |f: &crate::syntax::functions::Function<'_>| {
+        head(f).split_whitespace().any(|w| w == "private")
+    };
+    let targets: Vec<_> = fns.iter().filter(|f| f.simple_name == function).collect();
+    let [target] = targets.as_slice() else {
+        return None;
+    };
+    if target.kind == FunctionKind::Constructor || !is_private(target) {
+        return None;
+    }
+    let class = target.class.clone()?;
+    // Every use of the name is a call or the definition, inside a method of the same class.
+    for at in word_positions(&stripped, function) {
+        let after = stripped[at + function.len()..].trim_start();
+        let before = stripped[..at].trim_end();
+        if !after.starts_with('(') || before.ends_with("::") {
+            return None;
+        }
+        let inside = fns.iter().filter(|f| f.node.byte_range().contains(&at));
+        let innermost = inside.min_by_key(|f| f.node.byte_range().len())?;
+        if innermost.class.as_deref() != Some(class.as_str()) {
+            return None;
+        }
+    }
+    let mut bodies: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for f in fns.iter() {
+        if f.class.as_deref() != Some(class.as_str()) || f.kind == FunctionKind::Lambda {
+            continue;
+        }
+        let r = f.node.byte_range();
+        // Overloads (constructors among them) are one node: calls by name cannot tell them
+        // apart, so each reaches what any of them reaches (more observers, never fewer).
+        let called = called_names(&stripped[r.start..r.end.min(stripped.len())]);
+        bodies
+            .entry(f.simple_name.as_str())
+            .or_default()
+            .extend(called);
+    }
+    let reaches = |from: &str| reaches_by_calls(&bodies, from, function, None);
+    let mut observers = Vec::new();
+    for f in fns.iter() {
+        if f.class.as_deref() != Some(class.as_str()) || f.simple_name == function {
+            continue;
+        }
+        match f.kind {
+            FunctionKind::Constructor if reaches(&f.simple_name) => return None,
+            FunctionKind::Function | FunctionKind::Method
+                if !is_private(f) && reaches(&f.simple_name) =>
+            {
+                observers.push((f.simple_name.clone(), f.start_line));
+            }
+            _ => {}
+        }
+    }
+    (!observers.is_empty()).then_some(observers)
+}
+
+/// Whether `from` reaches `function` through calls, `bodies` mapping each defined function to
+/// the names its body calls (never walking into `through_never`: C's `main`).
+fn reaches_by_calls(
+    bodies: &std::collections::BTreeMap<&str, BTreeSet<String>>,
+    from: &str,
+    function: &str,
+    through_never: Option<&str>,
+) -> bool {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut stack = vec![from];
+    while let Some(g) = stack.pop() {
+        if !seen.insert(g) {
+            continue;
+        }
+        for c in bodies.get(g).into_iter().flatten() {
+            if c == function {
+                return true;
+            }
+            if let Some((&d, _)) = bodies.get_key_value(c.as_str()) {
+                if Some(d) != through_never {
+                    stack.push(d);
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Headers of the C library and POSIX (and DOS's `conio.h`), which declare no function of the
@@ -428,6 +519,47 @@ mod tests {
     use super::*;
 
     const LIB: &str = "package p;\nimport java.util.List;\nimport org.acme.Builder;\n\npublic class U {\n    static final int[] EMPTY = new int[0];\n    static int twice(int x) { return add(x, x); }\n    private static int add(int a, int b) { return a + b; }\n    static int add(int a) { return a; }\n    static String show(int x) { return new Builder().append(x).toString(); }\n    static int size(List<Integer> l) { return l.size(); }\n    public String toString() { return \"U\"; }\n}\n";
+
+    fn java(text: &str) -> ParsedFile {
+        ParsedFile::parse(Language::Java, text)
+    }
+
+    #[test]
+    fn a_private_method_is_observed_through_the_methods_of_its_class_that_reach_it() {
+        let text = "public class Q {\n    private void part(int[] d, int a, int b) { if (a < b) part(d, a + 1, b); }\n    private void go(int[] d) { part(d, 0, d.length - 1); }\n    public void sort(int[] d) { go(d); }\n    public void sort(int[] d, int n) { sort(d); }\n    public int size(int[] d) { return d.length; }\n}\n";
+        // Both overloads of `sort` reach `part` through `go`; `size` does not; `go` is private.
+        assert_eq!(
+            java_private_observers(&java(text), "part"),
+            Some(vec![("sort".to_string(), 4), ("sort".to_string(), 5)])
+        );
+        // Not private: its callers outside the class are unknown.
+        assert_eq!(java_private_observers(&java(text), "sort"), None);
+        // A method reference, a constructor that runs it, a nested class that calls it, an
+        // overloaded private method: each hides a way it is observed.
+        let reference = text.replace(
+            "public int size(int[] d) { return d.length; }",
+            "public Runnable r() { return this::go0; }\n    private void go0() { }",
+        );
+        assert_eq!(java_private_observers(&java(&reference), "go0"), None);
+        let ctor = text.replace(
+            "public int size(int[] d) { return d.length; }",
+            "public Q() { go(new int[0]); }",
+        );
+        assert_eq!(java_private_observers(&java(&ctor), "part"), None);
+        let nested = text.replace(
+            "public int size(int[] d) { return d.length; }",
+            "static class N { void f(Q q) { q.part(new int[0], 0, 0); } }",
+        );
+        assert_eq!(java_private_observers(&java(&nested), "part"), None);
+        let overloaded = text.replace(
+            "public int size(int[] d) { return d.length; }",
+            "private void part(int[] d) { }",
+        );
+        assert_eq!(java_private_observers(&java(&overloaded), "part"), None);
+        // Nothing but itself reaches it.
+        let alone = "public class R {\n    private int f(int x) { return f(x - 1); }\n    public int g(int x) { return x; }\n}\n";
+        assert_eq!(java_private_observers(&java(alone), "f"), None);
+    }
 
     #[test]
     fn unreachable_methods_and_their_imports_are_blanked_in_place() {

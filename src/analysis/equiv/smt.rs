@@ -1901,11 +1901,19 @@ mod tests {
             plain,
             before
         ));
+        // A branch of `?:` (a Java `&&`/`||` whose right operand updates is lowered to
+        // statements: see `java_updates_in_a_right_operand_run_only_when_it_is_evaluated`).
         assert!(refused(
             Language::Java,
-            "class T { static int f(int b) { return b > 0 && ++b > 1 ? 1 : 0; } }",
+            "class T { static int f(int b) { return b > 0 ? ++b : 0; } }",
             plain,
             "evaluated only sometimes"
+        ));
+        assert!(refused(
+            Language::Java,
+            "class T { static int f(int b) { return b + (b > 0 && ++b > 1 ? 1 : 0); } }",
+            plain,
+            before
         ));
         assert!(refused(
             Language::C,
@@ -2098,6 +2106,33 @@ mod tests {
         assert_eq!(cex(run(Language::Java, a, b, "f"))[0], Value::Char(65535));
         let b = "class A { static int f(char c) { if (c == 65535) return 8; return 0; } }";
         assert!(bounded(run(Language::Java, a, b, "f")));
+    }
+
+    #[test]
+    fn java_updates_in_a_right_operand_run_only_when_it_is_evaluated() {
+        // Triangle's mutant: `--a` runs only when `a + b < c` is false.
+        let a = "class A { static int f(int a, int b, int c) { if (a + b < c || a + c < b) return 1; return a; } }";
+        let b = "class A { static int f(int a, int b, int c) { if (a + b < c || --a + c < b) return 1; return a; } }";
+        let v = cex(run(Language::Java, a, b, "f"));
+        let (x, y, z) = match v.as_slice() {
+            [Value::Int(x), Value::Int(y), Value::Int(z)] => (*x, *y, *z),
+            _ => panic!("{v:?}"),
+        };
+        assert!(
+            x + y >= z,
+            "the update runs only when the left operand is false: {v:?}"
+        );
+        // Both forms of the same update, and `&&`: equal for every input.
+        let c = "class A { static int f(int a, int b, int c) { if (a + b < c || a-- + c - 1 < b) return 1; return a; } }";
+        assert!(bounded(run(Language::Java, b, c, "f")));
+        let d = "class A { static int f(int a, int b, int c) { if (!(a + b >= c && --a + c >= b)) return 1; return a; } }";
+        assert!(bounded(run(Language::Java, b, d, "f")));
+        // A read of the variable before the operator would see the update: refused.
+        let e = "class A { static int f(int a, int b, int c) { return a + ((b < c || --a > 0) ? 1 : 0); } }";
+        assert!(matches!(
+            run(Language::Java, e, e, "f"),
+            Symbolic::Unknown(_)
+        ));
     }
 
     #[test]

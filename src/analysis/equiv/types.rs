@@ -1154,7 +1154,10 @@ pub fn signature(file: &ParsedFile, func: &Function<'_>) -> Result<Signature, St
             (parsed[i].clone(), false)
         };
         if let Ty::Unknown = ty {
-            if lang != Language::Python {
+            // A Java `Object` parameter takes what an `Object[]` element takes: boxed integers.
+            let object = lang == Language::Java
+                && matches!(clean_type(decl).as_str(), "Object" | "java.lang.Object");
+            if lang != Language::Python && !object {
                 return Err(format!("unsupported parameter type `{}`", decl.trim()));
             }
         }
