@@ -207,11 +207,32 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
         }
     }
     notes.extend(report.deterministic.notes.iter().cloned());
-    let function = match &a.sig.class {
-        Some(c) => format!("{c}.{}", a.sig.name),
-        None => a.sig.name.clone(),
-    };
-    verdict_of(case, language, Some(function), &report, notes)
+    verdict_of(case, language, Some(qualified_name(&a)), &report, notes)
+}
+
+/// `Class.name`, or `name` for a function outside classes.
+fn qualified_name(side: &super::equiv::Side) -> String {
+    match &side.sig.class {
+        Some(c) => format!("{c}.{}", side.sig.name),
+        None => side.sig.name.clone(),
+    }
+}
+
+/// Keeps in `weakest` the weaker verdict of it and `report` (named `name`), a refutation being
+/// the weakest; `true` when `report` refutes (nothing weaker can follow).
+fn keep_weakest(
+    weakest: &mut Option<(String, super::equiv::EquivReport)>,
+    name: String,
+    report: super::equiv::EquivReport,
+) -> bool {
+    let v = report.deterministic.verdict;
+    if weakest
+        .as_ref()
+        .is_none_or(|(_, w)| v.strength() < w.deterministic.verdict.strength())
+    {
+        *weakest = Some((name, report));
+    }
+    v == Verdict::NotEquivalent
 }
 
 /// A C or C++ mutant compared as whole programs (standard input and arguments to standard
@@ -393,20 +414,11 @@ fn through_observers(
         let a = side_from_text(&case.path, language, case.original.clone(), Pick::Name(g)).ok()?;
         let b = side_from_text(&case.path, language, mutated.to_string(), Pick::Name(g)).ok()?;
         let report = check(&a, &b, opts);
-        match report.deterministic.verdict {
-            Verdict::Unknown => return None,
-            Verdict::NotEquivalent => {
-                weakest = Some((g.clone(), report));
-                break;
-            }
-            v => {
-                if weakest
-                    .as_ref()
-                    .is_none_or(|(_, w)| v.strength() < w.deterministic.verdict.strength())
-                {
-                    weakest = Some((g.clone(), report));
-                }
-            }
+        if report.deterministic.verdict == Verdict::Unknown {
+            return None;
+        }
+        if keep_weakest(&mut weakest, g.clone(), report) {
+            break;
         }
     }
     let (g, report) = weakest?;
@@ -507,24 +519,10 @@ fn through_class_methods(
             continue;
         };
         let report = check(&a, &b, opts);
-        let qualified = match &a.sig.class {
-            Some(c) => format!("{c}.{}", a.sig.name),
-            None => a.sig.name.clone(),
-        };
-        match report.deterministic.verdict {
-            Verdict::Unknown => skipped.push(g.clone()),
-            Verdict::NotEquivalent => {
-                weakest = Some((qualified, report));
-                break;
-            }
-            v => {
-                if weakest
-                    .as_ref()
-                    .is_none_or(|(_, w)| v.strength() < w.deterministic.verdict.strength())
-                {
-                    weakest = Some((qualified, report));
-                }
-            }
+        if report.deterministic.verdict == Verdict::Unknown {
+            skipped.push(g.clone());
+        } else if keep_weakest(&mut weakest, qualified_name(&a), report) {
+            break;
         }
     }
     let (g, report) = weakest?;
