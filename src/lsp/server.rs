@@ -24,7 +24,7 @@
 //! edit's analysis, keeps the previous workspace results, and runs again once edits pause
 //! for the debounce or, when the last run took longer, for as long as it took (at most
 //! [`WORKSPACE_QUIET_CAP`]), so a slow workspace is not re-analysed (and interrupted) after
-//! every keystroke. Request handlers
+//! every keystroke; nor does it start while workspace folders are being read. Request handlers
 //! (hover, code actions, commands) only read state: they never wait for analysis or network.
 
 use super::config::{self, ConfigSources, Layer, Settings};
@@ -1210,6 +1210,10 @@ impl State {
             // Wait until edits pause: for the debounce or, once a run has taken longer, for as
             // long as the last run took (at most `WORKSPACE_QUIET_CAP`). A run started while
             // typing goes on would be interrupted by the next keystroke: its work thrown away.
+            // Nor does a run start while workspace folders are being read: it would analyse
+            // the files read so far and be redone whole once the rest arrive (on a
+            // three-folder workspace, a second run over two families and the server's memory
+            // peak). Reading is fast next to the analysis; its end wakes this loop again.
             let quiet = self.workspace_quiet();
             loop {
                 let seen = self.wakes.load(Ordering::SeqCst);
@@ -1217,7 +1221,9 @@ impl State {
                 if self.shutdown.load(Ordering::Relaxed) {
                     return;
                 }
-                if self.wakes.load(Ordering::SeqCst) == seen {
+                if self.wakes.load(Ordering::SeqCst) == seen
+                    && self.indexing.load(Ordering::SeqCst) == 0
+                {
                     break;
                 }
             }

@@ -250,6 +250,12 @@ fn same_parses(a: &[(String, Identity)], b: &[Unit]) -> Option<Vec<bool>> {
     })
 }
 
+/// How many units of `b` are not the very contents `a` lists (all of them when the paths
+/// differ), for traces.
+fn changed_units(a: &[(String, Identity)], b: &[Unit]) -> usize {
+    same_parses(a, b).map_or(b.len(), |s| s.iter().filter(|x| !**x).count())
+}
+
 fn same_units(a: &[(String, Identity)], b: &[Unit]) -> bool {
     same_parses(a, b).is_some_and(|s| s.iter().all(|x| *x))
 }
@@ -440,6 +446,13 @@ pub fn compute_interproc_units(
             }
             prev => {
                 computed += 1;
+                tracing::debug!(
+                    generation,
+                    family = %fam,
+                    units = members.len(),
+                    changed = prev.map_or(members.len(), |p| changed_units(&p.units, members)),
+                    "family analysed"
+                );
                 let r = Arc::new(compute_family(
                     members,
                     providers,

@@ -535,6 +535,50 @@ async fn closed_files_keep_their_trees_only_in_the_families_of_open_documents() 
     assert_eq!(st["workspace_parsed_files"], 3, "x.py, y.py and a.c: {st}");
 }
 
+/// Records how many units each workspace analysis saw.
+struct CountsUnits(Arc<std::sync::Mutex<Vec<usize>>>);
+
+impl FindingProvider for CountsUnits {
+    fn name(&self) -> &str {
+        "counts-units"
+    }
+    fn findings(&self, ws: &WorkspaceView<'_>, _: &Cancel) -> BTreeMap<String, Vec<Finding>> {
+        self.0.lock().unwrap().push(ws.units.len());
+        BTreeMap::new()
+    }
+}
+
+/// A document opened while the folder is still being read wakes the workspace analysis, which
+/// waits for the reading to end: no run analyses part of the workspace only to be redone whole
+/// (on a three-folder workspace that second run was the server's memory peak).
+#[tokio::test]
+async fn the_workspace_analysis_waits_for_indexing_and_runs_once_over_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = 600;
+    for i in 0..files {
+        std::fs::write(
+            dir.path().join(format!("m{i:03}.py")),
+            format!("def f{i}(x):\n    return x + {i}\n"),
+        )
+        .unwrap();
+    }
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut o = no_llm();
+    o.providers = vec![Arc::new(CountsUnits(Arc::clone(&seen)))];
+    let (c, _s) = start(o, init_params(Some(dir.path()), false, Value::Null)).await;
+    // Opened at once, while the files are being read: its analysis wakes the workspace loop.
+    let doc = file_uri(&dir.path().join("m000.py"));
+    open(&c, &doc, "python", 1, "def f0(x):\n    return x + 0\n").await;
+    let st = settled(&c, 0).await;
+    assert_eq!(st["workspace_files"], files, "{st}");
+    let runs = seen.lock().unwrap().clone();
+    assert!(!runs.is_empty(), "{st}");
+    assert!(
+        runs.iter().all(|&n| n == files),
+        "units seen per run: {runs:?}"
+    );
+}
+
 /// `crosscheck bench-lsp --workspace` end to end on a small workspace: every file indexed and
 /// counted, each edit answered, memory read from the process.
 #[tokio::test]

@@ -6,13 +6,17 @@
 //! (integer, decimal, word). Perturbation stays within what the samples show:
 //!
 //! - an integer that looks structural is kept: it stands alone or in a header of at most three
-//!   fields (the first line, or a line shaped unlike its neighbours) and equals the number of fields of a later line,
+//!   fields (the first line, a line shaped unlike its neighbours, or the first line of a run
+//!   after a line of another shape whose value equals the run's width: `2 6` heading `1 4`,
+//!   `2 5`) and equals the number of fields of a later line,
 //!   the number of lines after it, or the length of a later word (`n` followed by `n` values, a
 //!   grid's `h w`, a string's length);
 //! - the other integers of a line take values in the range observed for their group (the
 //!   integers of that line, and of the same line and column in every sample); a group with a
-//!   single positive value `v` ranges over `1..=v` (smaller instances of the same input, which
-//!   stay valid where the sample was);
+//!   single positive value `v`, or a positive integer alone on its line, ranges down to 1
+//!   (smaller instances of the same input, which stay valid where the sample was);
+//! - digits with a leading zero (`0110`) are a string, and so are the integers other samples
+//!   write at that place (`10010`);
 //! - a line of integers that is a permutation of `1..=k` stays a permutation (shuffled); a
 //!   line whose integers are all distinct stays distinct when the range allows; a sorted line
 //!   stays sorted;
@@ -166,10 +170,56 @@ fn pool_word(w: &str) -> String {
     w.chars().take(POOL_CHARS).collect()
 }
 
-fn parse_sample(text: &str) -> Sample {
+/// Places (line, column) where some sample writes digits with a leading zero (`0000`, `0110`):
+/// a string of digits, not a number, so the integers other samples write there (`10010`,
+/// `1`) are digit strings too. A place also covers the lines next to it with as many fields
+/// (a list of binary strings, one per line).
+fn digit_word_places(samples: &[String]) -> BTreeSet<(usize, usize)> {
+    let mut out = BTreeSet::new();
+    for text in samples {
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        for (i, line) in lines.iter().enumerate() {
+            for (j, tok) in line.iter().enumerate() {
+                let zero_led = tok.len() > 1
+                    && tok.starts_with('0')
+                    && tok.bytes().all(|b| b.is_ascii_digit());
+                if !zero_led {
+                    continue;
+                }
+                let same = |k: usize| lines.get(k).is_some_and(|l| l.len() == line.len());
+                let first = (0..i).rev().take_while(|&k| same(k)).last().unwrap_or(i);
+                let last = (i + 1..lines.len())
+                    .take_while(|&k| same(k))
+                    .last()
+                    .unwrap_or(i);
+                out.extend((first..=last).map(|k| (k, j)));
+            }
+        }
+    }
+    out
+}
+
+fn parse_sample(text: &str, digit_words: &BTreeSet<(usize, usize)>) -> Sample {
     let lines: Vec<Vec<Field>> = text
         .lines()
-        .map(|l| l.split_whitespace().map(classify).collect())
+        .enumerate()
+        .map(|(i, l)| {
+            l.split_whitespace()
+                .enumerate()
+                .map(|(j, tok)| match classify(tok) {
+                    Field::Int(_)
+                        if digit_words.contains(&(i, j))
+                            && tok.bytes().all(|b| b.is_ascii_digit()) =>
+                    {
+                        Field::Word(tok.to_string())
+                    }
+                    f => f,
+                })
+                .collect()
+        })
         .collect();
     let shapes: Vec<Vec<u8>> = lines.iter().map(|l| line_shape(l)).collect();
     let mut runs = Vec::with_capacity(lines.len());
@@ -325,6 +375,19 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
             .max();
         suffix_max[i] = here.max(suffix_max[i + 1]);
     }
+    // (shape, column) of short lines whose value there counts the fields of the next line,
+    // which has another shape (`3 4` before `1 2 3`).
+    let mut count_columns: BTreeSet<(Vec<u8>, usize)> = BTreeSet::new();
+    for (line, next) in s.lines.iter().zip(s.lines.iter().skip(1)) {
+        if line.len() > 3 || shape(line) == shape(next) {
+            continue;
+        }
+        for (j, f) in line.iter().enumerate() {
+            if matches!(f, Field::Int(v) if *v >= 2 && *v == next.len() as i128) {
+                count_columns.insert((shape(line), j));
+            }
+        }
+    }
     for (i, line) in s.lines.iter().enumerate() {
         // Counts sit alone or in small headers (`n`, `h w`, `n m q`), not inside value lists,
         // and a header (other than the first line) differs in shape from the lines around it:
@@ -339,6 +402,11 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
         // Except a value that counts the fields of the next line when that line has another
         // shape: the `n` after a test count `t` (`3\n5\n1 -2 3 4 -1\n…`) sits beside `t`.
         let in_run = i > 0 && (same_as(i.checked_sub(1)) || same_as(Some(i + 1)));
+        // The first line of a run after a line of another shape may be a header whose count
+        // equals the run's width (`n x` then `n` values per line, with `n = 2`: `2 6`, `1 4`,
+        // `2 5`), when lines of its shape count the next line elsewhere in the sample (`3 4`
+        // before `1 2 3`): an edge `1 2` heading a tree's edges after `5` is data.
+        let heads_run = in_run && !same_as(i.checked_sub(1)) && same_as(Some(i + 1));
         let next = s.lines.get(i + 1).filter(|_| !same_as(Some(i + 1)));
         let counts_next = |v: i128| {
             next.is_some_and(|l| {
@@ -350,7 +418,9 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
         for (j, f) in line.iter().enumerate() {
             let Field::Int(v) = f else { continue };
             let v = *v;
-            if v < 0 || (in_run && !counts_next(v)) {
+            let counts_run =
+                heads_run && v == line.len() as i128 && count_columns.contains(&(shape(line), j));
+            if v < 0 || (in_run && !counts_next(v) && !counts_run) {
                 continue;
             }
             let later = &s.lines[i + 1..];
@@ -416,6 +486,10 @@ struct Observed {
     /// sample that has one there ([`column_orders`], intersected), and how many lines showed
     /// them.
     run_pairs: BTreeMap<(usize, usize), (Orders, usize)>,
+    /// Per single line (not in a run; index, width): the pairs of columns `(j, k)` with
+    /// `v[j] <= v[k]` in every sample that has a line of that width there (`a b` with
+    /// `a <= b` in every sample, though one sample shows `1 1`).
+    line_le: BTreeMap<(usize, usize), Orders>,
     /// Each word position (outside runs of same-shaped lines) mapped to the first position
     /// whose word has the same length in every sample that has both (`S` and `T` of equal
     /// length): tied words get one new length.
@@ -439,6 +513,31 @@ fn observe(samples: &[Sample]) -> Observed {
                     *n += lines;
                 })
                 .or_insert((pairs, lines));
+        }
+    }
+    for s in samples {
+        for (i, line) in s.lines.iter().enumerate() {
+            if run_of(s, i) != (i, i) || !(2..=8).contains(&line.len()) {
+                continue;
+            }
+            let int = |j: usize| match line.get(j) {
+                Some(Field::Int(v)) => Some(*v),
+                _ => None,
+            };
+            let mut le = Orders::new();
+            for j in 0..line.len() {
+                for k in 0..line.len() {
+                    if let (true, Some(a), Some(b)) = (j != k, int(j), int(k)) {
+                        if a <= b {
+                            le.insert((j, k));
+                        }
+                    }
+                }
+            }
+            o.line_le
+                .entry((i, line.len()))
+                .and_modify(|p| p.retain(|x| le.contains(x)))
+                .or_insert(le);
         }
     }
     // Lengths of the words of single lines (not of runs), per sample.
@@ -561,7 +660,10 @@ fn int_range(
             }
         }
     }
-    if lo == hi && lo > 1 {
+    // A single positive value, or a line holding one positive integer alone (`w` of "8", "5",
+    // "100"), ranges down to 1: smaller instances of the same input, where special cases
+    // (`w = 2`) sit.
+    if lo > 1 && (lo == hi || line.len() == 1) {
         lo = 1;
     }
     (lo, hi)
@@ -1082,7 +1184,9 @@ fn column_orders(s: &Sample, start: usize, end: usize) -> Orders {
 /// The order line `i` keeps: per pair of columns in a run of records, the orders every
 /// sample's run of that width at that line shows (`Observed::run_pairs`); else the line's free
 /// integers, ascending or descending as the line itself shows them, unless they are a
-/// permutation of `1..=k` (drawn as a random permutation).
+/// permutation of `1..=k` (drawn as a random permutation); else, for a line that shows no
+/// order of its own (`1 1`, `3 9 2`), the pairs of columns every sample orders alike there
+/// (`Observed::line_le`: `a b` is `4 7`, `4 9` and `1 1` in three samples, so `a <= b`).
 fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize)>) -> Order {
     let (start, end) = run_of(s, i);
     let line = &s.lines[i];
@@ -1134,7 +1238,22 @@ fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize
     match (asc, desc) {
         (true, false) => Order::Sorted(columns, false),
         (false, true) => Order::Sorted(columns, true),
-        _ => Order::None,
+        _ => {
+            let Some(le) = o.line_le.get(&(i, line.len())) else {
+                return Order::None;
+            };
+            let is_free = |j: usize| free.iter().any(|f| f.0 == j);
+            let pairs: Vec<(usize, usize)> = le
+                .iter()
+                .copied()
+                .filter(|&(j, k)| !le.contains(&(k, j)) && is_free(j) && is_free(k))
+                .collect();
+            if pairs.is_empty() {
+                Order::None
+            } else {
+                Order::Pairs(pairs)
+            }
+        }
     }
 }
 
@@ -1357,7 +1476,11 @@ pub fn generate_inputs(samples: &[String], count: usize, seed: u64) -> Vec<Strin
     if samples.is_empty() || count == 0 {
         return Vec::new();
     }
-    let parsed: Vec<Sample> = samples.iter().map(|s| parse_sample(s)).collect();
+    let digit_words = digit_word_places(samples);
+    let parsed: Vec<Sample> = samples
+        .iter()
+        .map(|s| parse_sample(s, &digit_words))
+        .collect();
     let o = observe(&parsed);
     let facts: Vec<SampleFacts> = parsed.iter().map(SampleFacts::of).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -1836,13 +1959,7 @@ mod tests {
             "999999 999999\n".to_string(),
         ];
         let gen = generate_inputs(&samples, 100, 5);
-        let pairs: Vec<(i128, i128)> = gen
-            .iter()
-            .map(|g| {
-                let v: Vec<i128> = g.split_whitespace().map(|t| t.parse().unwrap()).collect();
-                (v[0], v[1])
-            })
-            .collect();
+        let pairs = first_two(&gen);
         assert!(pairs.iter().any(|(x, y)| x > y), "{pairs:?}");
         assert!(pairs.iter().any(|(x, y)| x < y), "{pairs:?}");
         // One value in 2..=1729: the values next to the ends come up.
@@ -1850,6 +1967,87 @@ mod tests {
         let gen = generate_inputs(&samples, 100, 5);
         let values: BTreeSet<i128> = gen.iter().map(|g| g.trim().parse().unwrap()).collect();
         assert!(values.contains(&3) && values.contains(&1728), "{values:?}");
+    }
+
+    #[test]
+    fn a_line_keeps_the_order_every_sample_shows_though_one_shows_equal_values() {
+        // CF 791A: `a b` with `1 <= a <= b <= 10`; the third sample is `1 1`, which alone
+        // shows no order, and `6 2` would be outside the problem.
+        let samples = [
+            "4 7\n".to_string(),
+            "4 9\n".to_string(),
+            "1 1\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 100, 5);
+        let pairs = first_two(&gen);
+        assert!(pairs.len() >= 30, "{pairs:?}");
+        assert!(pairs.iter().all(|(a, b)| a <= b), "{pairs:?}");
+        assert!(pairs.iter().any(|(a, b)| a < b), "{pairs:?}");
+        // Samples that order the pair both ways keep no order.
+        let samples = [
+            "4 7\n".to_string(),
+            "9 4\n".to_string(),
+            "1 1\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 100, 5);
+        assert!(first_two(&gen).iter().any(|(a, b)| a > b));
+    }
+
+    /// The first two integers of each input.
+    fn first_two(inputs: &[String]) -> Vec<(i128, i128)> {
+        inputs
+            .iter()
+            .map(|g| {
+                let v: Vec<i128> = g.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                (v[0], v[1])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn digits_with_a_leading_zero_make_their_place_a_digit_string_in_every_sample() {
+        // CF 1398-style binary strings: `0000` is text, so `10010` and `1` are too.
+        let samples = [
+            "0000\n".to_string(),
+            "10010\n".to_string(),
+            "1\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 60, 4);
+        assert!(gen.len() >= 20, "{gen:?}");
+        for g in &gen {
+            let w = g.trim();
+            assert!(
+                (1..=5).contains(&w.len()) && w.bytes().all(|b| b == b'0' || b == b'1'),
+                "{g:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_count_heading_a_run_of_its_own_width_is_kept() {
+        // `t`, then per test `n x`, `n` values, `n` values; the second test has `n = 2`, so
+        // its header looks like the data lines after it.
+        let sample = "2\n3 4\n1 2 3\n1 1 2\n2 6\n1 4\n2 5\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 40, 2);
+        assert!(gen.len() >= 10, "{gen:?}");
+        for g in &gen {
+            let rows: Vec<Vec<i128>> = g
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            assert_eq!(rows[1][0], 3, "{g}");
+            assert_eq!(rows[4][0], 2, "{g}");
+        }
+    }
+
+    #[test]
+    fn a_lone_positive_integer_ranges_down_to_one() {
+        // CF 4A: `w` alone; the samples show 5..100, and the special case is `w = 2`.
+        let samples = ["8\n".to_string(), "5\n".to_string(), "100\n".to_string()];
+        let gen = generate_inputs(&samples, 100, 5);
+        let values: BTreeSet<i128> = gen.iter().map(|g| g.trim().parse().unwrap()).collect();
+        assert!(values.contains(&2), "{values:?}");
+        assert!(values.iter().all(|v| (1..=100).contains(v)), "{values:?}");
     }
 
     #[test]

@@ -57,6 +57,25 @@ impl Cursor<'_> {
     }
 }
 
+/// The union of up to two sets, looked up by ascending block number.
+struct Mask<'a> {
+    a: Option<Cursor<'a>>,
+    b: Option<Cursor<'a>>,
+}
+
+impl<'a> Mask<'a> {
+    fn new(a: Option<&'a Bits>, b: Option<&'a Bits>) -> Mask<'a> {
+        Mask {
+            a: a.map(Bits::cursor),
+            b: b.map(Bits::cursor),
+        }
+    }
+
+    fn word(&mut self, block: u32) -> u64 {
+        self.a.as_mut().map_or(0, |c| c.word(block)) | self.b.as_mut().map_or(0, |c| c.word(block))
+    }
+}
+
 impl Bits {
     pub fn is_empty(&self) -> bool {
         match &self.repr {
@@ -139,8 +158,12 @@ impl Bits {
 
     /// `self |= other \ except` (`except` absent: nothing excluded); true when `self` grew.
     pub fn union_except(&mut self, other: &Bits, except: Option<&Bits>) -> bool {
-        let no_mask = Bits::default();
-        let mut mask = except.unwrap_or(&no_mask).cursor();
+        self.union_except_both(other, except, None)
+    }
+
+    /// `self |= other \ (x ∪ y)` (an absent set excludes nothing); true when `self` grew.
+    pub fn union_except_both(&mut self, other: &Bits, x: Option<&Bits>, y: Option<&Bits>) -> bool {
+        let mut mask = Mask::new(x, y);
         if let Some(top) = other.last_block() {
             self.fit(top, other.words());
         }
@@ -184,7 +207,7 @@ impl Bits {
         }
         // Second pass: merge the missing blocks in (sorted).
         let mut merged = Vec::with_capacity(blocks.len() + missing);
-        let mut mask = except.unwrap_or(&no_mask).cursor();
+        let mut mask = Mask::new(x, y);
         let mut mine = blocks.iter().copied().peekable();
         for (b, w) in other.blocks() {
             let w = w & !mask.word(b);
@@ -253,6 +276,7 @@ impl Bits {
     }
 
     /// `self \ other`.
+    #[cfg(test)]
     pub fn difference(&self, other: &Bits) -> Bits {
         let mut theirs = other.cursor();
         let blocks: Vec<(u32, u64)> = self
@@ -364,6 +388,21 @@ mod tests {
                 expected.into_iter().collect::<Vec<_>>()
             );
             assert!(!bc.union_except(&bb, Some(&of(&m))));
+            // Union except two masks (the solver's delta: not refused, not propagated yet),
+            // one of them dense.
+            let n: Vec<u32> = (0..400).map(|_| next()).collect();
+            let sn: BTreeSet<u32> = n.iter().copied().collect();
+            let mut bd = of(&c);
+            let expected: BTreeSet<u32> = sc.union(&(&(&sb - &sm) - &sn)).copied().collect();
+            let grew = bd.union_except_both(&bb, Some(&of(&m)), Some(&of(&n)));
+            assert_eq!(grew, expected.len() > sc.len());
+            assert_eq!(bd.iter().collect::<BTreeSet<_>>(), expected);
+            let mut be = of(&c);
+            be.union_except_both(&bb, None, Some(&of(&n)));
+            assert_eq!(
+                be.iter().collect::<BTreeSet<_>>(),
+                sc.union(&(&sb - &sn)).copied().collect::<BTreeSet<_>>()
+            );
         }
     }
 

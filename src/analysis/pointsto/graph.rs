@@ -6,8 +6,9 @@
 //! base (`n ∋ o`), copy (`a ⊆ b`, an edge), load (`dst ⊇ *n`) and store (`*n ⊇ src`),
 //! plus indirect calls whose callee is `n` (every function object reaching `n` gets its
 //! parameters and return value bound). Solving is Andersen's inclusion-based fixpoint with
-//! difference propagation: each node remembers what it already pushed (`prop`) and only the
-//! new part is propagated.
+//! difference propagation: a node's set is what it already pushed (`pts`) and what it has not
+//! pushed yet (`delta`, disjoint from `pts`); a visit propagates only `delta` and moves it
+//! into `pts`, so no node holds its set twice.
 
 use super::bits::Bits;
 use super::lower::{address_of_value, CallIr, Callee, FieldFilter, Loc, ObjKey, Val, VarKey};
@@ -28,10 +29,20 @@ pub(crate) enum NodeKey {
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NodeData {
+    /// The part of the node's points-to set already propagated along edges and through
+    /// complex constraints (the whole set once solving is done: see [`Graph::solve`]).
     pub pts: Bits,
-    /// The part of `pts` already propagated along edges and through complex constraints.
-    prop: Bits,
+    /// The part not propagated yet (disjoint from `pts`); empty unless the node is queued.
+    delta: Bits,
     succ: BTreeSet<u32>,
+    /// The complex constraints, which few nodes have (about one in five on redis): kept out
+    /// of line, so a node without them costs one pointer for all five lists.
+    complex: Option<Box<Complex>>,
+}
+
+/// The complex constraints of one node (see [`NodeData::complex`]).
+#[derive(Debug, Clone, Default)]
+struct Complex {
     /// dst nodes of `dst ⊇ *this`.
     loads: Vec<u32>,
     /// src nodes of `*this ⊇ src`.
@@ -131,6 +142,13 @@ pub(crate) struct Graph {
 }
 
 const NONE: u32 = u32::MAX;
+
+impl NodeData {
+    /// The node's complex constraints, made on first use.
+    fn complex(&mut self) -> &mut Complex {
+        self.complex.get_or_insert_with(Box::default)
+    }
+}
 
 impl Graph {
     fn new_node(&mut self) -> u32 {
@@ -493,14 +511,14 @@ impl Graph {
         // anything yet, so the copy sees every object when its nodes are first visited.
         for n in [src, dst] {
             if let Some(node) = self.nodes.get_mut(n as usize) {
-                node.copies.push(id);
+                node.complex().copies.push(id);
             }
         }
     }
 
     fn add_gep(&mut self, dst: u32, src: u32, fid: u32) {
         if let Some(node) = self.nodes.get_mut(src as usize) {
-            node.geps.push((dst, fid));
+            node.complex().geps.push((dst, fid));
         }
     }
 
@@ -526,7 +544,7 @@ impl Graph {
             return;
         }
         if let Some(node) = self.nodes.get_mut(n as usize) {
-            if node.pts.insert(obj) {
+            if !node.pts.contains(obj) && node.delta.insert(obj) {
                 self.push(n);
             }
         }
@@ -540,14 +558,14 @@ impl Graph {
         let Some(node) = self.nodes.get_mut(a as usize) else {
             return;
         };
-        if !node.succ.insert(b) || node.prop.is_empty() {
+        if !node.succ.insert(b) || node.pts.is_empty() {
             return;
         }
         // Lend `a`'s propagated set out for the union (a != b), instead of copying it.
-        let moved = std::mem::take(&mut node.prop);
+        let moved = std::mem::take(&mut node.pts);
         self.union_into(b, &moved);
         if let Some(node) = self.nodes.get_mut(a as usize) {
-            node.prop = moved;
+            node.pts = moved;
         }
     }
 
@@ -555,23 +573,24 @@ impl Graph {
         self.work = self.work.saturating_add(objs.words() as u64);
         // Objects the place's declared type refuses are left out as the union runs.
         let refused = Self::refused_by(&self.place_filter, &self.refused, b);
-        let Some(target) = self.nodes.get_mut(b as usize) else {
+        let Some(NodeData { pts, delta, .. }) = self.nodes.get_mut(b as usize) else {
             return;
         };
-        if target.pts.union_except(objs, refused) {
+        // What the node already propagated is not new.
+        if delta.union_except_both(objs, refused, Some(pts)) {
             self.push(b);
         }
     }
 
     fn add_load(&mut self, dst: u32, ptr: u32) {
         if let Some(node) = self.nodes.get_mut(ptr as usize) {
-            node.loads.push(dst);
+            node.complex().loads.push(dst);
         }
     }
 
     fn add_store(&mut self, ptr: u32, src: u32) {
         if let Some(node) = self.nodes.get_mut(ptr as usize) {
-            node.stores.push(src);
+            node.complex().stores.push(src);
         }
     }
 
@@ -579,7 +598,7 @@ impl Graph {
         let id = self.icalls.len() as u32;
         self.icalls.push(ICall { args, result });
         if let Some(node) = self.nodes.get_mut(callee as usize) {
-            node.icalls.push(id);
+            node.complex().icalls.push(id);
         }
     }
 
@@ -625,7 +644,33 @@ impl Graph {
     }
 
     /// Runs the worklist to a fixpoint (or until cancelled / over `budget` units of work).
+    /// Either way every node's `pts` is its whole set afterwards (what was not propagated is
+    /// merged in), and what only solving reads is freed before the sets are read: edges,
+    /// complex constraints, the worklist, the pairs already bound or copied (on redis about a
+    /// third of the solver's memory).
     pub fn solve(&mut self, model: &Model, cancel: &Cancel, budget: u64) -> Option<Incomplete> {
+        let stopped = self.propagate(model, cancel, budget);
+        for node in &mut self.nodes {
+            let delta = std::mem::take(&mut node.delta);
+            node.pts.union_with(&delta);
+            node.succ = BTreeSet::new();
+            node.complex = None;
+        }
+        self.icalls = Vec::new();
+        self.bound = BTreeSet::new();
+        self.worklist = VecDeque::new();
+        self.in_worklist = Vec::new();
+        self.field_cache = HashMap::new();
+        self.copy_pairs = HashSet::new();
+        self.copies = Vec::new();
+        self.pending = Vec::new();
+        self.addr_temps = BTreeMap::new();
+        self.succ_buf = Vec::new();
+        stopped
+    }
+
+    /// The worklist of [`Graph::solve`].
+    fn propagate(&mut self, model: &Model, cancel: &Cancel, budget: u64) -> Option<Incomplete> {
         let mut steps = 0u64;
         while let Some(n) = self.worklist.pop_front() {
             steps += 1;
@@ -641,31 +686,35 @@ impl Graph {
             let Some(node) = self.nodes.get_mut(n as usize) else {
                 continue;
             };
-            let delta_bits = node.pts.difference(&node.prop);
+            let delta_bits = std::mem::take(&mut node.delta);
             if delta_bits.is_empty() {
                 continue;
             }
-            node.prop.clone_from(&node.pts);
+            node.pts.union_with(&delta_bits);
             let delta: Vec<u32> = delta_bits.iter().collect();
             // The node's constraint lists are only added to while generating constraints,
             // never while solving: lend them out for this visit and put them back after.
-            let loads = std::mem::take(&mut node.loads);
-            let stores = std::mem::take(&mut node.stores);
-            let icalls = std::mem::take(&mut node.icalls);
-            let geps = std::mem::take(&mut node.geps);
-            let copies = std::mem::take(&mut node.copies);
+            let complex = node.complex.take();
+            let none = Complex::default();
+            let Complex {
+                loads,
+                stores,
+                icalls,
+                geps,
+                copies,
+            } = complex.as_deref().unwrap_or(&none);
             // Successors as they are now (edges added during this visit get the whole set).
             let mut succ = std::mem::take(&mut self.succ_buf);
             succ.clear();
             succ.extend(node.succ.iter().copied());
-            for &(dst, fid) in &geps {
+            for &(dst, fid) in geps {
                 self.work = self.work.saturating_add(delta.len() as u64);
                 for &o in &delta {
                     let f = self.field_obj(o, fid);
                     self.add_base(dst, f);
                 }
             }
-            for &c in &copies {
+            for &c in copies {
                 let Some(&(src, dst, hub)) = self.copies.get(c as usize) else {
                     continue;
                 };
@@ -686,13 +735,13 @@ impl Graph {
                 let Some(c) = self.content_of(o) else {
                     continue;
                 };
-                for &dst in &loads {
+                for &dst in loads {
                     self.add_edge(c, dst);
                 }
                 let is_func = matches!(self.objs.get(o as usize), Some(ObjKey::Func(_)));
                 if !is_func {
                     // A function's code cannot be written through a pointer.
-                    for &src in &stores {
+                    for &src in stores {
                         self.add_edge(src, c);
                     }
                 }
@@ -702,7 +751,7 @@ impl Graph {
                 let Some(ObjKey::Func(name)) = self.objs.get(o as usize).cloned() else {
                     continue;
                 };
-                for &ic in &icalls {
+                for &ic in icalls {
                     if !self.bound.insert((ic, o)) {
                         continue;
                     }
@@ -725,11 +774,7 @@ impl Graph {
             }
             self.succ_buf = succ;
             if let Some(node) = self.nodes.get_mut(n as usize) {
-                node.loads = loads;
-                node.stores = stores;
-                node.icalls = icalls;
-                node.geps = geps;
-                node.copies = copies;
+                node.complex = complex;
             }
         }
         None
