@@ -724,6 +724,9 @@ fn skewed(rng: &mut ChaCha8Rng, lo: i128, hi: i128, skew: u8) -> i128 {
         (2, true) => int_in(rng, hi - edge, hi),
         (1, false) => int_in(rng, lo, lo + quarter),
         (2, false) => int_in(rng, hi - quarter, hi),
+        // Zero and its neighbours inside a wide range that spans them (`-9` .. `123456789`):
+        // the special case a uniform draw never reaches.
+        _ if lo < 0 && hi > 0 && below(rng, 8) == 0 => int_in(rng, -1, 1),
         _ => int_in(rng, lo, hi),
     }
 }
@@ -1211,14 +1214,28 @@ fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize
         let chain = |up: bool| {
             (0..width - 1).all(|j| pairs.contains(&if up { (j, j + 1) } else { (j + 1, j) }))
         };
-        if width > 2 && *lines < 3 && !chain(true) && !chain(false) {
-            return Order::None;
-        }
+        // Except two index columns (positive, up to a count before the run: `l r` of
+        // `l r v` updates): an order kept by chance costs variety, `l > r` is outside the
+        // problem.
+        let count = fixed
+            .iter()
+            .filter(|(li, _)| *li < start)
+            .filter_map(|&(li, k)| match s.lines[li].get(k) {
+                Some(Field::Int(v)) => Some(*v),
+                _ => None,
+            })
+            .max();
+        let index = |j: usize| {
+            s.run_ints
+                .get(&(start, j))
+                .is_some_and(|&(lo, hi)| lo >= 1 && count.is_some_and(|n| hi <= n))
+        };
+        let by_chance = width > 2 && *lines < 3 && !chain(true) && !chain(false);
         let is_free = |j: usize| free.iter().any(|f| f.0 == j);
         let pairs: Vec<(usize, usize)> = pairs
             .iter()
             .copied()
-            .filter(|&(j, k)| is_free(j) && is_free(k))
+            .filter(|&(j, k)| is_free(j) && is_free(k) && (!by_chance || (index(j) && index(k))))
             .collect();
         return if pairs.is_empty() {
             Order::None
@@ -1230,6 +1247,16 @@ fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize
     let mut values = ints.clone();
     values.sort_unstable();
     if values.iter().enumerate().all(|(x, v)| *v == x as i128 + 1) {
+        return Order::None;
+    }
+    // A list of two values whose length a count before it gives (`2` then `3 8`) is in order
+    // by chance half the time: it keeps none (a list of three or more in order keeps it).
+    let counted = i > 0
+        && fixed.iter().any(|&(li, k)| {
+            li + 1 == i
+                && matches!(s.lines[li].get(k), Some(Field::Int(v)) if *v == line.len() as i128)
+        });
+    if counted && ints.len() == 2 {
         return Order::None;
     }
     let asc = ints.windows(2).all(|w| w[0] <= w[1]);
@@ -1405,6 +1432,21 @@ fn keep_graphs(
             .find(|&n| {
                 n >= 2 && (n as usize) <= edges.len() && is_tree(&edges[..n as usize - 1], n)
             });
+        // Unless the whole run is a simple graph whose edge count a count before it gives
+        // (`3 3`, then the triangle `1 2`, `1 3`, `2 3`: its first two edges are a tree by
+        // chance, and the third is no query).
+        let counted_graph = {
+            let mut seen = BTreeSet::new();
+            let simple = edges
+                .iter()
+                .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))));
+            simple
+                && fixed.iter().any(|&(li, k)| {
+                    li < start
+                        && matches!(s.lines[li].get(k), Some(Field::Int(m)) if *m == edges.len() as i128)
+                })
+        };
+        let tree_prefix = tree_prefix.filter(|_| !counted_graph);
         if let (Some(n), false) = (tree_prefix, is_tree(&edges, n_of(&edges))) {
             let m = n as usize - 1;
             let ascending = edges[..m].iter().all(|(a, b)| a < b);
@@ -2048,6 +2090,68 @@ mod tests {
         let values: BTreeSet<i128> = gen.iter().map(|g| g.trim().parse().unwrap()).collect();
         assert!(values.contains(&2), "{values:?}");
         assert!(values.iter().all(|v| (1..=100).contains(v)), "{values:?}");
+    }
+
+    #[test]
+    fn a_wide_range_around_zero_reaches_zero() {
+        // Base -2 of N, `-9`, `123456789`, `-1`: the special case is N = 0.
+        let samples = [
+            "-9\n".to_string(),
+            "123456789\n".to_string(),
+            "-1\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 200, 5);
+        assert!(gen.iter().any(|g| g.trim() == "0"), "{gen:?}");
+    }
+
+    #[test]
+    fn a_counted_list_of_two_keeps_no_order_but_index_columns_of_updates_do() {
+        // Prices: `n`, then `n` prices; `3 8` is ascending by chance.
+        let samples = ["6\n7 1 5 3 6 4\n".to_string(), "2\n3 8\n".to_string()];
+        let falling = generate_inputs(&samples, 100, 5)
+            .iter()
+            .filter(|g| g.lines().count() == 2 && g.starts_with("2\n"))
+            .filter(|g| {
+                let v: Vec<i128> = g
+                    .lines()
+                    .nth(1)
+                    .unwrap()
+                    .split_whitespace()
+                    .map(|t| t.parse().unwrap())
+                    .collect();
+                v[0] > v[1]
+            })
+            .count();
+        assert!(falling > 0);
+        // `n q`, the array, `q` updates `l r v` (two lines: few to tell orders from, but `l`
+        // and `r` are indices up to `n`).
+        let sample = "5 2\n1 2 3 4 5\n1 3 10\n2 5 -1\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 60, 5);
+        assert!(gen.len() >= 20, "{gen:?}");
+        for g in &gen {
+            for l in g.lines().skip(2) {
+                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(v[0] <= v[1], "{g}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_counted_simple_graph_whose_first_edges_are_a_tree_stays_simple() {
+        // Bridges of a simple connected graph: `3 3` and the triangle.
+        let sample = "3 3\n1 2\n1 3\n2 3\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 30, 7);
+        assert!(!gen.is_empty());
+        for g in &gen {
+            let mut seen = BTreeSet::new();
+            for l in g.lines().skip(1) {
+                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(
+                    v[0] != v[1] && seen.insert((v[0].min(v[1]), v[0].max(v[1]))),
+                    "{g}"
+                );
+            }
+        }
     }
 
     #[test]
