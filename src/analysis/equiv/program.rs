@@ -27,7 +27,10 @@
 //! - a word draws its characters from those observed in its column, and its length from the
 //!   lengths observed there, unless an integer before it equals its length (a count) or it is
 //!   a row of a grid (a run of words of one length);
-//! - a decimal keeps its number of decimal places and its observed range.
+//! - a decimal keeps its number of decimal places and its observed range;
+//! - a wide range around zero draws zero or a neighbour now and then; a counted list of two
+//!   values keeps no order of its own; index columns of a short run of updates keep `l <= r`;
+//!   a simple graph whose edge count a count before it gives stays a simple graph.
 //!
 //! Generation is deterministic: the same samples, count and seed give the same inputs.
 
@@ -1364,13 +1367,6 @@ fn is_tree(edges: &[(i128, i128)], n: i128) -> bool {
         return false;
     }
     let mut parent: Vec<usize> = (0..=n as usize).collect();
-    fn root(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            p[x] = p[p[x]];
-            x = p[x];
-        }
-        x
-    }
     edges.iter().all(|&(a, b)| {
         if a < 1 || b < 1 || a > n || b > n {
             return false;
@@ -1379,6 +1375,32 @@ fn is_tree(edges: &[(i128, i128)], n: i128) -> bool {
         parent[ra] = rb;
         ra != rb
     })
+}
+
+/// The root of `x` in a union-find forest (path halving).
+fn root(p: &mut [usize], mut x: usize) -> usize {
+    while p[x] != x {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    x
+}
+
+/// Whether `edges` connect every node of `1..=n` (and name no other node).
+fn connected(edges: &[(i128, i128)], n: i128) -> bool {
+    if n < 1 || edges.iter().any(|&(a, b)| a < 1 || b < 1 || a > n || b > n) {
+        return false;
+    }
+    let mut parent: Vec<usize> = (0..=n as usize).collect();
+    let mut parts = n;
+    for &(a, b) in edges {
+        let (ra, rb) = (root(&mut parent, a as usize), root(&mut parent, b as usize));
+        if ra != rb {
+            parent[ra] = rb;
+            parts -= 1;
+        }
+    }
+    parts == 1
 }
 
 /// The largest node id of a run of pairs.
@@ -1494,10 +1516,14 @@ fn keep_graphs(
                 _ => None,
             })
             .collect();
+        // A connected sample graph stays connected (`n m` and a connected graph: node 1
+        // left out is outside the problem).
+        let must_connect = connected(&edges, n);
         let still_simple = generated.is_some_and(|g| {
             let mut seen = BTreeSet::new();
             g.iter()
                 .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))))
+                && (!must_connect || connected(&g, n))
         });
         if !still_simple {
             // The sample's graph under a random relabelling of its nodes.
@@ -2137,19 +2163,27 @@ mod tests {
     }
 
     #[test]
-    fn a_counted_simple_graph_whose_first_edges_are_a_tree_stays_simple() {
-        // Bridges of a simple connected graph: `3 3` and the triangle.
-        let sample = "3 3\n1 2\n1 3\n2 3\n".to_string();
-        let gen = generate_inputs(std::slice::from_ref(&sample), 30, 7);
-        assert!(!gen.is_empty());
-        for g in &gen {
-            let mut seen = BTreeSet::new();
-            for l in g.lines().skip(1) {
-                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
-                assert!(
-                    v[0] != v[1] && seen.insert((v[0].min(v[1]), v[0].max(v[1]))),
-                    "{g}"
-                );
+    fn a_counted_simple_graph_whose_first_edges_are_a_tree_stays_simple_and_connected() {
+        // Bridges of a simple connected graph: `3 3` and the triangle; `7 7` and a cycle with
+        // tails.
+        for sample in [
+            "3 3\n1 2\n1 3\n2 3\n",
+            "7 7\n1 3\n2 7\n3 4\n4 5\n4 6\n5 6\n6 7\n",
+        ] {
+            let gen = generate_inputs(&[sample.to_string()], 40, 7);
+            assert!(!gen.is_empty());
+            for g in &gen {
+                let mut seen = BTreeSet::new();
+                let mut edges = Vec::new();
+                for l in g.lines().skip(1) {
+                    let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                    assert!(
+                        v[0] != v[1] && seen.insert((v[0].min(v[1]), v[0].max(v[1]))),
+                        "{g}"
+                    );
+                    edges.push((v[0], v[1]));
+                }
+                assert!(connected(&edges, n_of(&edges)), "{g}");
             }
         }
     }
