@@ -650,14 +650,7 @@ fn int_range(
             hi = hi.max(*b);
         }
         if s.run_positive.contains(&start) {
-            let count = fixed
-                .iter()
-                .filter(|(li, _)| *li < start)
-                .filter_map(|&(li, k)| match s.lines[li].get(k) {
-                    Some(Field::Int(v)) if *v >= hi => Some(*v),
-                    _ => None,
-                })
-                .min();
+            let count = counts_before(s, fixed, start).filter(|&v| v >= hi).min();
             if let Some(n) = count {
                 hi = n;
             }
@@ -1220,14 +1213,7 @@ fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize
         // Except two index columns (positive, up to a count before the run: `l r` of
         // `l r v` updates): an order kept by chance costs variety, `l > r` is outside the
         // problem.
-        let count = fixed
-            .iter()
-            .filter(|(li, _)| *li < start)
-            .filter_map(|&(li, k)| match s.lines[li].get(k) {
-                Some(Field::Int(v)) => Some(*v),
-                _ => None,
-            })
-            .max();
+        let count = counts_before(s, fixed, start).max();
         let index = |j: usize| {
             s.run_ints
                 .get(&(start, j))
@@ -1403,6 +1389,29 @@ fn connected(edges: &[(i128, i128)], n: i128) -> bool {
     parts == 1
 }
 
+/// Whether `edges` name no self-loop and no edge twice (in either direction).
+fn is_simple(edges: &[(i128, i128)]) -> bool {
+    let mut seen = BTreeSet::new();
+    edges
+        .iter()
+        .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))))
+}
+
+/// The structural integers (counts) of the lines before line `start`.
+fn counts_before<'a>(
+    s: &'a Sample,
+    fixed: &'a BTreeSet<(usize, usize)>,
+    start: usize,
+) -> impl Iterator<Item = i128> + 'a {
+    fixed
+        .iter()
+        .filter(move |(li, _)| *li < start)
+        .filter_map(|&(li, k)| match s.lines[li].get(k) {
+            Some(Field::Int(v)) => Some(*v),
+            _ => None,
+        })
+}
+
 /// The largest node id of a run of pairs.
 fn n_of(edges: &[(i128, i128)]) -> i128 {
     edges.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0)
@@ -1444,30 +1453,14 @@ fn keep_graphs(
         let edges: Vec<(i128, i128)> = (start..=end).map(|i| pair_of(&s.lines[i])).collect();
         // `n q`, then `n - 1` edges, then `q` queries of the same shape (`p x`): the run
         // starts with a tree over `1..=n` for a count `n` of an earlier line.
-        let tree_prefix = fixed
-            .iter()
-            .filter(|(li, _)| *li < start)
-            .filter_map(|&(li, k)| match s.lines[li].get(k) {
-                Some(Field::Int(n)) => Some(*n),
-                _ => None,
-            })
-            .find(|&n| {
-                n >= 2 && (n as usize) <= edges.len() && is_tree(&edges[..n as usize - 1], n)
-            });
+        let tree_prefix = counts_before(s, fixed, start).find(|&n| {
+            n >= 2 && (n as usize) <= edges.len() && is_tree(&edges[..n as usize - 1], n)
+        });
         // Unless the whole run is a simple graph whose edge count a count before it gives
         // (`3 3`, then the triangle `1 2`, `1 3`, `2 3`: its first two edges are a tree by
         // chance, and the third is no query).
-        let counted_graph = {
-            let mut seen = BTreeSet::new();
-            let simple = edges
-                .iter()
-                .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))));
-            simple
-                && fixed.iter().any(|&(li, k)| {
-                    li < start
-                        && matches!(s.lines[li].get(k), Some(Field::Int(m)) if *m == edges.len() as i128)
-                })
-        };
+        let counted_graph =
+            is_simple(&edges) && counts_before(s, fixed, start).any(|m| m == edges.len() as i128);
         let tree_prefix = tree_prefix.filter(|_| !counted_graph);
         if let (Some(n), false) = (tree_prefix, is_tree(&edges, n_of(&edges))) {
             let m = n as usize - 1;
@@ -1500,13 +1493,7 @@ fn keep_graphs(
             }
             continue;
         }
-        let simple = {
-            let mut seen = BTreeSet::new();
-            edges
-                .iter()
-                .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))))
-        };
-        if !simple {
+        if !is_simple(&edges) {
             continue;
         }
         let generated: Option<Vec<(i128, i128)>> = out[start..=end]
@@ -1519,12 +1506,8 @@ fn keep_graphs(
         // A connected sample graph stays connected (`n m` and a connected graph: node 1
         // left out is outside the problem).
         let must_connect = connected(&edges, n);
-        let still_simple = generated.is_some_and(|g| {
-            let mut seen = BTreeSet::new();
-            g.iter()
-                .all(|&(a, b)| a != b && seen.insert((a.min(b), a.max(b))))
-                && (!must_connect || connected(&g, n))
-        });
+        let still_simple =
+            generated.is_some_and(|g| is_simple(&g) && (!must_connect || connected(&g, n)));
         if !still_simple {
             // The sample's graph under a random relabelling of its nodes.
             let mut label: Vec<i128> = (1..=n).collect();
