@@ -497,6 +497,55 @@ struct Observed {
     /// whose word has the same length in every sample that has both (`S` and `T` of equal
     /// length): tied words get one new length.
     len_tie: BTreeMap<(usize, usize), (usize, usize)>,
+    /// Characters that every grid of every sample holds exactly once (`S` and `G` of a maze),
+    /// when the samples show two grids or more.
+    unique_chars: BTreeSet<char>,
+}
+
+/// The grids of a sample: runs of two or more lines of one word each, all of one length
+/// (first line, last line).
+fn grids(s: &Sample) -> Vec<(usize, usize)> {
+    let runs: BTreeSet<(usize, usize)> = s.runs.iter().copied().collect();
+    runs.into_iter()
+        .filter(|&(start, end)| {
+            end > start
+                && s.lines[start..=end]
+                    .iter()
+                    .all(|l| matches!(l.as_slice(), [Field::Word(_)]))
+                && s.run_word_len
+                    .get(&(start, 0))
+                    .is_some_and(|&(lo, hi)| lo == hi)
+        })
+        .collect()
+}
+
+/// How often each character occurs in lines `start..=end` of `s` (a grid).
+fn char_counts(s: &Sample, (start, end): (usize, usize)) -> BTreeMap<char, usize> {
+    let mut counts = BTreeMap::new();
+    for l in &s.lines[start..=end] {
+        if let [Field::Word(w)] = l.as_slice() {
+            for c in w.chars() {
+                *counts.entry(c).or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// See [`Observed::unique_chars`].
+fn unique_chars(samples: &[Sample]) -> BTreeSet<char> {
+    let counts: Vec<BTreeMap<char, usize>> = samples
+        .iter()
+        .flat_map(|s| grids(s).into_iter().map(move |g| char_counts(s, g)))
+        .collect();
+    if counts.len() < 2 {
+        return BTreeSet::new();
+    }
+    counts[0]
+        .keys()
+        .copied()
+        .filter(|c| counts.iter().all(|m| m.get(c) == Some(&1)))
+        .collect()
 }
 
 fn observe(samples: &[Sample]) -> Observed {
@@ -579,6 +628,7 @@ fn observe(samples: &[Sample]) -> Observed {
             o.len_tie.insert(p, tie);
         }
     }
+    o.unique_chars = unique_chars(samples);
     for s in samples {
         for (i, line) in s.lines.iter().enumerate() {
             for (j, f) in line.iter().enumerate() {
@@ -866,6 +916,14 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
         1 => 2,
         _ => 0,
     };
+    // One input in eight writes its words from one or two letters of their alphabets, the
+    // same letters wherever two places share an alphabet (`S` and `T`): repeated and
+    // overlapping patterns (`aa` in `aaa`, an all-equal string) that uniform letters from a
+    // large alphabet almost never make.
+    let narrow = (below(rng, 8) == 0).then(|| Narrow {
+        letters: 1 + below(rng, 3).min(1) as usize,
+        seed: rng.next_u64(),
+    });
     let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
     let mut drawn = BTreeMap::new();
     let facts = &sf.lengths;
@@ -973,7 +1031,16 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
                     } else {
                         let n = word_length(s, o, facts, (i, j), w, &mut drawn, rng);
                         let key = (run_of(s, i).0, j);
-                        let new = new_word(s, o, (i, j), key, n, &alphabet, &words_drawn, rng);
+                        let few = narrow
+                            .as_ref()
+                            .filter(|_| alphabet.len() >= 3 && !s.run_word_distinct.contains(&key))
+                            .map(|x| x.of(&alphabet));
+                        let new = match few {
+                            Some(few) => (0..n)
+                                .map(|_| few[below(rng, few.len() as u64) as usize])
+                                .collect(),
+                            None => new_word(s, o, (i, j), key, n, &alphabet, &words_drawn, rng),
+                        };
                         words_drawn.entry(key).or_default().add(&new);
                         new
                     }
@@ -983,6 +1050,7 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
         out.push(row);
     }
     keep_distinct_columns(s, o, fixed, &mut out, rng);
+    keep_unique_chars(s, o, &mut out, rng);
     for (i, row) in out.iter_mut().enumerate() {
         keep_order(&line_order(s, o, i, fixed), row);
     }
@@ -1034,6 +1102,30 @@ fn new_word(
         }
     }
     word
+}
+
+/// The few letters the words of one input are written with ([`perturb`]): of each place's
+/// alphabet, the `letters` that rank first in an order fixed by `seed`, so places with one
+/// alphabet get the same letters.
+struct Narrow {
+    letters: usize,
+    seed: u64,
+}
+
+impl Narrow {
+    fn of(&self, alphabet: &[char]) -> Vec<char> {
+        let rank = |c: &char| {
+            // splitmix64 of the seed and the letter: an order of the letters per input.
+            let mut z = self.seed ^ (u64::from(*c)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut v = alphabet.to_vec();
+        v.sort_by_key(rank);
+        v.truncate(self.letters);
+        v
+    }
 }
 
 /// The words drawn so far along one run column: by length (for repeats) and as a set (for
@@ -1127,6 +1219,71 @@ fn keep_distinct_columns(
                 }
                 used.insert(v);
                 row[j] = v.to_string();
+            }
+        }
+    }
+}
+
+/// A character every sample grid holds once ([`Observed::unique_chars`]: a maze's `S` and
+/// `G`) is held once by each generated grid: where the random cells hold it elsewhere, those
+/// cells take one of the grid's other characters, and it goes to its sample cell or (half the
+/// time) to a random cell that no other such character holds.
+fn keep_unique_chars(s: &Sample, o: &Observed, out: &mut [Vec<String>], rng: &mut ChaCha8Rng) {
+    if o.unique_chars.is_empty() {
+        return;
+    }
+    for (start, end) in grids(s) {
+        let fillers: Vec<char> = char_counts(s, (start, end))
+            .into_keys()
+            .filter(|c| !o.unique_chars.contains(c))
+            .collect();
+        if fillers.is_empty() {
+            continue;
+        }
+        let mut rows: Vec<Vec<char>> = out[start..=end]
+            .iter()
+            .map(|r| r.first().map_or(Vec::new(), |w| w.chars().collect()))
+            .collect();
+        let width = rows.iter().map(Vec::len).min().unwrap_or(0);
+        if width == 0 {
+            continue;
+        }
+        for row in rows.iter_mut() {
+            for c in row.iter_mut() {
+                if o.unique_chars.contains(c) {
+                    *c = fillers[below(rng, fillers.len() as u64) as usize];
+                }
+            }
+        }
+        let mut placed: BTreeSet<(usize, usize)> = BTreeSet::new();
+        for &u in &o.unique_chars {
+            let home =
+                s.lines[start..=end]
+                    .iter()
+                    .enumerate()
+                    .find_map(|(r, l)| match l.as_slice() {
+                        [Field::Word(w)] => w.chars().position(|c| c == u).map(|k| (r, k)),
+                        _ => None,
+                    });
+            let Some(home) = home else { continue };
+            let mut cell = home;
+            if below(rng, 2) == 0 || placed.contains(&home) {
+                for _ in 0..32 {
+                    let r = below(rng, rows.len() as u64) as usize;
+                    let k = below(rng, width as u64) as usize;
+                    if !placed.contains(&(r, k)) {
+                        cell = (r, k);
+                        break;
+                    }
+                }
+            }
+            if placed.insert(cell) && cell.1 < rows[cell.0].len() {
+                rows[cell.0][cell.1] = u;
+            }
+        }
+        for (row, chars) in out[start..=end].iter_mut().zip(rows) {
+            if let Some(w) = row.first_mut() {
+                *w = chars.into_iter().collect();
             }
         }
     }
@@ -2224,6 +2381,63 @@ mod tests {
                 assert!((2..=100).contains(&v), "{g}");
             }
         }
+    }
+
+    #[test]
+    fn some_inputs_write_their_words_with_one_or_two_letters() {
+        // `S`, then `T`: count the (overlapping) occurrences of `T` in `S`. `aa` occurs twice
+        // in `aaa`; random letters of a 26-letter alphabet never make that.
+        let samples = [
+            "abracadabra\nabra\n".to_string(),
+            "hello\nworld\n".to_string(),
+            "mississippi\nss\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 200, 3);
+        let overlapping = |s: &str, t: &str| {
+            let hits: Vec<usize> = (0..s.len()).filter(|&i| s[i..].starts_with(t)).collect();
+            hits.windows(2).any(|w| w[1] - w[0] < t.len())
+        };
+        let few = gen
+            .iter()
+            .filter(|g| {
+                let letters: BTreeSet<char> = g.chars().filter(|c| c.is_alphabetic()).collect();
+                letters.len() <= 2
+            })
+            .count();
+        assert!((10..=50).contains(&few), "{few}");
+        assert!(gen.iter().any(|g| {
+            let l: Vec<&str> = g.lines().collect();
+            overlapping(l[0], l[1])
+        }));
+        // Two-letter alphabets (grids, binary strings) are as before: both letters show.
+        let grid = generate_inputs(&["2 6\n#..#.#\n.#.##.\n".to_string()], 50, 3);
+        assert!(
+            grid.iter().all(|g| g.contains('#') && g.contains('.')),
+            "{grid:?}"
+        );
+    }
+
+    #[test]
+    fn a_character_every_sample_grid_holds_once_stays_once() {
+        let samples = [
+            "3 4\nS..#\n.#..\n..#G\n".to_string(),
+            "2 5\nS.#..\n...#G\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 60, 4);
+        assert!(gen.len() >= 40);
+        let mut moved = 0;
+        for g in &gen {
+            assert_eq!(g.matches('S').count(), 1, "{g}");
+            assert_eq!(g.matches('G').count(), 1, "{g}");
+            assert!(g.contains('#') || g.contains('.'), "{g}");
+            if !g.lines().nth(1).unwrap().starts_with('S') {
+                moved += 1;
+            }
+        }
+        assert!(moved >= 10, "{moved}");
+        // One grid is too little to tell: a lone `#` may be chance.
+        let one = generate_inputs(&["3 3\n...\n.#.\n...\n".to_string()], 60, 4);
+        assert!(one.iter().any(|g| g.matches('#').count() != 1), "{one:?}");
     }
 
     #[test]
