@@ -1076,7 +1076,21 @@ fn build_c_harness(
         // undeclared names that follow from it.
         let first = first_failure.get_or_insert_with(failed).clone();
         let Some(header) = missing_header(&out.stderr, &side.text) else {
-            return Err(first);
+            if stand_ins.is_empty() {
+                return Err(first);
+            }
+            // And the error the build stopped at with the stand-ins (an undeclared name the
+            // header held, or an error of the file's own: `%` on a `double`).
+            let error = out
+                .stderr
+                .lines()
+                .find(|l| l.contains("error:"))
+                .unwrap_or("")
+                .trim();
+            return Err(format!(
+                "{first} | with an empty stand-in for {}: {error}",
+                stand_ins.join(", ")
+            ));
         };
         if stand_ins.len() >= 4 || stand_ins.contains(&header) {
             return Err(first);

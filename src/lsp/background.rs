@@ -56,6 +56,29 @@ fn lower_priority() {
 #[cfg(not(target_os = "linux"))]
 fn lower_priority() {}
 
+/// How many malloc arenas the server's threads share (glibc's default is eight per core).
+const MALLOC_ARENAS: i32 = 2;
+
+/// Caps glibc's malloc arenas at [`MALLOC_ARENAS`] unless the user set `MALLOC_ARENA_MAX`.
+/// Each thread that allocates while the others hold their arenas gets an arena of its own,
+/// and memory freed in one arena serves only the threads that use it: the runtime's workers,
+/// blocking threads and analysis threads each kept their own free memory. On 731k lines
+/// (redis, wagtail, WebGoat; `crosscheck bench-lsp`) two arenas took the peak from 780 to
+/// 724 MiB and the settled size from 622 to 580 MiB, edits as fast. Call before any thread
+/// starts. Returns whether the cap was set.
+pub fn limit_malloc_arenas() -> bool {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+        return false;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; M_ARENA_MAX takes a positive count.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS) == 1
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    false
+}
+
 /// Returns the allocator's free pages to the system. glibc keeps memory freed in its arenas
 /// mapped (only the top of a heap shrinks by itself), so after a workspace analysis the
 /// server's resident size stayed at its peak: on 731k lines (redis, wagtail, WebGoat) 320 of
@@ -77,6 +100,15 @@ mod tests {
         assert_eq!(run_low_priority("test", || 6 * 7).await, Some(42));
         let panicked: Option<()> = run_low_priority("test", || panic!("boom")).await;
         assert_eq!(panicked, None);
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn the_malloc_arena_cap_is_set_unless_the_user_chose_one() {
+        // The test process's environment decides which branch runs; both are checked by
+        // whichever applies (CI sets no MALLOC_ARENA_MAX).
+        let user = std::env::var_os("MALLOC_ARENA_MAX").is_some();
+        assert_eq!(limit_malloc_arenas(), !user);
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -194,6 +194,7 @@ pub fn run_blocking(opts: &BenchOptions) -> Result<BenchReport, String> {
 pub(crate) fn on_own_runtime<T>(
     bench: impl std::future::Future<Output = Result<T, String>>,
 ) -> Result<T, String> {
+    super::background::limit_malloc_arenas();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_stack_size(32 * 1024 * 1024)

@@ -1512,6 +1512,7 @@ where
 
 /// Runs the server on stdin/stdout (blocking). Only the protocol goes to stdout.
 pub fn run_stdio(opts: ServerOptions) -> i32 {
+    super::background::limit_malloc_arenas();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_stack_size(32 * 1024 * 1024)

@@ -693,6 +693,34 @@ fn memcheck_sees_uninitialised_reads_in_c_functions() {
     );
 }
 
+/// A missing header is replaced by an empty one; when the build then fails on an error of the
+/// file's own (`%` on a `double`, as MutantBench's Profit mutants write), the report names that
+/// error, not only the missing header.
+#[test]
+fn a_build_that_fails_past_a_missing_header_names_its_own_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.c");
+    let b = dir.path().join("b.c");
+    std::fs::write(
+        &a,
+        "#include \"conio.h\"\ndouble f(double i) { return (i - 6) * 0.5; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "#include \"conio.h\"\ndouble f(double i) { return (i % 6) * 0.5; }\n",
+    )
+    .unwrap();
+    let v = equiv(&a, &b);
+    assert_eq!(v["verdict"], "unknown", "{v}");
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("conio.h"), "{notes}");
+    assert!(
+        notes.contains("with an empty stand-in for conio.h") && notes.contains("invalid operands"),
+        "{notes}"
+    );
+}
+
 /// A difference that the generated inputs almost never reach (one input in billions) is found by
 /// the bounded symbolic check's model, then confirmed by running both sides on it.
 #[test]

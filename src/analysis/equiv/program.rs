@@ -423,6 +423,14 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
             let v = *v;
             let counts_run =
                 heads_run && v == line.len() as i128 && count_columns.contains(&(shape(line), j));
+            // A lone count heading the run of one-value lines it counts (`7`, then seven
+            // called numbers, after a card of another shape): the run takes it in, being of
+            // its shape.
+            let (start, end) = run_of(s, i);
+            if i > 0 && start == i && line.len() == 1 && v >= 1 && (end - start) as i128 == v {
+                out.insert((i, j));
+                continue;
+            }
             if v < 0 || (in_run && !counts_next(v) && !counts_run) {
                 continue;
             }
@@ -773,8 +781,21 @@ fn skewed(rng: &mut ChaCha8Rng, lo: i128, hi: i128, skew: u8) -> i128 {
         // Zero and its neighbours inside a wide range that spans them (`-9` .. `123456789`):
         // the special case a uniform draw never reaches.
         _ if lo < 0 && hi > 0 && below(rng, 8) == 0 => int_in(rng, -1, 1),
-        _ => int_in(rng, lo, hi),
+        _ => wide(rng, lo, hi),
     }
+}
+
+/// A value in `lo..=hi`: uniform, or where the range spans three or more orders of magnitude
+/// (`4` .. `846264338327950288`) half the time log-uniform, every magnitude as likely, where
+/// uniform draws all fall within a factor ten of the top (small divisors with a common
+/// factor, short loops).
+fn wide(rng: &mut ChaCha8Rng, lo: i128, hi: i128) -> i128 {
+    if lo >= 0 && hi / lo.max(1) >= 1000 && below(rng, 2) == 0 {
+        let (a, b) = ((lo.max(1) as f64).ln(), ((hi as f64) + 1.0).ln());
+        let x = (a + (b - a) * unit(rng)).exp().floor();
+        return (x as i128).clamp(lo, hi);
+    }
+    int_in(rng, lo, hi)
 }
 
 /// The characters a word at (line `i`, column `j`) is drawn from: those seen there in every
@@ -898,14 +919,67 @@ fn length_facts(s: &Sample, fixed: &BTreeSet<(usize, usize)>) -> LengthFacts {
 struct SampleFacts {
     fixed: BTreeSet<(usize, usize)>,
     lengths: LengthFacts,
+    /// Runs (by first line; a single line is a run of its own) other than records whose
+    /// values are mostly values of earlier lines: called numbers of a bingo card, values
+    /// looked up in the array given before them.
+    refers: BTreeSet<usize>,
 }
 
 impl SampleFacts {
     fn of(s: &Sample) -> SampleFacts {
         let fixed = structural(s);
         let lengths = length_facts(s, &fixed);
-        SampleFacts { fixed, lengths }
+        let refers = referring_runs(s, &fixed);
+        SampleFacts {
+            fixed,
+            lengths,
+            refers,
+        }
     }
+}
+
+/// The free integers of line `i` of `s`.
+fn free_ints<'a>(
+    s: &'a Sample,
+    fixed: &'a BTreeSet<(usize, usize)>,
+    i: usize,
+) -> impl Iterator<Item = i128> + 'a {
+    s.lines[i]
+        .iter()
+        .enumerate()
+        .filter_map(move |(j, f)| match f {
+            Field::Int(v) if !fixed.contains(&(i, j)) => Some(*v),
+            _ => None,
+        })
+}
+
+/// See [`SampleFacts::refers`]: at least two values, at least half of them among the free
+/// integers of the lines before the run. Linear in the sample (one pass, one set).
+fn referring_runs(s: &Sample, fixed: &BTreeSet<(usize, usize)>) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    let mut before: BTreeSet<i128> = BTreeSet::new();
+    let mut i = 0;
+    while i < s.lines.len() {
+        let (start, end) = run_of(s, i);
+        let end = end.max(i);
+        if !s.records.contains(&start) && !before.is_empty() {
+            let (mut values, mut hits) = (0, 0);
+            for k in i..=end {
+                for v in free_ints(s, fixed, k) {
+                    values += 1;
+                    hits += usize::from(before.contains(&v));
+                }
+            }
+            if values >= 2 && 2 * hits >= values {
+                out.insert(start);
+            }
+        }
+        for k in i..=end {
+            before.extend(free_ints(s, fixed, k));
+        }
+        i = end + 1;
+    }
+    out
 }
 
 fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> String {
@@ -925,6 +999,12 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
         seed: rng.next_u64(),
     });
     let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
+    // The free integers drawn so far, in line order, and where each line's begin: a run that
+    // refers to earlier values ([`SampleFacts::refers`]) takes half of its values from them,
+    // each at most once per run.
+    let mut drawn_ints: Vec<i128> = Vec::new();
+    let mut ints_before: Vec<usize> = Vec::with_capacity(s.lines.len());
+    let mut referred: BTreeMap<usize, BTreeSet<i128>> = BTreeMap::new();
     let mut drawn = BTreeMap::new();
     let facts = &sf.lengths;
     // The words drawn so far per run column, for repeats and distinctness.
@@ -944,6 +1024,8 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
             })
             .collect();
         let mut new_ints: Vec<i128> = Vec::new();
+        // Drawn value by value from a range (not a permutation, distinct values or a record).
+        let mut free_draw = false;
         if ints.len() >= 2 {
             let mut sorted = ints.clone();
             sorted.sort_unstable();
@@ -985,7 +1067,7 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
                     let mut seen = BTreeSet::new();
                     let mut guard = 0;
                     while (seen.len() as i128) < k && guard < 10_000 {
-                        seen.insert(int_in(rng, lo, hi));
+                        seen.insert(wide(rng, lo, hi));
                         guard += 1;
                     }
                     if (seen.len() as i128) == k {
@@ -998,12 +1080,33 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
                     new_ints = ints.clone();
                 } else {
                     new_ints = (0..ints.len()).map(|_| skewed(rng, lo, hi, skew)).collect();
+                    free_draw = true;
                 }
             }
         } else if let [j] = free.as_slice() {
             let (lo, hi) = int_range(s, line, i, *j, fixed, o, false);
             new_ints.push(skewed(rng, lo, hi, skew));
+            free_draw = true;
         }
+        ints_before.push(drawn_ints.len());
+        let start = run_of(s, i).0;
+        if free_draw && sf.refers.contains(&start) {
+            let earlier = &drawn_ints[..ints_before[start]];
+            let used = referred.entry(start).or_default();
+            for v in new_ints.iter_mut() {
+                if earlier.is_empty() || below(rng, 2) == 0 {
+                    continue;
+                }
+                for _ in 0..8 {
+                    let pick = earlier[below(rng, earlier.len() as u64) as usize];
+                    if used.insert(pick) {
+                        *v = pick;
+                        break;
+                    }
+                }
+            }
+        }
+        drawn_ints.extend(new_ints.iter().copied());
         let mut next_int = new_ints.into_iter();
         let mut row = Vec::with_capacity(line.len());
         for (j, f) in line.iter().enumerate() {
@@ -1546,6 +1649,41 @@ fn connected(edges: &[(i128, i128)], n: i128) -> bool {
     parts == 1
 }
 
+/// Whether `edges`, read as directed `a -> b` over `1..=n`, have no directed cycle though
+/// they close an undirected one (`1 2`, `1 3`, `3 2`): the mark of a DAG, which a forest
+/// (acyclic either way) does not show.
+fn dag_not_forest(edges: &[(i128, i128)], n: i128) -> bool {
+    if n < 1 || edges.iter().any(|&(a, b)| a < 1 || b < 1 || a > n || b > n) {
+        return false;
+    }
+    let n = n as usize;
+    let mut parent: Vec<usize> = (0..=n).collect();
+    let mut closes = false;
+    let mut indegree = vec![0usize; n + 1];
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for &(a, b) in edges {
+        let (a, b) = (a as usize, b as usize);
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        closes |= ra == rb;
+        parent[ra] = rb;
+        out[a].push(b);
+        indegree[b] += 1;
+    }
+    // Kahn: every node leaves the queue iff there is no directed cycle.
+    let mut queue: Vec<usize> = (1..=n).filter(|&v| indegree[v] == 0).collect();
+    let mut seen = 0;
+    while let Some(v) = queue.pop() {
+        seen += 1;
+        for &w in &out[v] {
+            indegree[w] -= 1;
+            if indegree[w] == 0 {
+                queue.push(w);
+            }
+        }
+    }
+    closes && seen == n
+}
+
 /// Whether `edges` name no self-loop and no edge twice (in either direction).
 fn is_simple(edges: &[(i128, i128)]) -> bool {
     let mut seen = BTreeSet::new();
@@ -1673,6 +1811,25 @@ fn keep_graphs(
                 let (a, b) = (label[a as usize - 1], label[b as usize - 1]);
                 let (a, b) = orient(a, b, rng);
                 *row = vec![a.to_string(), b.to_string()];
+            }
+        }
+        // A DAG stays a DAG: its edges point along a random order of the nodes (a cycle is
+        // outside the problem, and a program that walks it may never stop).
+        if !ascending && dag_not_forest(&edges, n) {
+            let mut rank: Vec<usize> = (0..n as usize).collect();
+            shuffle(&mut rank, rng);
+            for row in out[start..=end].iter_mut() {
+                let pair: Option<(i128, i128)> = match row.as_slice() {
+                    [a, b] => a.parse().ok().zip(b.parse().ok()),
+                    _ => None,
+                };
+                if let Some((a, b)) =
+                    pair.filter(|&(a, b)| (1..=n).contains(&a) && (1..=n).contains(&b))
+                {
+                    if rank[a as usize - 1] > rank[b as usize - 1] {
+                        *row = vec![b.to_string(), a.to_string()];
+                    }
+                }
             }
         }
     }
@@ -2438,6 +2595,111 @@ mod tests {
         // One grid is too little to tell: a lone `#` may be chance.
         let one = generate_inputs(&["3 3\n...\n.#.\n...\n".to_string()], 60, 4);
         assert!(one.iter().any(|g| g.matches('#').count() != 1), "{one:?}");
+    }
+
+    #[test]
+    fn values_that_the_samples_take_from_earlier_lines_are_often_taken_from_them() {
+        // ABC157 B: a 3 x 3 card, then `n` called numbers, most of them on the card.
+        let samples = [
+            "84 97 66\n79 89 11\n61 59 7\n7\n89\n7\n87\n79\n24\n84\n30\n".to_string(),
+            "60 88 34\n92 41 43\n65 73 48\n5\n60\n43\n88\n11\n48\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 100, 8);
+        let mut on_card = 0;
+        let mut called = 0;
+        for g in &gen {
+            let lines: Vec<Vec<i128>> = g
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            let card: BTreeSet<i128> = lines[..3].iter().flatten().copied().collect();
+            let calls: Vec<i128> = lines[4..].iter().flatten().copied().collect();
+            assert_eq!(calls.len() as i128, lines[3][0], "{g}");
+            let on: Vec<i128> = calls.iter().copied().filter(|c| card.contains(c)).collect();
+            // A card value is called at most once by the rule (a random draw may repeat one).
+            on_card += on.len();
+            called += calls.len();
+        }
+        assert!(4 * on_card >= called, "{on_card} of {called}");
+        // Two permutations: the second holds the first's values but stays a permutation.
+        let perms = ["4\n2 4 1 3\n3 1 4 2\n".to_string()];
+        for g in generate_inputs(&perms, 20, 8) {
+            let mut second: Vec<i128> = g
+                .lines()
+                .nth(2)
+                .unwrap()
+                .split_whitespace()
+                .map(|t| t.parse().unwrap())
+                .collect();
+            second.sort_unstable();
+            assert_eq!(second, vec![1, 2, 3, 4], "{g}");
+        }
+    }
+
+    #[test]
+    fn a_range_of_many_magnitudes_draws_small_values_too() {
+        // ABC131 C: `A B C D` up to 10^18: divisors with a common factor are small numbers.
+        let samples = [
+            "4 9 2 3\n".to_string(),
+            "10 40 6 7\n".to_string(),
+            "314159265358979323 846264338327950288 419716939 937510583\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 200, 9);
+        let values: Vec<i128> = gen
+            .iter()
+            .flat_map(|g| g.split_whitespace().map(|t| t.parse::<i128>().unwrap()))
+            .collect();
+        let small = values.iter().filter(|&&v| v < 1_000_000).count();
+        let large = values.iter().filter(|&&v| v > 1_000_000_000_000).count();
+        assert!(
+            10 * small >= values.len() && 5 * large >= values.len(),
+            "{small} {large} of {}",
+            values.len()
+        );
+        for g in &gen {
+            let v: Vec<i128> = g.split_whitespace().map(|t| t.parse().unwrap()).collect();
+            assert!(
+                v.iter().all(|&x| (2..=846264338327950288).contains(&x)),
+                "{g}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_directed_acyclic_sample_graph_stays_acyclic() {
+        // Longest path in a DAG: `3 2` is against the labels' order, yet no edge set of the
+        // samples closes a directed cycle; generated ones must not either.
+        let samples = [
+            "4 5\n1 2\n1 3\n3 2\n2 4\n3 4\n".to_string(),
+            "6 6\n2 3\n4 5\n5 6\n1 2\n1 6\n4 6\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 80, 10);
+        assert!(gen.len() >= 40);
+        let mut against = 0;
+        for g in &gen {
+            let lines: Vec<Vec<i128>> = g
+                .lines()
+                .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+                .collect();
+            let n = lines[0][0];
+            let edges: Vec<(i128, i128)> = lines[1..].iter().map(|l| (l[0], l[1])).collect();
+            assert!(
+                super::dag_not_forest(&edges, n) || {
+                    // A forest is acyclic too.
+                    let mut p: Vec<usize> = (0..=n as usize).collect();
+                    edges.iter().all(|&(a, b)| {
+                        let (x, y) = (root(&mut p, a as usize), root(&mut p, b as usize));
+                        p[x] = y;
+                        x != y
+                    })
+                },
+                "{g}"
+            );
+            against += usize::from(edges.iter().any(|&(a, b)| a > b));
+        }
+        assert!(against >= 10, "{against}");
+        assert!(!super::dag_not_forest(&[(1, 2), (2, 3), (3, 1)], 3));
+        assert!(!super::dag_not_forest(&[(1, 2), (2, 3)], 3));
     }
 
     #[test]
