@@ -118,17 +118,31 @@ pub fn load_side(spec: &str) -> Result<Side, String> {
 /// is then the one compiled too.
 pub(crate) fn parse_source(language: Language, text: String) -> (ParsedFile, String) {
     let file = ParsedFile::parse(language, text.clone());
-    if language != Language::C || !file.has_errors() {
+    if language != Language::C || misread(&file) == 0 {
         return (file, text);
     }
     if let Some(new) = crate::analysis::equiv::oldc::modernise(&text) {
         let rewritten = ParsedFile::parse(language, new.clone());
-        // Error nodes, not regions: a file whose root did not parse is one region either way.
-        if rewritten.error_nodes() < file.error_nodes() {
+        if misread(&rewritten) < misread(&file) {
             return (rewritten, new);
         }
     }
     (file, text)
+}
+
+/// How much of a C file the parser misread: its error nodes (not regions: a file whose root
+/// did not parse is one region either way) and its bodies outside any function. A K&R
+/// definition with a pointer result or a single parameter (`char *xmalloc (size) unsigned
+/// size; { ... }`) parses without an error, as a prototype followed by a block at file
+/// level, which C never allows.
+fn misread(file: &ParsedFile) -> usize {
+    let root = file.root();
+    let mut c = root.walk();
+    let stray = root
+        .named_children(&mut c)
+        .filter(|n| n.kind() == crate::syntax::lang::kind::COMPOUND_STATEMENT)
+        .count();
+    file.error_nodes() + stray
 }
 
 pub fn side_from_text(
@@ -1777,6 +1791,21 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn old_style_definitions_that_parse_without_an_error_are_rewritten_too() {
+        use crate::syntax::Language;
+        // GNU make's `xmalloc`: tree-sitter-c reads a prototype and a block at file level.
+        let text = "#include <stdlib.h>\nchar *\nxmalloc (size)\n     unsigned int size;\n{\n  return malloc (size);\n}\n";
+        let (file, rewritten) = super::parse_source(Language::C, text.to_string());
+        let names: Vec<String> = file.functions().iter().map(|f| f.name.clone()).collect();
+        assert_eq!(names, ["xmalloc"]);
+        assert!(rewritten.contains("xmalloc (unsigned int size)"));
+        assert_eq!(rewritten.lines().count(), text.lines().count());
+        // Standard C is left as written.
+        let ansi = "int f(int a) {\n  return a;\n}\n";
+        assert_eq!(super::parse_source(Language::C, ansi.to_string()).1, ansi);
+    }
+
     #[test]
     fn only_headers_the_file_includes_get_stand_ins() {
         let err = "In file included from harness.c:8:\nuser.c:2:10: fatal error: conio.h: No such file or directory";

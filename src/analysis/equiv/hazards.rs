@@ -16,7 +16,10 @@
 //! - **opaque names** (C/C++), two degrees:
 //!   - *strict*: a macro that can read a local or take its argument's tokens — a function-like
 //!     macro, or an object-like macro whose replacement names anything but a type keyword — is
-//!     used in the file. No rewrite but dropping comments and layout applies;
+//!     used in the file. No rewrite but dropping comments and layout applies to a function
+//!     whose text names such a macro ([`Hazards::in_function`]: a macro expands where it is
+//!     written, so one used elsewhere cannot see this function's locals or tokens), nor to the
+//!     code outside functions;
 //!   - *header*: the file includes a project header (`#include "x.h"`), whose macros are not
 //!     seen: any call may be a macro that takes its arguments' tokens or evaluates them twice,
 //!     and any name may be read by an object-like macro. Names, stores, parentheses and
@@ -29,7 +32,7 @@
 
 use crate::syntax::lang::{field, kind};
 use crate::syntax::{Language, ParsedFile};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 /// How far macros may hide reads of names (see the module docs).
@@ -48,8 +51,14 @@ pub(super) enum Opacity {
 pub(super) struct Hazards {
     /// Why no proof may be given (`None`: a proof may be tried).
     pub decline: Option<String>,
-    /// Whether names may be read where they are not written (macros).
+    /// Whether names may be read where they are not written (macros), file-wide.
     pub opacity: Opacity,
+    /// The opacity of code that names none of `reading_macros` (a project header's unseen
+    /// macros stay possible there).
+    pub below_strict: Opacity,
+    /// Macros the file defines that may read names or take tokens (see the module docs),
+    /// with what they read.
+    pub reading_macros: BTreeMap<String, MacroReads>,
     /// Type (and macro) names the file defines itself.
     pub shadowed_types: BTreeSet<String>,
     /// C/C++ `__FILE__`, `__LINE__` (and kin) by occurrence: (name, line, inside a macro
@@ -65,6 +74,10 @@ impl Hazards {
             self.decline = other.decline.clone();
         }
         self.opacity = self.opacity.max(other.opacity);
+        self.below_strict = self.below_strict.max(other.below_strict);
+        for (name, m) in &other.reading_macros {
+            merge_macro(&mut self.reading_macros, name, m.clone());
+        }
         if self.decline.is_none()
             && !self.positional.is_empty()
             && self.positional != other.positional
@@ -82,6 +95,50 @@ impl Hazards {
         self
     }
 
+    /// The opacity of the code `text` (a function's). A macro expands where it is written, so
+    /// a macro used elsewhere cannot see this code's names. Where the text names macros of
+    /// the file that may read names, the names they read (through the macros they use in
+    /// turn) are known: strict only when one of them is a word of the text (a local, or a
+    /// name the code also uses), or a macro pastes or stringizes tokens; otherwise as opaque
+    /// as an unseen header's macro (a call may evaluate its arguments twice). Every word of
+    /// the text counts, those in comments and literals too.
+    pub fn in_function(&self, text: &str) -> Opacity {
+        if self.opacity != Opacity::Strict {
+            return self.opacity;
+        }
+        let words: BTreeSet<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut todo: Vec<&str> = words
+            .iter()
+            .copied()
+            .filter(|w| self.reading_macros.contains_key(*w))
+            .collect();
+        if todo.is_empty() {
+            return self.below_strict;
+        }
+        let mut seen: BTreeSet<&str> = todo.iter().copied().collect();
+        while let Some(name) = todo.pop() {
+            let Some(m) = self.reading_macros.get(name) else {
+                continue;
+            };
+            if m.tokens {
+                return Opacity::Strict;
+            }
+            for w in &m.words {
+                if self.reading_macros.contains_key(w) {
+                    if seen.insert(w) {
+                        todo.push(w);
+                    }
+                } else if words.contains(w.as_str()) {
+                    return Opacity::Strict;
+                }
+            }
+        }
+        self.below_strict.max(Opacity::Header)
+    }
+
     /// Whether a type spelled `ty` may mean something else than its standard meaning here.
     pub fn shadows(&self, ty: &str) -> bool {
         !self.shadowed_types.is_empty()
@@ -89,6 +146,22 @@ impl Hazards {
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .any(|w| self.shadowed_types.contains(w))
     }
+}
+
+/// What a macro of the file may read where it is used.
+#[derive(Debug, Default, Clone)]
+pub(super) struct MacroReads {
+    /// The names its replacement holds (its own parameters aside).
+    pub words: BTreeSet<String>,
+    /// It pastes or stringizes tokens (`##`, `#`).
+    pub tokens: bool,
+}
+
+/// Records macro `name` (a name defined twice, under `#if` branches, reads what either reads).
+fn merge_macro(map: &mut BTreeMap<String, MacroReads>, name: &str, m: MacroReads) {
+    let e = map.entry(name.to_string()).or_default();
+    e.words.extend(m.words);
+    e.tokens |= m.tokens;
 }
 
 /// Python names whose call sees the caller's names or code (bare names only: `re.compile` is
@@ -229,7 +302,7 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
         }
     }
     // C/C++ macros that may read locals or tokens, and whether their names are used.
-    let mut reading_macros: BTreeSet<String> = BTreeSet::new();
+    let mut reading_macros: BTreeMap<String, MacroReads> = BTreeMap::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
     let root = file.tree.root_node();
     let mut stack: Vec<(Node<'_>, usize)> = vec![(root, 0)];
@@ -255,9 +328,11 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
             stack.push((kid, depth + 1));
         }
     }
-    if reading_macros.iter().any(|m| used.contains(m)) {
+    h.below_strict = h.opacity;
+    if reading_macros.keys().any(|m| used.contains(m)) {
         h.opacity = Opacity::Strict;
     }
+    h.reading_macros = reading_macros;
     h
 }
 
@@ -267,7 +342,7 @@ fn node_hazard(
     lang: Language,
     node: Node<'_>,
     h: &mut Hazards,
-    reading_macros: &mut BTreeSet<String>,
+    reading_macros: &mut BTreeMap<String, MacroReads>,
 ) -> Option<String> {
     let k = node.kind();
     let text = |n: Node<'_>| file.node_text(n);
@@ -332,7 +407,21 @@ fn node_hazard(
             }
             kind::PREPROC_FUNCTION_DEF => {
                 if let Some(n) = node.child_by_field_name(field::NAME) {
-                    reading_macros.insert(text(n).to_string());
+                    let body = node
+                        .child_by_field_name(field::VALUE)
+                        .map(&text)
+                        .unwrap_or("");
+                    let params = node
+                        .child_by_field_name(field::PARAMETERS)
+                        .map(|p| body_words(text(p)))
+                        .unwrap_or_default();
+                    let mut words = body_words(body);
+                    words.retain(|w| !params.contains(w));
+                    let m = MacroReads {
+                        words,
+                        tokens: body.contains('#'),
+                    };
+                    merge_macro(reading_macros, text(n), m);
                     h.shadowed_types.insert(text(n).to_string());
                 }
             }
@@ -343,8 +432,10 @@ fn node_hazard(
                         .child_by_field_name(field::VALUE)
                         .map(&text)
                         .unwrap_or("");
-                    if names_anything(body) {
-                        reading_macros.insert(name.clone());
+                    let words = body_words(body);
+                    if !words.is_empty() {
+                        let tokens = body.contains('#');
+                        merge_macro(reading_macros, &name, MacroReads { words, tokens });
                     }
                     h.shadowed_types.insert(name);
                 }
@@ -386,9 +477,10 @@ fn innermost_type_name(mut d: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
-/// Whether a macro replacement names something other than a type keyword (a name it could
-/// read at the place of use).
-fn names_anything(body: &str) -> bool {
+/// The names a macro replacement holds other than type keywords (names it could read at the
+/// place of use), string and character literals and numbers skipped.
+fn body_words(body: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -422,13 +514,13 @@ fn names_anything(body: &str) -> bool {
             }
             let word = &body[start..i];
             if !C_TYPE_WORDS.contains(&word) {
-                return true;
+                out.insert(word.to_string());
             }
             continue;
         }
         i += 1;
     }
-    false
+    out
 }
 
 /// Where `word` occurs in `text` as a whole identifier (byte offsets).
@@ -584,6 +676,33 @@ mod tests {
         assert_eq!(opacity(both), Opacity::Strict);
         let system = "#include <stdio.h>\nint f(int a) { return a; }";
         assert_eq!(opacity(system), Opacity::None);
+        // Per function: strict only where the text names such a macro.
+        let h = scanned(Language::C, both);
+        assert_eq!(h.in_function("int f(int k) { return R; }"), Opacity::Strict);
+        assert_eq!(h.in_function("int g(int k) { return k; }"), Opacity::Header);
+        let h = scanned(Language::C, reads);
+        assert_eq!(h.in_function("int g(int Rx) { return Rx; }"), Opacity::None);
+        // A macro that reads no name of the function (through the macros it uses): as an
+        // unseen header's; one that pastes tokens stays strict.
+        let log = "#define OUT stdout\n#define LOG(m) fprintf(OUT, \"%s\", m)\n#define CAT(a, b) a##b\nint f(int a) { LOG(\"x\"); return CAT(a, 1); }";
+        let h = scanned(Language::C, log);
+        assert_eq!(
+            h.in_function("int g(int a) { LOG(\"x\"); return a; }"),
+            Opacity::Header
+        );
+        assert_eq!(
+            h.in_function("int g(int stdout) { LOG(\"x\"); return stdout; }"),
+            Opacity::Strict
+        );
+        assert_eq!(
+            h.in_function("int g(int a) { return CAT(a, 1); }"),
+            Opacity::Strict
+        );
+        let joined = scanned(Language::C, system).join(&scanned(Language::C, reads));
+        assert_eq!(
+            joined.in_function("int g(int k) { return R; }"),
+            Opacity::Strict
+        );
     }
 
     #[test]

@@ -154,7 +154,8 @@ fn canonical_tree(
     }
     let name_node = function_name_node(lang, func.node);
     let mut tree = build(file, func.node, name_node, &BTreeMap::new(), cancel)?;
-    if hz.opacity == Opacity::Strict {
+    let opacity = hz.in_function(file.node_text(func.node));
+    if opacity == Opacity::Strict {
         // A macro may read names, take tokens or need parentheses where the text does not
         // show it: only comments and layout are set aside (and the function's own name).
         let ctx = Ctx {
@@ -167,7 +168,7 @@ fn canonical_tree(
         rename(&mut tree, &ctx, &BTreeMap::new(), None);
         return Ok(tree);
     }
-    let header = hz.opacity == Opacity::Header;
+    let header = opacity == Opacity::Header;
     if !header {
         drop_parens(&mut tree);
     }
@@ -1542,6 +1543,24 @@ fn occurrences(t: &T, name: &str, lang: Language, out: &mut Vec<usize>) {
     }
 }
 
+/// Whether `t` evaluates one part after another's side effects are done (`,`, `&&`, `||`,
+/// `?:`): a part after the update may be an unseen macro that reads the variable
+/// (`return k++, PEEK;`).
+fn sequences(t: &T) -> bool {
+    let mut stack = vec![t];
+    while let Some(n) = stack.pop() {
+        let logical = n.kind == kind::BINARY_EXPRESSION
+            && n.kids
+                .iter()
+                .any(|k| matches!(k.text.as_deref(), Some("&&" | "||")) && !k.is_named());
+        if logical || n.kind == kind::COMMA_EXPRESSION || n.kind == kind::CONDITIONAL_EXPRESSION {
+            return true;
+        }
+        stack.extend(n.kids.iter());
+    }
+    false
+}
+
 /// The last start byte inside `t`.
 fn last_start(t: &T) -> usize {
     let mut m = t.start;
@@ -1609,7 +1628,8 @@ fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts, header_only:
         if header_only
             && (s.kind != kind::RETURN_STATEMENT
                 || (s_len..path.len())
-                    .any(|len| node_at(t, &path[..len]).kind == kind::ARGUMENT_LIST))
+                    .any(|len| node_at(t, &path[..len]).kind == kind::ARGUMENT_LIST)
+                || sequences(s))
         {
             continue;
         }
@@ -2100,6 +2120,48 @@ mod tests {
             "int f(int x) { return x; }",
             "f"
         ));
+    }
+
+    #[test]
+    fn an_unseen_macro_after_a_sequence_point_keeps_a_returned_update() {
+        // `hdr.h` may hold `#define PEEK (printf("%d", k), 0)`: it reads `k` after `k++`.
+        let h = "#include \"hdr.h\"\n";
+        for (a, b) in [
+            ("return k++, PEEK;", "return k, PEEK;"),
+            ("return k++ && PEEK;", "return k && PEEK;"),
+            ("return k++ ? PEEK : 0;", "return k ? PEEK : 0;"),
+        ] {
+            let a = format!("{h}int f(int x) {{ int k = x * 3; {a} }}\n");
+            let b = format!("{h}int f(int x) {{ int k = x * 3; {b} }}\n");
+            assert!(!proved(Language::C, &a, &b, "f"), "{a}");
+        }
+        let a = format!("{h}int f(int x) {{ int k = x * 3; return k++ + 1; }}\n");
+        let b = format!("{h}int f(int x) {{ int k = x * 3; return k + 1; }}\n");
+        assert!(proved(Language::C, &a, &b, "f"));
+    }
+
+    #[test]
+    fn a_macro_that_reads_names_makes_only_the_functions_that_use_it_opaque() {
+        // GNU make's own macros are used all over the file; a mutant of a function that uses
+        // none of them is still proved, as a whole program.
+        let log = "#define LOG(m) fprintf(stderr, \"%s %d\\n\", m, depth)\nstatic int depth;\nvoid note(const char *m) { LOG(m); }\n";
+        let a =
+            format!("{log}char *f(char *p, int n) {{ char *r = p + n; note(p); return r--; }}\n");
+        let b = format!("{log}char *f(char *p, int n) {{ char *r = p + n; note(p); return r; }}\n");
+        assert!(program(Language::C, &a, &b, "f"));
+        // The macro used in the compared function: names and updates stay as written.
+        let uses = "#define R (k * 2)\n";
+        let c = format!("{uses}int f(int x) {{ int k = x; return R + k--; }}\n");
+        let d = format!("{uses}int f(int x) {{ int k = x; return R + k; }}\n");
+        assert!(!proved(Language::C, &c, &d, "f"));
+        // Used in another function only: this one's locals are its own.
+        let e = format!(
+            "{uses}int g(int k) {{ return R; }}\nint f(int x) {{ int k = x; return k--; }}\n"
+        );
+        let g = format!(
+            "{uses}int g(int k) {{ return R; }}\nint f(int y) {{ int j = y; return j; }}\n"
+        );
+        assert!(program(Language::C, &e, &g, "f"));
     }
 
     #[test]
