@@ -100,15 +100,44 @@ pub fn load_side(spec: &str) -> Result<Side, String> {
     let language = Language::from_path(&path)
         .ok_or_else(|| format!("{}: unknown language", path.display()))?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // `FILE:LINE` picks the function defined around that line (one overload among several).
-    let pick = match &func {
+    side_from_text(&path, language, text, pick_of(func.as_deref()))
+}
+
+/// The function a spec's `:function` or `:LINE` names (`FILE:LINE` picks the function defined
+/// around that line: one overload among several).
+fn pick_of(func: Option<&str>) -> Pick<'_> {
+    match func {
         Some(f) => match f.parse::<usize>() {
             Ok(line) => Pick::Line(line),
             Err(_) => Pick::Name(f),
         },
         None => Pick::Auto,
+    }
+}
+
+/// The normalisation proof for two sides given as specs (`FILE`, `FILE:function`,
+/// `FILE:LINE`) that cannot both be loaded to run (a parameter type no harness fills, a
+/// variadic function): a proof needs no signature. `None` when there is no proof.
+pub fn proof_of_specs(a: &str, b: &str) -> Option<EquivReport> {
+    let read = |spec: &str| -> Option<(PathBuf, Language, String, Option<String>)> {
+        let (path, func) = split_spec(spec);
+        let language = Language::from_path(&path)?;
+        let text = std::fs::read_to_string(&path).ok()?;
+        Some((path, language, text, func))
     };
-    side_from_text(&path, language, text, pick)
+    let ((path_a, la, ta, fa), (path_b, lb, tb, fb)) = (read(a)?, read(b)?);
+    if la != lb {
+        return None;
+    }
+    let (pa, pb) = (pick_of(fa.as_deref()), pick_of(fb.as_deref()));
+    let (mut report, _) = proof_without_signature(la, (&ta, pa), (&tb, pb), false)?;
+    // The files too, as `check` names them.
+    for (key, path) in [("a", &path_a), ("b", &path_b)] {
+        if let Some(what) = report.compared.get(key).and_then(|w| w.as_str()) {
+            report.compared[key] = json!(format!("{}: {what}", path.display()));
+        }
+    }
+    Some(report)
 }
 
 /// One side from text in memory (`label` names it in messages and chooses nothing else).
@@ -173,11 +202,14 @@ pub fn side_from_text(
 /// The normalisation proof for two texts whose functions are picked as `side_from_text` picks
 /// them, without the signature a run needs (a function whose parameters no harness can fill,
 /// or a program that does not build, may still be proved equal to its mutant). `Some(report)`
-/// only when proved, with the (qualified) name of the first side's function.
+/// only when proved, with the (qualified) name of the first side's function. `versions`: the
+/// texts are two versions of one file (a program and its mutant), so `__FILE__` names the
+/// same file on both sides and a `__LINE__` that keeps its line is equal.
 pub fn proof_without_signature(
     language: Language,
     a: (&str, Pick<'_>),
     b: (&str, Pick<'_>),
+    versions: bool,
 ) -> Option<(EquivReport, String)> {
     if !crate::analysis::equiv::supports(language) {
         return None;
@@ -185,8 +217,12 @@ pub fn proof_without_signature(
     let (fa, _) = parse_source(language, a.0.to_string());
     let (fb, _) = parse_source(language, b.0.to_string());
     let (ga, gb) = (picked(&fa, a.1).ok()?, picked(&fb, b.1).ok()?);
-    // Two versions of one file (`crosscheck mutants`): `__FILE__` names the same file.
-    let proved = prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never()) == Ok(true);
+    let proof = if versions {
+        prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+    } else {
+        prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
+    };
+    let proved = proof == Ok(true);
     proved.then(|| {
         let det = Deterministic {
             verdict: Verdict::Equivalent,

@@ -141,7 +141,7 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
     // The proof first: it runs nothing, and it needs no harness (a function whose parameters
     // none can fill, a program that does not build for want of a header).
     if let Some((report, function)) =
-        super::equiv::proof_without_signature(language, (&case.original, pa), (&mutated, pb))
+        super::equiv::proof_without_signature(language, (&case.original, pa), (&mutated, pb), true)
     {
         let notes = report.deterministic.notes.clone();
         return verdict_of(case, language, Some(function), &report, notes);

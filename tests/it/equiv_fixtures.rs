@@ -721,6 +721,40 @@ fn a_build_that_fails_past_a_missing_header_names_its_own_error() {
     );
 }
 
+/// A function no harness can call (a variadic one, a parameter of a type the harness does not
+/// build) is still proved equal when the proof applies, and still refused when it does not.
+#[test]
+fn a_function_no_harness_can_call_is_still_proved() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.c");
+    let b = dir.path().join("b.c");
+    let c = dir.path().join("c.c");
+    let f = |ret: &str| {
+        format!(
+            "#include <stdarg.h>\nint total(int n, ...) {{\n  va_list ap;\n  int t = 0;\n  va_start(ap, n);\n  for (int i = 0; i < n; i++) t += va_arg(ap, int);\n  va_end(ap);\n  return {ret};\n}}\n"
+        )
+    };
+    std::fs::write(&a, f("t")).unwrap();
+    std::fs::write(&b, f("t++")).unwrap();
+    std::fs::write(&c, f("t + 1")).unwrap();
+    let v = equiv(&a, &b);
+    assert_eq!(v["verdict"], "equivalent", "{v}");
+    assert_eq!(v["method"], "normalisation", "{v}");
+    assert!(v["compared"].to_string().contains("total"), "{v}");
+    let out = Command::new(env!("CARGO_BIN_EXE_crosscheck"))
+        .args(["equiv", "--no-llm", "--format", "json"])
+        .arg(&a)
+        .arg(&c)
+        .output()
+        .expect("crosscheck runs");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("variadic"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A difference that the generated inputs almost never reach (one input in billions) is found by
 /// the bounded symbolic check's model, then confirmed by running both sides on it.
 #[test]
