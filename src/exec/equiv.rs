@@ -96,11 +96,17 @@ pub enum Pick<'a> {
 
 /// Loads one side: reads the file, picks the function, reads its signature.
 pub fn load_side(spec: &str) -> Result<Side, String> {
+    let (path, language, text, func) = read_spec(spec)?;
+    side_from_text(&path, language, text, pick_of(func.as_deref()))
+}
+
+/// A spec's file, language, text and `:function` (or `:LINE`) part.
+fn read_spec(spec: &str) -> Result<(PathBuf, Language, String, Option<String>), String> {
     let (path, func) = split_spec(spec);
     let language = Language::from_path(&path)
         .ok_or_else(|| format!("{}: unknown language", path.display()))?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    side_from_text(&path, language, text, pick_of(func.as_deref()))
+    Ok((path, language, text, func))
 }
 
 /// The function a spec's `:function` or `:LINE` names (`FILE:LINE` picks the function defined
@@ -119,13 +125,7 @@ fn pick_of(func: Option<&str>) -> Pick<'_> {
 /// `FILE:LINE`) that cannot both be loaded to run (a parameter type no harness fills, a
 /// variadic function): a proof needs no signature. `None` when there is no proof.
 pub fn proof_of_specs(a: &str, b: &str) -> Option<EquivReport> {
-    let read = |spec: &str| -> Option<(PathBuf, Language, String, Option<String>)> {
-        let (path, func) = split_spec(spec);
-        let language = Language::from_path(&path)?;
-        let text = std::fs::read_to_string(&path).ok()?;
-        Some((path, language, text, func))
-    };
-    let ((path_a, la, ta, fa), (path_b, lb, tb, fb)) = (read(a)?, read(b)?);
+    let ((path_a, la, ta, fa), (path_b, lb, tb, fb)) = (read_spec(a).ok()?, read_spec(b).ok()?);
     if la != lb {
         return None;
     }
@@ -199,12 +199,26 @@ pub fn side_from_text(
     })
 }
 
+/// The normalisation proof of two sides; `versions`: they are two versions of one file (a
+/// program and its mutant), so `__FILE__` names the same file on both sides and a `__LINE__`
+/// that keeps its line is equal.
+fn prove_sides(
+    a: (&ParsedFile, &crate::syntax::functions::Function<'_>),
+    b: (&ParsedFile, &crate::syntax::functions::Function<'_>),
+    versions: bool,
+) -> Result<bool, String> {
+    if versions {
+        prove_versions_equivalent(a, b, &Cancel::never())
+    } else {
+        prove_program_equivalent(a, b, &Cancel::never())
+    }
+}
+
 /// The normalisation proof for two texts whose functions are picked as `side_from_text` picks
 /// them, without the signature a run needs (a function whose parameters no harness can fill,
 /// or a program that does not build, may still be proved equal to its mutant). `Some(report)`
-/// only when proved, with the (qualified) name of the first side's function. `versions`: the
-/// texts are two versions of one file (a program and its mutant), so `__FILE__` names the
-/// same file on both sides and a `__LINE__` that keeps its line is equal.
+/// only when proved, with the (qualified) name of the first side's function. `versions` as
+/// for [`prove_sides`].
 pub fn proof_without_signature(
     language: Language,
     a: (&str, Pick<'_>),
@@ -217,12 +231,7 @@ pub fn proof_without_signature(
     let (fa, _) = parse_source(language, a.0.to_string());
     let (fb, _) = parse_source(language, b.0.to_string());
     let (ga, gb) = (picked(&fa, a.1).ok()?, picked(&fb, b.1).ok()?);
-    let proof = if versions {
-        prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
-    } else {
-        prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
-    };
-    let proved = proof == Ok(true);
+    let proved = prove_sides((&fa, &ga), (&fb, &gb), versions) == Ok(true);
     proved.then(|| {
         let det = Deterministic {
             verdict: Verdict::Equivalent,
@@ -327,11 +336,7 @@ pub fn deterministic(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         let gb = reselect(&fb, &b.sig);
         if let (Ok(ga), Ok(gb)) = (ga, gb) {
             // Sides read from one path are versions of one file (a program and its mutant).
-            let proof = if a.path == b.path {
-                prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
-            } else {
-                prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
-            };
+            let proof = prove_sides((&fa, &ga), (&fb, &gb), a.path == b.path);
             return proof_or(proof, notes, || differential(a, b, opts));
         }
     }
@@ -1776,18 +1781,11 @@ pub fn proof_only(a: &Side, b: &Side) -> Deterministic {
         let fa = ParsedFile::parse(a.language, a.text.clone());
         let fb = ParsedFile::parse(b.language, b.text.clone());
         match (reselect(&fa, &a.sig), reselect(&fb, &b.sig)) {
-            (Ok(ga), Ok(gb)) => {
-                let proof = if a.path == b.path {
-                    prove_versions_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
-                } else {
-                    prove_program_equivalent((&fa, &ga), (&fb, &gb), &Cancel::never())
-                };
-                match proof {
-                    Ok(true) => verdict = Verdict::Equivalent,
-                    Ok(false) => notes.push("the normalised forms differ".to_string()),
-                    Err(e) => notes.push(format!("no normalisation: {e}")),
-                }
-            }
+            (Ok(ga), Ok(gb)) => match prove_sides((&fa, &ga), (&fb, &gb), a.path == b.path) {
+                Ok(true) => verdict = Verdict::Equivalent,
+                Ok(false) => notes.push("the normalised forms differ".to_string()),
+                Err(e) => notes.push(format!("no normalisation: {e}")),
+            },
             (Err(e), _) | (_, Err(e)) => notes.push(e),
         }
     }
