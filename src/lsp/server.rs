@@ -777,51 +777,85 @@ impl State {
         let found = self.fingerprinted_findings(a, &text, &lines);
         let other = |p: &str| self.parsed_unit(p);
         let mut jobs = super::questions::flow_jobs(a, &found, &parsed, &other);
-        // Function tasks: the functions edited since the document was opened (or all, or
-        // none), compared with the function texts of the first analysis after opening.
+        jobs.extend(self.function_jobs_for(a, &parsed, settings));
+        Some(jobs)
+    }
+
+    /// The function-task questions of an analysed version (made once per version, tasks and
+    /// mode): the functions edited since the document was opened (or all, or none), compared
+    /// with the function texts of the first analysis after opening. Making them takes the
+    /// file's call graph, tens of milliseconds on a 5,000-line file, so the workspace loop
+    /// makes them on a background thread ([`State::prepare_function_questions`]) before it
+    /// schedules.
+    fn function_jobs_for(
+        &self,
+        a: &FileAnalysis,
+        parsed: &ParsedFile,
+        settings: &Settings,
+    ) -> Vec<CheckJob> {
         use super::config::FunctionChecks;
-        let baseline: BTreeMap<String, String> = lock(&self.baselines)
-            .get(&a.uri)
-            .cloned()
-            .unwrap_or_default();
         let mode = settings.llm_function_checks;
         let made_for = (a.version, settings.llm_tasks.clone(), mode);
         let cached = lock(&self.function_questions)
             .get(&a.uri)
             .filter(|q| q.made_for == made_for)
             .map(|q| q.jobs.clone());
-        let function_jobs = match cached {
-            Some(j) => j,
-            None => {
-                let include = |f: &engine::FunctionFacts| match mode {
-                    FunctionChecks::Off => false,
-                    FunctionChecks::All => true,
-                    FunctionChecks::Edited => {
-                        baseline.get(&f.id) != Some(&engine::document_hash(&f.text))
-                    }
-                };
-                let made = super::questions::function_jobs(
-                    a,
-                    &parsed,
-                    &settings.llm_tasks,
-                    &include,
-                    crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
-                    &self.cancel,
-                );
-                if !self.cancel.is_cancelled() {
-                    lock(&self.function_questions).insert(
-                        a.uri.clone(),
-                        FunctionQuestions {
-                            made_for,
-                            jobs: made.clone(),
-                        },
-                    );
-                }
-                made
-            }
+        if let Some(jobs) = cached {
+            return jobs;
+        }
+        let baseline: BTreeMap<String, String> = lock(&self.baselines)
+            .get(&a.uri)
+            .cloned()
+            .unwrap_or_default();
+        let include = |f: &engine::FunctionFacts| match mode {
+            FunctionChecks::Off => false,
+            FunctionChecks::All => true,
+            FunctionChecks::Edited => baseline.get(&f.id) != Some(&engine::document_hash(&f.text)),
         };
-        jobs.extend(function_jobs);
-        Some(jobs)
+        let made = super::questions::function_jobs(
+            a,
+            parsed,
+            &settings.llm_tasks,
+            &include,
+            crate::crosscheck::facts::DEFAULT_MAX_QUESTIONS,
+            &self.cancel,
+        );
+        if !self.cancel.is_cancelled() {
+            lock(&self.function_questions).insert(
+                a.uri.clone(),
+                FunctionQuestions {
+                    made_for,
+                    jobs: made.clone(),
+                },
+            );
+        }
+        made
+    }
+
+    /// Makes (and keeps) the function-task questions of the documents' current analyses, so
+    /// that [`State::schedule_llm`], which runs on the runtime, finds them made. Blocking:
+    /// run it on a background thread.
+    fn prepare_function_questions(&self, uris: &[String]) {
+        for uri in uris {
+            if self.cancel.is_cancelled() || !self.scheduler.is_available() {
+                return;
+            }
+            let Some(a) = lock(&self.analyses).get(uri).cloned() else {
+                continue;
+            };
+            let excluded = lock(&self.docs).get(uri).is_none_or(|d| d.excluded);
+            let (_, settings, _) = self.settings_for_uri(uri);
+            if excluded || !settings.llm_enabled {
+                continue;
+            }
+            let parsed = lock(&self.docs)
+                .get(uri)
+                .filter(|d| d.version == a.version)
+                .and_then(|d| d.parsed());
+            if let Some(parsed) = parsed {
+                self.function_jobs_for(&a, &parsed, &settings);
+            }
+        }
     }
 
     /// (Re)schedules LLM checks for a document from its latest analysis.
@@ -1290,6 +1324,14 @@ impl State {
                 let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 self.workspace_last_run_ms.store(ms, Ordering::Relaxed);
             }
+            // The questions about edited functions take each file's call graph: made here, on
+            // a background thread, not on the runtime in the scheduling below.
+            let uris = lock(&self.docs).uris();
+            let me = Arc::clone(&self);
+            super::background::run_low_priority("questions", move || {
+                me.prepare_function_questions(&uris)
+            })
+            .await;
             let edges = new.edges().len();
             let new = Arc::new(new);
             let old = std::mem::replace(&mut *lock(&self.interproc), Arc::clone(&new));
