@@ -214,7 +214,7 @@ fn short_name(path: &str) -> String {
 /// findings share one, so preparing their questions is linear in the file, not quadratic).
 pub struct FlowFiles<'f, 'a> {
     file: &'f dyn Fn(&str) -> Option<&'a ParsedFile>,
-    functions: std::collections::BTreeMap<String, Option<(&'a ParsedFile, Vec<Function<'a>>)>>,
+    functions: std::collections::BTreeMap<String, Option<(&'a ParsedFile, &'a [Function<'a>])>>,
 }
 
 impl<'f, 'a> FlowFiles<'f, 'a> {
@@ -227,9 +227,10 @@ impl<'f, 'a> FlowFiles<'f, 'a> {
         }
     }
 
-    fn get(&mut self, path: &str) -> Option<&(&'a ParsedFile, Vec<Function<'a>>)> {
+    fn get(&mut self, path: &str) -> Option<&(&'a ParsedFile, &'a [Function<'a>])> {
         if !self.functions.contains_key(path) {
-            let entry = (self.file)(path).map(|p| (p, collect_functions(p)));
+            // Borrowed from the parse (computed once per parse), never copied per question.
+            let entry = (self.file)(path).map(|p| (p, p.functions()));
             self.functions.insert(path.to_string(), entry);
         }
         self.functions.get(path).and_then(Option::as_ref)
