@@ -32,12 +32,12 @@ use crate::analysis::callgraph::{build_call_graph, CallEdge, SourceUnit};
 use crate::analysis::cfg::build_cfg;
 use crate::analysis::dataflow::analyze_data_flow;
 use crate::analysis::pointsto::{analyze_file, HeapSite, PointsTo, TargetKind};
-use crate::syntax::functions::{collect_functions, Function, FunctionKind};
+use crate::syntax::functions::{Function, FunctionKind};
 use crate::syntax::normalize::{normalize_function, NormNode};
 use crate::syntax::{Cancel, Language, ParsedFile};
 use serde::Serialize;
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// Default cap on yes/no questions per prompt.
@@ -497,22 +497,14 @@ pub struct Question {
 pub struct FileFacts<'a> {
     pub path: String,
     pub file: &'a ParsedFile,
-    pub functions: Vec<Function<'a>>,
+    pub functions: &'a [Function<'a>],
     call_graph: Option<Vec<CallEdge>>,
-    /// What every call-graph question of the file shares, made once per `FileFacts`.
-    graph_summary: Option<GraphSummary>,
+    /// What every call-graph question of the file shares (defined names, wrappers over the
+    /// file's whole graph; no edges), made once per `FileFacts`: each question used to rebuild
+    /// it and copy the function list (on a 5,000-line file with a hundred edited functions,
+    /// about 40 ms per edit).
+    graph_summary: Option<CallGraphFacts>,
     points_to: Option<PointsTo>,
-}
-
-/// The file-level parts of call-graph questions: computed once for all the questions of a
-/// file (each question used to rebuild them, and copy the function list: on a 5,000-line
-/// file with a hundred edited functions, about 40 ms per edit).
-#[derive(Debug)]
-struct GraphSummary {
-    /// Names of the functions defined in the file.
-    defined: BTreeSet<String>,
-    /// Thin wrapper -> the library function it wraps, over the file's whole graph.
-    wrappers: BTreeMap<String, String>,
 }
 
 impl<'a> FileFacts<'a> {
@@ -520,7 +512,7 @@ impl<'a> FileFacts<'a> {
         FileFacts {
             path: path.to_string(),
             file,
-            functions: collect_functions(file),
+            functions: file.functions(),
             call_graph: None,
             graph_summary: None,
             points_to: None,
@@ -557,8 +549,7 @@ impl<'a> FileFacts<'a> {
             .map(|e| (e.caller.name.clone(), e.callee.name.clone()))
             .collect();
         let defined: BTreeSet<String> = self.functions.iter().map(|f| f.name.clone()).collect();
-        let wrappers = CallGraphFacts::new(BTreeSet::new(), defined.clone(), &whole).wrappers;
-        self.graph_summary = Some(GraphSummary { defined, wrappers });
+        self.graph_summary = Some(CallGraphFacts::new(BTreeSet::new(), defined, &whole));
     }
 
     fn points_to(&mut self, cancel: &Cancel) -> &PointsTo {
@@ -729,8 +720,7 @@ pub fn prepare(
             Reference::CallGraph {
                 facts: CallGraphFacts {
                     edges: own,
-                    defined: summary.map(|s| s.defined.clone()).unwrap_or_default(),
-                    wrappers: summary.map(|s| s.wrappers.clone()).unwrap_or_default(),
+                    ..summary.cloned().unwrap_or_default()
                 },
                 caller: func.name.clone(),
                 code_tokens: code_tokens(&text),
