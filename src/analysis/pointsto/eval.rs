@@ -32,11 +32,7 @@ impl Eval<'_> {
     }
 
     fn ret(&self, function: &str) -> BTreeSet<ObjKey> {
-        let node = self
-            .graph
-            .keys
-            .get(&NodeKey::Ret(function.to_string()))
-            .copied();
+        let node = self.graph.keys.get(&NodeKey::Ret(function.into())).copied();
         self.node_pts(node)
     }
 
@@ -79,7 +75,7 @@ impl Eval<'_> {
                     .flatten()
                     .collect(),
                 Callee::Alloc { heap, keeps_arg0 } => {
-                    let mut out = BTreeSet::from([ObjKey::Heap(heap.clone())]);
+                    let mut out = BTreeSet::from([ObjKey::Heap(heap.as_str().into())]);
                     if *keeps_arg0 {
                         if let Some(a) = call.args.first() {
                             out.extend(self.val(a));
@@ -87,7 +83,7 @@ impl Eval<'_> {
                     }
                     out
                 }
-                Callee::New { heap, .. } => BTreeSet::from([ObjKey::Heap(heap.clone())]),
+                Callee::New { heap, .. } => BTreeSet::from([ObjKey::Heap(heap.as_str().into())]),
                 Callee::CopyMem | Callee::ReturnsArg0 => {
                     call.args.first().map(|a| self.val(a)).unwrap_or_default()
                 }

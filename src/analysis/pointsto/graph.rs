@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 pub(crate) enum NodeKey {
     Var(VarKey),
     /// A function's return value.
-    Ret(String),
+    Ret(super::lower::Name),
     /// The contents of a function or heap object.
     Content(ObjKey),
 }
@@ -34,10 +34,57 @@ pub(crate) struct NodeData {
     pub pts: Bits,
     /// The part not propagated yet (disjoint from `pts`); empty unless the node is queued.
     delta: Bits,
-    succ: BTreeSet<u32>,
+    succ: Succ,
     /// The complex constraints, which few nodes have (about one in five on redis): kept out
     /// of line, so a node without them costs one pointer for all five lists.
     complex: Option<Box<Complex>>,
+}
+
+/// A node's copy-edge successors, iterated in ascending order: a sorted vector while there
+/// are few (most nodes have one or two, and a B-tree node costs 56 bytes however few it
+/// holds), a B-tree once there are more than [`Succ::SMALL`] (inserts stay logarithmic).
+#[derive(Debug, Clone)]
+enum Succ {
+    Small(Vec<u32>),
+    Large(BTreeSet<u32>),
+}
+
+impl Default for Succ {
+    fn default() -> Self {
+        Succ::Small(Vec::new())
+    }
+}
+
+impl Succ {
+    const SMALL: usize = 32;
+
+    /// Adds `b`; false when it was there.
+    fn insert(&mut self, b: u32) -> bool {
+        match self {
+            Succ::Large(set) => set.insert(b),
+            Succ::Small(list) => match list.binary_search(&b) {
+                Ok(_) => false,
+                Err(at) if list.len() < Self::SMALL => {
+                    list.insert(at, b);
+                    true
+                }
+                Err(_) => {
+                    let mut set: BTreeSet<u32> = list.drain(..).collect();
+                    set.insert(b);
+                    *self = Succ::Large(set);
+                    true
+                }
+            },
+        }
+    }
+
+    /// The successors, ascending.
+    fn extend_into(&self, out: &mut Vec<u32>) {
+        match self {
+            Succ::Small(list) => out.extend_from_slice(list),
+            Succ::Large(set) => out.extend(set.iter().copied()),
+        }
+    }
 }
 
 /// The complex constraints of one node (see [`NodeData::complex`]).
@@ -165,7 +212,7 @@ impl Graph {
     fn member_class(&self, base: &ObjKey, f: &str) -> Option<(u32, u32)> {
         let layout = match base {
             ObjKey::Var(v) => self.filter.vars.get(v),
-            ObjKey::Field(_, g) => self.filter.fields.get(g),
+            ObjKey::Field(_, g) => self.filter.fields.get(&**g),
             _ => None,
         };
         layout
@@ -178,7 +225,7 @@ impl Graph {
     fn filter_of(&self, key: &NodeKey) -> u32 {
         match key {
             NodeKey::Var(v) => self.classes.vars.get(v).map_or(NO_FILTER, |c| c.1),
-            NodeKey::Ret(f) => self.classes.returns.get(f).copied().unwrap_or(NO_FILTER),
+            NodeKey::Ret(f) => self.classes.returns.get(&**f).copied().unwrap_or(NO_FILTER),
             NodeKey::Content(ObjKey::Field(base, f)) => {
                 self.member_class(base, f).map_or(NO_FILTER, |c| c.1)
             }
@@ -235,8 +282,8 @@ impl Graph {
 
     fn var_node(&mut self, function: Option<&str>, name: &str) -> u32 {
         self.node(NodeKey::Var(VarKey {
-            function: function.map(str::to_string),
-            name: name.to_string(),
+            function: function.map(super::lower::Name::from),
+            name: name.into(),
         }))
     }
 
@@ -638,7 +685,7 @@ impl Graph {
             }
         }
         if let Some(res) = result {
-            let ret = self.node(NodeKey::Ret(function.to_string()));
+            let ret = self.node(NodeKey::Ret(function.into()));
             self.add_edge(ret, res);
         }
     }
@@ -653,7 +700,7 @@ impl Graph {
         for node in &mut self.nodes {
             let delta = std::mem::take(&mut node.delta);
             node.pts.union_with(&delta);
-            node.succ = BTreeSet::new();
+            node.succ = Succ::default();
             node.complex = None;
         }
         self.icalls = Vec::new();
@@ -706,7 +753,7 @@ impl Graph {
             // Successors as they are now (edges added during this visit get the whole set).
             let mut succ = std::mem::take(&mut self.succ_buf);
             succ.clear();
-            succ.extend(node.succ.iter().copied());
+            node.succ.extend_into(&mut succ);
             for &(dst, fid) in geps {
                 self.work = self.work.saturating_add(delta.len() as u64);
                 for &o in &delta {
@@ -961,7 +1008,7 @@ impl<'m> Gen<'m> {
     /// Generates `ret(function) ⊇ value`.
     pub fn returns(&mut self, function: &str, v: &Val) {
         if let Some(n) = self.value(v) {
-            let ret = self.graph.node(NodeKey::Ret(function.to_string()));
+            let ret = self.graph.node(NodeKey::Ret(function.into()));
             self.graph.add_edge(n, ret);
         }
     }
@@ -1006,8 +1053,8 @@ impl<'m> Gen<'m> {
             for (i, p) in params {
                 if let Some(a) = args.get(i).copied().flatten() {
                     let formal = ObjKey::Var(VarKey {
-                        function: Some(name.clone()),
-                        name: p,
+                        function: Some(name.as_str().into()),
+                        name: p.into(),
                     });
                     let f = self.addr_node(&formal);
                     self.struct_copy(a, f);
@@ -1035,7 +1082,7 @@ impl<'m> Gen<'m> {
             }
             Callee::Alloc { heap, keeps_arg0 } => {
                 let args: Vec<Option<u32>> = call.args.iter().map(|a| self.value(a)).collect();
-                let h = self.addr_node(&ObjKey::Heap(heap.clone()));
+                let h = self.addr_node(&ObjKey::Heap(heap.as_str().into()));
                 match (keeps_arg0, args.first().copied().flatten()) {
                     (true, Some(old)) => {
                         let t = self.temp();
@@ -1069,7 +1116,7 @@ impl<'m> Gen<'m> {
                 None
             }
             Callee::New { heap, ctors } => {
-                let h = self.addr_node(&ObjKey::Heap(heap.clone()));
+                let h = self.addr_node(&ObjKey::Heap(heap.as_str().into()));
                 self.direct_call(ctors, &call.args, Some(h), None);
                 Some(h)
             }

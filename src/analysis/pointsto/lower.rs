@@ -25,22 +25,27 @@ pub const MAX_DEPTH: usize = 256;
 /// objects finite for self-referential accesses such as `p = &p->next`.
 pub const MAX_FIELD_DEPTH: usize = 3;
 
+/// A name in a constraint key: shared, so the copies of a key in the solver's maps (node
+/// keys, object keys, object ids) cost a reference count, not an allocation each; ordered
+/// and hashed as the string.
+pub(crate) type Name = std::sync::Arc<str>;
+
 /// A variable: a global (`function == None`) or a local/parameter of a function.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct VarKey {
-    pub function: Option<String>,
-    pub name: String,
+    pub function: Option<Name>,
+    pub name: Name,
 }
 
 /// An abstract memory object.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum ObjKey {
     Var(VarKey),
-    Func(String),
+    Func(Name),
     /// Allocation site, `malloc@FILE:LINE:COL`.
-    Heap(String),
+    Heap(Name),
     /// The field of an object (a struct variable, a heap block, or a field itself).
-    Field(Box<ObjKey>, String),
+    Field(Box<ObjKey>, Name),
     /// Internal: the meeting point of one struct copy between two pointer-designated places
     /// (never in a points-to set).
     Hub(u32),
@@ -67,7 +72,7 @@ impl ObjKey {
         match self {
             _ if !filter.has_field(self, f) => self.clone(),
             _ if self.field_depth() >= MAX_FIELD_DEPTH => self.clone(),
-            _ => ObjKey::Field(Box::new(self.clone()), f.to_string()),
+            _ => ObjKey::Field(Box::new(self.clone()), f.into()),
         }
     }
 }
@@ -94,7 +99,7 @@ impl FieldFilter {
             // A heap block's type is unknown; a copy hub carries whatever fields pass.
             ObjKey::Heap(_) | ObjKey::Hub(_) => true,
             ObjKey::Var(v) => of_type(self.vars.get(v)),
-            ObjKey::Field(_, inner) => of_type(self.fields.get(inner)),
+            ObjKey::Field(_, inner) => of_type(self.fields.get(&**inner)),
             ObjKey::Func(_) => false,
         }
     }
@@ -343,8 +348,8 @@ impl<'a> Lowerer<'a> {
             if let Some(flags) = scope.locals.get(name) {
                 return Resolved::Var(
                     VarKey {
-                        function: Some(f),
-                        name: name.to_string(),
+                        function: Some(f.into()),
+                        name: name.into(),
                     },
                     *flags,
                 );
@@ -372,7 +377,7 @@ impl<'a> Lowerer<'a> {
             return Resolved::Var(
                 VarKey {
                     function: None,
-                    name: name.to_string(),
+                    name: name.into(),
                 },
                 *flags,
             );
@@ -405,15 +410,15 @@ impl<'a> Lowerer<'a> {
         // Unknown names (externs declared elsewhere, macros) are treated as globals.
         Loc::Obj(ObjKey::Var(VarKey {
             function: None,
-            name: name.to_string(),
+            name: name.into(),
         }))
     }
 
     /// A data member used without `this->`: field `name` of `*this`.
     fn this_loc(&self, function: String, name: &str) -> Loc {
         let this = Val::Load(Loc::Obj(ObjKey::Var(VarKey {
-            function: Some(function),
-            name: "this".to_string(),
+            function: Some(function.into()),
+            name: "this".into(),
         })));
         deref(self.gep(this, name))
     }
@@ -445,7 +450,7 @@ impl<'a> Lowerer<'a> {
             }
             Resolved::ThisField(f, _) => self.this_loc(f, name),
             Resolved::Funcs(fs) => match fs.into_iter().next() {
-                Some(f) => Loc::Obj(ObjKey::Func(f)),
+                Some(f) => Loc::Obj(ObjKey::Func(f.into())),
                 None => Loc::Deref(Box::new(Val::Nothing)),
             },
             Resolved::Unknown => Self::unknown_global(name),
@@ -478,7 +483,7 @@ impl<'a> Lowerer<'a> {
             }
             Resolved::Funcs(fs) => union(
                 fs.into_iter()
-                    .map(|f| Val::Addr(Loc::Obj(ObjKey::Func(f))))
+                    .map(|f| Val::Addr(Loc::Obj(ObjKey::Func(f.into()))))
                     .collect(),
             ),
             Resolved::Unknown => Val::Load(Self::unknown_global(name)),
@@ -685,7 +690,7 @@ impl<'a> Lowerer<'a> {
         if !fs.is_empty() {
             return union(
                 fs.into_iter()
-                    .map(|f| Val::Addr(Loc::Obj(ObjKey::Func(f))))
+                    .map(|f| Val::Addr(Loc::Obj(ObjKey::Func(f.into()))))
                     .collect(),
             );
         }
@@ -703,8 +708,8 @@ impl<'a> Lowerer<'a> {
     fn val_this(&mut self) -> Val {
         match self.this_owner() {
             Some(f) => Val::Load(Loc::Obj(ObjKey::Var(VarKey {
-                function: Some(f),
-                name: "this".to_string(),
+                function: Some(f.into()),
+                name: "this".into(),
             }))),
             None => Val::Nothing,
         }
@@ -819,7 +824,7 @@ impl<'a> Lowerer<'a> {
             .get(self.unit)
             .and_then(|u| u.lambdas.get(&node.start_byte()));
         match name {
-            Some(n) => Val::Addr(Loc::Obj(ObjKey::Func(n.clone()))),
+            Some(n) => Val::Addr(Loc::Obj(ObjKey::Func(n.as_str().into()))),
             None => Val::Nothing,
         }
     }
@@ -885,7 +890,7 @@ impl<'a> Lowerer<'a> {
             .into_iter()
             .next()
         {
-            Some(f) => Loc::Obj(ObjKey::Func(f)),
+            Some(f) => Loc::Obj(ObjKey::Func(f.into())),
             None => self.name_loc(&simple_class_name(&name)),
         }
     }
@@ -1172,8 +1177,8 @@ impl<'a> Lowerer<'a> {
             .any(|c| self.model.defs_of(c).any(|d| d.has_this));
         callee_has_this.then(|| {
             Val::Load(Loc::Obj(ObjKey::Var(VarKey {
-                function: Some(owner),
-                name: "this".to_string(),
+                function: Some(owner.into()),
+                name: "this".into(),
             })))
         })
     }

@@ -515,7 +515,11 @@ fn target_sets(graph: &Graph) -> TargetSets {
         }
         ranks.sort_unstable();
         ranks.dedup();
-        out.push((var.function.clone(), var.name.clone(), ranks.clone()));
+        out.push((
+            var.function.as_deref().map(str::to_string),
+            var.name.to_string(),
+            ranks.clone(),
+        ));
     }
     // `keys` is ordered by node key, not by (function, name): sort for the lookups.
     out.sort_unstable_by(|a, b| {

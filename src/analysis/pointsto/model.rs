@@ -356,8 +356,8 @@ impl Model {
                     {
                         self.raw_vars.push((
                             VarKey {
-                                function: Some(func.name.clone()),
-                                name: name.clone(),
+                                function: Some(func.name.as_str().into()),
+                                name: name.as_str().into(),
                             },
                             shape_of(unit, file, t, declarator).adjusted_for_parameter(),
                         ));
@@ -371,8 +371,8 @@ impl Model {
                         if !declarator_has_pointer(d) {
                             self.var_types.insert(
                                 VarKey {
-                                    function: Some(func.name.clone()),
-                                    name: name.clone(),
+                                    function: Some(func.name.as_str().into()),
+                                    name: name.as_str().into(),
                                 },
                                 t,
                             );
@@ -504,8 +504,8 @@ impl Model {
         for (name, shape) in local_shapes {
             self.raw_vars.push((
                 VarKey {
-                    function: Some(func.name.clone()),
-                    name,
+                    function: Some(func.name.as_str().into()),
+                    name: name.into(),
                 },
                 shape,
             ));
@@ -513,8 +513,8 @@ impl Model {
         for (name, ty) in record_types {
             self.var_types
                 .entry(VarKey {
-                    function: Some(func.name.clone()),
-                    name,
+                    function: Some(func.name.as_str().into()),
+                    name: name.into(),
                 })
                 .or_insert(ty);
         }
@@ -554,7 +554,7 @@ impl Model {
                                     self.raw_vars.push((
                                         VarKey {
                                             function: None,
-                                            name: name.clone(),
+                                            name: name.as_str().into(),
                                         },
                                         shape_of(unit, file, t, Some(d)),
                                     ));
@@ -564,7 +564,7 @@ impl Model {
                                     self.var_types
                                         .entry(VarKey {
                                             function: None,
-                                            name: name.clone(),
+                                            name: name.as_str().into(),
                                         })
                                         .or_insert_with(|| t.clone());
                                 }

@@ -177,16 +177,16 @@ impl Walker<'_, '_> {
                     .is_some_and(|s| s.locals.contains_key(name)) =>
             {
                 VarKey {
-                    function: Some(f.to_string()),
-                    name: name.to_string(),
+                    function: Some(f.into()),
+                    name: name.into(),
                 }
             }
             _ => VarKey {
                 function: None,
                 name: if lw.file.language == crate::syntax::Language::Cpp {
-                    super::model::simple_class_name(name)
+                    super::model::simple_class_name(name).into()
                 } else {
-                    name.to_string()
+                    name.into()
                 },
             },
         }
