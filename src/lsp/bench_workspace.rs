@@ -3,9 +3,11 @@
 //! the workspace analysis are done a trailing comment is toggled in it `edits` times (after
 //! the last line, or at the end of `edit_line`, inside a function),
 //! `interval_ms` apart (the analysis after each edit runs as it would while typing pauses).
-//! Measured: time to the first publication, to indexing and analysis done, each edit's
-//! didChange -> publishDiagnostics latency, CPU per edit (until the workspace analysis has
-//! settled again), and the process's resident memory (peak and settled).
+//! Measured: time to the first publication, the latency of edits made while indexing runs
+//! (the same toggle, up to `edits` of them, `interval_ms` apart, as long as the server still
+//! reports indexing or a pending workspace analysis), time to indexing and analysis done, each
+//! later edit's didChange -> publishDiagnostics latency, CPU per edit (until the workspace
+//! analysis has settled again), and the process's resident memory (peak and settled).
 //!
 //! The reference, measured in the same run after the server has shut down: every file the
 //! server indexed read and parsed and held at once (what a server holding every tree needs
@@ -40,6 +42,10 @@ pub struct WorkspaceBenchReport {
     pub edits: usize,
     pub edit_median_ms: f64,
     pub edit_max_ms: f64,
+    /// Edits answered while the server still reported indexing or a pending analysis.
+    pub indexing_edits: usize,
+    pub indexing_edit_median_ms: f64,
+    pub indexing_edit_max_ms: f64,
     pub cpu_per_edit_s: f64,
     /// Resident memory when the run started (the benchmark itself).
     pub start_mib: f64,
@@ -58,6 +64,7 @@ impl WorkspaceBenchReport {
         format!(
             "bench-lsp --workspace: {} files, {} lines\n\
              first publish {:.2} s, indexing and workspace analysis done {:.1} s\n\
+             {} edits while indexing: didChange -> diagnostics median {:.1} ms, max {:.1} ms\n\
              {} edits: didChange -> diagnostics median {:.1} ms, max {:.1} ms; CPU per edit {:.2} s\n\
              resident memory: start {:.0} MiB, peak {:.0} MiB ({:.0} MiB when indexing was done), settled {:.0} MiB\n\
              reference (same run): every indexed file parsed and held, {:.0} MiB over the start; \
@@ -66,6 +73,9 @@ impl WorkspaceBenchReport {
             self.lines,
             self.first_publish_s,
             self.settled_s,
+            self.indexing_edits,
+            self.indexing_edit_median_ms,
+            self.indexing_edit_max_ms,
             self.edits,
             self.edit_median_ms,
             self.edit_max_ms,
@@ -186,6 +196,43 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
         .await
         .ok_or("no diagnostics after didOpen")?;
     let first_publish_s = t0.elapsed().as_secs_f64();
+    // Edits while indexing runs: each must be answered without waiting for the indexing.
+    let mut version = 1i64;
+    let mut during = Vec::new();
+    for e in 0..opts.edits {
+        let st = client
+            .request(STATUS_REQUEST, Value::Null)
+            .await
+            .map_err(|e| e.to_string())?;
+        if st["indexing"] != true && st["workspace_pending"] != true {
+            break;
+        }
+        version += 1;
+        let new = if e % 2 == 0 { &edited } else { &text };
+        let t = Instant::now();
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]}),
+            )
+            .await;
+        client
+            .wait_diagnostics(&uri, version, Duration::from_secs(120))
+            .await
+            .ok_or_else(|| format!("no diagnostics for version {version} (while indexing)"))?;
+        during.push(t.elapsed().as_secs_f64() * 1000.0);
+        tokio::time::sleep(Duration::from_millis(opts.interval_ms)).await;
+    }
+    if during.len() % 2 == 1 {
+        // Back to the opened text, so that the measured edits below start from it.
+        version += 1;
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+            )
+            .await;
+    }
     let st = settled(&client, 0, Duration::from_secs(3600)).await?;
     let settled_s = t0.elapsed().as_secs_f64();
     let (_, indexing_peak_mib) = memory_mib();
@@ -193,7 +240,7 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
     let cpu0 = cpu_seconds();
     let mut latencies = Vec::with_capacity(opts.edits);
     for e in 0..opts.edits {
-        let version = 2 + e as i64;
+        version += 1;
         let new = if e % 2 == 0 {
             edited.clone()
         } else {
@@ -258,6 +305,7 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
     let all_trees_mib = (with_ref - before_ref).max(0.0);
     let mut sorted = latencies;
     sorted.sort_by(|a, b| a.total_cmp(b));
+    during.sort_by(|a, b| a.total_cmp(b));
     Ok(WorkspaceBenchReport {
         files,
         lines,
@@ -266,6 +314,9 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
         edits: opts.edits,
         edit_median_ms: sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
         edit_max_ms: sorted.last().copied().unwrap_or(0.0),
+        indexing_edits: during.len(),
+        indexing_edit_median_ms: during.get(during.len() / 2).copied().unwrap_or(0.0),
+        indexing_edit_max_ms: during.last().copied().unwrap_or(0.0),
         cpu_per_edit_s,
         start_mib,
         indexing_peak_mib,

@@ -612,6 +612,10 @@ async fn the_workspace_benchmark_measures_a_real_folder() {
     );
     assert!(r.peak_mib >= r.settled_mib && r.settled_mib > 0.0, "{r:?}");
     assert!(r.to_text().contains("2 files, 7 lines"), "{}", r.to_text());
+    // Edits while indexing stop once the server has settled (two files settle quickly).
+    assert!(r.indexing_edits <= 3, "{r:?}");
+    assert!(r.indexing_edit_median_ms <= r.indexing_edit_max_ms, "{r:?}");
+    assert!(r.to_text().contains("while indexing"), "{}", r.to_text());
     // The edit inside the function (line 4), and a line the file does not have.
     let inside = WorkspaceBenchOptions {
         edit_line: Some(4),
