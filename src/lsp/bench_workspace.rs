@@ -132,6 +132,28 @@ fn uri_of(path: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("{}: not an absolute path", path.display()))
 }
 
+/// Replaces the document's text with `text` as `version`; the milliseconds until that
+/// version's diagnostics are published.
+async fn timed_edit(
+    client: &LspClient,
+    uri: &str,
+    version: i64,
+    text: &str,
+) -> Result<f64, String> {
+    let t = Instant::now();
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+        )
+        .await;
+    client
+        .wait_diagnostics(uri, version, Duration::from_secs(120))
+        .await
+        .ok_or_else(|| format!("no diagnostics for version {version}"))?;
+    Ok(t.elapsed().as_secs_f64() * 1000.0)
+}
+
 /// Runs the benchmark on a runtime of its own.
 pub fn run_blocking(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, String> {
     super::bench::on_own_runtime(run(opts))
@@ -209,29 +231,13 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
         }
         version += 1;
         let new = if e % 2 == 0 { &edited } else { &text };
-        let t = Instant::now();
-        client
-            .notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]}),
-            )
-            .await;
-        client
-            .wait_diagnostics(&uri, version, Duration::from_secs(120))
-            .await
-            .ok_or_else(|| format!("no diagnostics for version {version} (while indexing)"))?;
-        during.push(t.elapsed().as_secs_f64() * 1000.0);
+        during.push(timed_edit(&client, &uri, version, new).await?);
         tokio::time::sleep(Duration::from_millis(opts.interval_ms)).await;
     }
     if during.len() % 2 == 1 {
         // Back to the opened text, so that the measured edits below start from it.
         version += 1;
-        client
-            .notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
-            )
-            .await;
+        timed_edit(&client, &uri, version, &text).await?;
     }
     let st = settled(&client, 0, Duration::from_secs(3600)).await?;
     let settled_s = t0.elapsed().as_secs_f64();
@@ -241,23 +247,8 @@ pub async fn run(opts: &WorkspaceBenchOptions) -> Result<WorkspaceBenchReport, S
     let mut latencies = Vec::with_capacity(opts.edits);
     for e in 0..opts.edits {
         version += 1;
-        let new = if e % 2 == 0 {
-            edited.clone()
-        } else {
-            text.clone()
-        };
-        let t = Instant::now();
-        client
-            .notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": new}]}),
-            )
-            .await;
-        client
-            .wait_diagnostics(&uri, version, Duration::from_secs(120))
-            .await
-            .ok_or_else(|| format!("no diagnostics for version {version}"))?;
-        latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        let new = if e % 2 == 0 { &edited } else { &text };
+        latencies.push(timed_edit(&client, &uri, version, new).await?);
         tokio::time::sleep(Duration::from_millis(opts.interval_ms)).await;
     }
     let st = client
