@@ -122,8 +122,8 @@ impl FunctionRef {
 
 /// A call from `caller` to `callee`. The endpoints are shared: every edge of a function
 /// points to its one `FunctionRef` (compared, ordered and serialised as the value), so an
-/// edge costs three words rather than six strings (redis's 222k C call edges took ~60 MiB as
-/// copies).
+/// edge costs three words rather than copies of both endpoints' path, name and signature
+/// (figures in ARCHITECTURE.md, "workspace").
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct CallEdge {
     pub caller: Arc<FunctionRef>,

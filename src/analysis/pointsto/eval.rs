@@ -3,7 +3,7 @@
 //! expressions (alias assertions, claims about `s->next->data`) after the analysis.
 
 use super::graph::{Graph, NodeKey};
-use super::lower::{Callee, Loc, ObjKey, Val};
+use super::lower::{Callee, Loc, Name, ObjKey, Val};
 use super::model::Model;
 use std::collections::BTreeSet;
 
@@ -75,7 +75,7 @@ impl Eval<'_> {
                     .flatten()
                     .collect(),
                 Callee::Alloc { heap, keeps_arg0 } => {
-                    let mut out = BTreeSet::from([ObjKey::Heap(heap.as_str().into())]);
+                    let mut out = BTreeSet::from([ObjKey::Heap(Name::clone(heap))]);
                     if *keeps_arg0 {
                         if let Some(a) = call.args.first() {
                             out.extend(self.val(a));
@@ -83,7 +83,7 @@ impl Eval<'_> {
                     }
                     out
                 }
-                Callee::New { heap, .. } => BTreeSet::from([ObjKey::Heap(heap.as_str().into())]),
+                Callee::New { heap, .. } => BTreeSet::from([ObjKey::Heap(Name::clone(heap))]),
                 Callee::CopyMem | Callee::ReturnsArg0 => {
                     call.args.first().map(|a| self.val(a)).unwrap_or_default()
                 }

@@ -11,7 +11,7 @@
 //! into `pts`, so no node holds its set twice.
 
 use super::bits::Bits;
-use super::lower::{address_of_value, CallIr, Callee, FieldFilter, Loc, ObjKey, Val, VarKey};
+use super::lower::{address_of_value, CallIr, Callee, FieldFilter, Loc, Name, ObjKey, Val, VarKey};
 use super::model::Model;
 use super::types::{self, TypeClasses, FILTERS, NO_FILTER, OBJ_FUNC, OBJ_UNKNOWN};
 use crate::syntax::Cancel;
@@ -1082,7 +1082,7 @@ impl<'m> Gen<'m> {
             }
             Callee::Alloc { heap, keeps_arg0 } => {
                 let args: Vec<Option<u32>> = call.args.iter().map(|a| self.value(a)).collect();
-                let h = self.addr_node(&ObjKey::Heap(heap.as_str().into()));
+                let h = self.addr_node(&ObjKey::Heap(Name::clone(heap)));
                 match (keeps_arg0, args.first().copied().flatten()) {
                     (true, Some(old)) => {
                         let t = self.temp();
@@ -1116,7 +1116,7 @@ impl<'m> Gen<'m> {
                 None
             }
             Callee::New { heap, ctors } => {
-                let h = self.addr_node(&ObjKey::Heap(heap.as_str().into()));
+                let h = self.addr_node(&ObjKey::Heap(Name::clone(heap)));
                 self.direct_call(ctors, &call.args, Some(h), None);
                 Some(h)
             }

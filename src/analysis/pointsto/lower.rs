@@ -147,7 +147,7 @@ pub(crate) enum Callee {
     /// A call through a pointer: every function the value may point to is bound.
     Indirect(Val),
     /// A heap allocation; `keeps_arg0` for `realloc` (the result may be the old block).
-    Alloc { heap: String, keeps_arg0: bool },
+    Alloc { heap: Name, keeps_arg0: bool },
     /// `memcpy(d, s, n)` and friends: `*d = *s`, result `d`.
     CopyMem,
     /// Library functions returning (a pointer into) their first argument.
@@ -155,7 +155,7 @@ pub(crate) enum Callee {
     /// Unknown external function: arguments evaluated for side effects, no result.
     External,
     /// C++ `new T(args)`: a heap object bound as `this` of T's constructors.
-    New { heap: String, ctors: Vec<String> },
+    New { heap: Name, ctors: Vec<String> },
 }
 
 /// Allocation functions: the result is a fresh heap object named by its site.
@@ -1147,7 +1147,7 @@ impl<'a> Lowerer<'a> {
         let lib = simple.as_str();
         if ALLOC_FNS.contains(&lib) {
             return Callee::Alloc {
-                heap: self.heap_name(lib, call),
+                heap: self.heap_name(lib, call).into(),
                 keeps_arg0: lib == "realloc" || lib == "reallocarray",
             };
         }
@@ -1224,7 +1224,10 @@ impl<'a> Lowerer<'a> {
             .map(|p| self.init_value(p, d))
             .unwrap_or(Val::Nothing);
         let call = Val::Call(Box::new(CallIr {
-            callee: Callee::New { heap, ctors },
+            callee: Callee::New {
+                heap: heap.into(),
+                ctors,
+            },
             args,
         }));
         seq(vec![placement], call)
