@@ -187,8 +187,9 @@ impl FunctionResult {
 /// Per-function results of [`analyze_parsed_with`] kept between analyses of one document, so
 /// an edit re-analyses only the functions whose text (or context) changed. The key (exact,
 /// see `memo_key`) is everything a function's CFG and data flow read: its text and start column, names,
-/// kind, parameters, the file's language and imported names. Only results of error-free
-/// parses that were not cancelled are kept. A function that moved keeps its result when
+/// kind, parameters, the file's language and imported names, and for a function whose subtree
+/// has a syntax error the shape of that subtree (error recovery may shape the same text
+/// differently). Results of cancelled parses are not kept. A function that moved keeps its result when
 /// only line numbers change ([`FunctionResult::moved`]). Each analysis keeps exactly the
 /// entries it used, so the memo holds at most one entry per function of the last version.
 #[derive(Debug, Default)]
@@ -225,6 +226,12 @@ fn memo_key(
         imports,
     ];
     let mut key = format!("{:?}\u{0}{col}\u{0}{:?}", file.language, func.kind);
+    if func.node.has_error() {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        file.hash_shape(func.node, &mut h);
+        key.push_str(&format!("\u{0}shape:{:016x}", h.finish()));
+    }
     for p in parts {
         // Length-prefixed, so no two part lists spell the same key.
         key.push_str(&format!("\u{0}{}:", p.len()));
@@ -293,9 +300,11 @@ pub fn analyze_parsed_with(
     let mut functions = Vec::new();
     let mut found = findings::pattern_findings(path, file, cancel);
     found.extend(findings::syntax_findings(path, file));
-    // A parse with errors may shape a function's text differently from an error-free one:
-    // no reuse then (and nothing kept).
-    let memo_usable = !file.has_errors();
+    // Error recovery may shape the same text differently: a function whose subtree has an
+    // error is keyed by its tree's shape too (`memo_key`), so a syntax error elsewhere in the
+    // file (an unknown macro in C) does not stop the other functions' reuse. A cancelled
+    // parse is not reused from (nor kept).
+    let memo_usable = !file.cancelled;
     let imports = if memo.is_some() && memo_usable {
         file.imported_names()
             .iter()

@@ -296,9 +296,11 @@ pub fn to_lsp(
         .map(|p| {
             let f = &p.merged.finding;
             let range = encoding::line_range(text, lines, f.line, enc);
-            let related: Vec<DiagnosticRelatedInformation> = f
-                .related
-                .iter()
+            // Long paths are cut to what a reader can follow (`MAX_SHOWN_PATH`); the last
+            // related location says how much was left out.
+            let (shown, omitted) = findings::shown_related(&f.related);
+            let mut related: Vec<DiagnosticRelatedInformation> = shown
+                .into_iter()
                 .filter_map(|r| {
                     let (ruri, rrange) = if r.file == path {
                         (uri.clone(), encoding::line_range(text, lines, r.line, enc))
@@ -320,6 +322,15 @@ pub fn to_lsp(
                     })
                 })
                 .collect();
+            if omitted > 0 {
+                related.push(DiagnosticRelatedInformation {
+                    location: Location::new(uri.clone(), range),
+                    message: format!(
+                        "taint path: {omitted} more locations not shown (`crosscheck analyze` lists the whole path)"
+                    ),
+                });
+            }
+            let (evidence, evidence_omitted) = findings::shown_evidence(&f.evidence);
             let llm = p.merged.llm.as_deref().map(llm_data);
             let data = json!({
                 "tier": f.tier.name(),
@@ -327,7 +338,8 @@ pub fn to_lsp(
                 "function": f.function,
                 "partial": partial,
                 "fingerprint": p.merged.fingerprint,
-                "evidence": f.evidence,
+                "evidence": evidence,
+                "evidence_omitted": evidence_omitted,
                 "llm": llm.unwrap_or(Value::Null),
             });
             Diagnostic {

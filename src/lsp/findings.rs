@@ -88,6 +88,53 @@ pub struct Related {
     pub message: String,
 }
 
+/// At most this many locations of one finding's path are shown to the editor (related
+/// information, `data.evidence`, hover). A flow merged from many sources can pass through
+/// hundreds of lines (one sink in git's `builtin/commit.c` has 27 sources and 346 path
+/// elements: 684 KB of diagnostics for one file, re-sent on every edit); the whole path stays
+/// in the finding (its LLM question, `crosscheck analyze`).
+pub const MAX_SHOWN_PATH: usize = 24;
+
+/// Which of `len` path elements are shown (ascending), and how many are left out. All of them
+/// up to [`MAX_SHOWN_PATH`]; past it the sources first (up to half the places, in path
+/// order), the last element (the sink), and the steps nearest the sink.
+pub fn shown_path(len: usize, is_source: impl Fn(usize) -> bool) -> (Vec<usize>, usize) {
+    if len <= MAX_SHOWN_PATH {
+        return ((0..len).collect(), 0);
+    }
+    let mut chosen: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+    chosen.insert(len - 1);
+    for i in (0..len).filter(|&i| is_source(i)).take(MAX_SHOWN_PATH / 2) {
+        chosen.insert(i);
+    }
+    for i in (0..len).rev() {
+        if chosen.len() >= MAX_SHOWN_PATH {
+            break;
+        }
+        chosen.insert(i);
+    }
+    let shown: Vec<usize> = chosen.into_iter().collect();
+    let omitted = len - shown.len();
+    (shown, omitted)
+}
+
+/// [`shown_path`] over items (a finding's related locations or evidence), `is_source` telling
+/// the sources apart.
+fn shown_items<T>(items: &[T], is_source: impl Fn(&T) -> bool) -> (Vec<&T>, usize) {
+    let (idx, omitted) = shown_path(items.len(), |i| items.get(i).is_some_and(&is_source));
+    (idx.iter().filter_map(|&i| items.get(i)).collect(), omitted)
+}
+
+/// The shown related locations of a finding (a source's message starts `taint source`).
+pub fn shown_related(related: &[Related]) -> (Vec<&Related>, usize) {
+    shown_items(related, |r| r.message.starts_with("taint source"))
+}
+
+/// The shown evidence of a finding (a source's note starts `source`).
+pub fn shown_evidence(evidence: &[Evidence]) -> (Vec<&Evidence>, usize) {
+    shown_items(evidence, |e| e.note.starts_with("source"))
+}
+
 /// One finding, before presentation.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Finding {
@@ -376,5 +423,30 @@ impl FindingProvider for TaintProvider {
             out.insert(u.path.clone(), mapped);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_path_is_shown_whole() {
+        assert_eq!(shown_path(3, |_| false), (vec![0, 1, 2], 0));
+        let (all, omitted) = shown_path(MAX_SHOWN_PATH, |i| i == 0);
+        assert_eq!((all.len(), omitted), (MAX_SHOWN_PATH, 0));
+    }
+
+    #[test]
+    fn a_long_path_keeps_its_sources_its_sink_and_the_steps_before_the_sink() {
+        // Sources at 0, 10, 20, ... 290; sink at 299.
+        let (shown, omitted) = shown_path(300, |i| i % 10 == 0);
+        assert_eq!(shown.len(), MAX_SHOWN_PATH);
+        assert_eq!(omitted, 300 - MAX_SHOWN_PATH);
+        assert!(shown.windows(2).all(|w| w[0] < w[1]), "ascending");
+        let sources: Vec<usize> = (0..MAX_SHOWN_PATH / 2).map(|k| k * 10).collect();
+        assert_eq!(&shown[..MAX_SHOWN_PATH / 2], sources.as_slice());
+        let tail: Vec<usize> = (300 - MAX_SHOWN_PATH / 2..300).collect();
+        assert_eq!(&shown[MAX_SHOWN_PATH / 2..], tail.as_slice());
     }
 }

@@ -1002,16 +1002,20 @@ impl State {
                 // Only outcomes about the findings' current questions (code edited since
                 // shows no stale LLM data until it is asked again).
                 let found = self.fingerprinted_findings(&a, &text, &lines);
-                let current: BTreeMap<String, String> = {
+                let stored = self.scheduler.outcomes(uri);
+                // The current questions are made only when there are outcomes to match: a
+                // flow's question reads the code of every file on its path (tens of
+                // milliseconds for a workspace flow through many files).
+                let current: BTreeMap<String, String> = if stored.is_empty() {
+                    BTreeMap::new()
+                } else {
                     let other = |p: &str| self.parsed_unit(p);
                     super::questions::flow_jobs(&a, &found, &parsed, &other)
                         .into_iter()
                         .map(|j| (j.slot.clone(), j.content_hash()))
                         .collect()
                 };
-                let outcomes: BTreeMap<String, Arc<super::scheduler::CheckOutcome>> = self
-                    .scheduler
-                    .outcomes(uri)
+                let outcomes: BTreeMap<String, Arc<super::scheduler::CheckOutcome>> = stored
                     .into_iter()
                     .filter(|(slot, s)| current.get(slot) == Some(&s.content_hash))
                     .map(|(slot, s)| (slot, s.outcome))

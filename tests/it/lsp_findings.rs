@@ -395,6 +395,58 @@ async fn diagnostics_carry_core_findings_with_severity_tier_and_taint_path() {
     );
 }
 
+/// A flow through many lines (in real C, one sink reached from dozens of sources through
+/// hundreds of lines) is shown with its source, its sink and the steps nearest the sink, and
+/// says how many locations it leaves out: not hundreds of related locations on every edit.
+#[tokio::test]
+async fn a_long_taint_path_is_cut_to_what_a_reader_can_follow() {
+    let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
+    let uri = "file:///w/long.py";
+    let mut text = String::from("import os\n\n\ndef run():\n    a0 = input()\n");
+    for i in 1..60 {
+        text.push_str(&format!("    a{i} = a{} + \"x\"\n", i - 1));
+    }
+    text.push_str("    os.system(a59)\n");
+    open(&c, uri, "python", 1, &text).await;
+    let diags = diagnostics(&c, uri, 1).await;
+    let taint = find(&diags, "taint-command");
+    let related = taint["relatedInformation"].as_array().expect("taint path");
+    let limit = crosscheck::lsp::findings::MAX_SHOWN_PATH;
+    assert_eq!(related.len(), limit + 1, "{related:?}");
+    let line = |r: &Value| r["location"]["range"]["start"]["line"].as_u64().unwrap();
+    assert_eq!(line(&related[0]), 4, "the source `a0 = input()` first");
+    assert!(related[0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("taint source"));
+    let last = related.last().unwrap();
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains("more locations not shown"),
+        "{last}"
+    );
+    assert_eq!(line(last), 64, "the note sits on the sink");
+    assert_eq!(line(&related[limit - 1]), 64, "the sink is shown");
+    let shown: Vec<u64> = related.iter().map(line).collect();
+    assert!(
+        shown.windows(2).all(|w| w[0] <= w[1]),
+        "in path order: {shown:?}"
+    );
+    let evidence = taint["data"]["evidence"].as_array().unwrap();
+    assert_eq!(evidence.len(), limit);
+    let omitted = taint["data"]["evidence_omitted"].as_u64().unwrap();
+    assert!(omitted > 0);
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{omitted} more locations")),
+        "the note counts what `data.evidence` leaves out: {omitted}, {last}"
+    );
+}
+
 #[tokio::test]
 async fn hover_on_a_finding_line_shows_the_rule_documentation() {
     let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;

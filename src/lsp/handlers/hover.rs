@@ -148,11 +148,12 @@ fn rule_docs(state: &Arc<State>, uri: &str, version: i32, line: usize) -> String
     md
 }
 
-/// A taint flow's path as `lines 3 → 4` (other files named: `lib.py:7`).
+/// A taint flow's path as `lines 3 → 4` (other files named: `lib.py:7`); a long path as the
+/// locations the diagnostic shows, with the count of those left out.
 fn flow_path(path: &str, f: &crate::lsp::findings::Finding) -> String {
-    let steps: Vec<String> = f
-        .related
-        .iter()
+    let (shown, omitted) = crate::lsp::findings::shown_related(&f.related);
+    let steps: Vec<String> = shown
+        .into_iter()
         .map(|r| {
             if r.file == path {
                 format!("{}", r.line)
@@ -161,7 +162,12 @@ fn flow_path(path: &str, f: &crate::lsp::findings::Finding) -> String {
             }
         })
         .collect();
-    format!("lines {}", steps.join(" → "))
+    let more = if omitted > 0 {
+        format!(" ({omitted} more locations not shown)")
+    } else {
+        String::new()
+    };
+    format!("lines {}{more}", steps.join(" → "))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
