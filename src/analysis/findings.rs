@@ -355,6 +355,12 @@ pub fn syntax_findings(path: &str, file: &ParsedFile) -> Vec<Finding> {
             }
         ),
     };
+    // Without the preprocessor, what does not parse in C and C++ is mostly a macro.
+    let message = if matches!(file.language, Language::C | Language::Cpp) {
+        format!("{message} (in C and C++ usually a macro crosscheck does not expand: it parses them without their preprocessor)")
+    } else {
+        message
+    };
     vec![Finding {
         rule: "syntax-error".into(),
         line: first.line,

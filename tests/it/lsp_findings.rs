@@ -447,6 +447,20 @@ async fn a_long_taint_path_is_cut_to_what_a_reader_can_follow() {
     );
 }
 
+/// C is parsed without its preprocessor: what does not parse there is mostly a macro the
+/// compiler expands (git's `UNUSED`), so it is an information naming that cause, not an error.
+#[tokio::test]
+async fn c_code_that_does_not_parse_is_an_information_that_names_macros() {
+    let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
+    let uri = "file:///w/attr.c";
+    let text = "static int f(void *p UNUSED)\n{\n    return 1;\n}\n";
+    open(&c, uri, "c", 1, text).await;
+    let diags = diagnostics(&c, uri, 1).await;
+    let d = find(&diags, "syntax-error");
+    assert_eq!(d["severity"], 3, "{d}");
+    assert!(d["message"].as_str().unwrap().contains("macro"), "{d}");
+}
+
 #[tokio::test]
 async fn hover_on_a_finding_line_shows_the_rule_documentation() {
     let (c, _s) = start(no_llm(), init_params(None, false, Value::Null)).await;
