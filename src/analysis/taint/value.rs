@@ -174,6 +174,23 @@ pub(super) struct Entry {
     pub trail: u32,
 }
 
+/// The number of distinct labels in two entry lists sorted by label.
+fn union_len(a: &[Entry], b: &[Entry]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.label.cmp(&y.label) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+        n += 1;
+    }
+    n + (a.len() - i) + (b.len() - j)
+}
+
 /// A set of entries sorted by label, one per label.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(super) struct Taint(pub Vec<Entry>);
@@ -201,9 +218,12 @@ impl Taint {
             self.0 = other.0.clone();
             return;
         }
-        let mut out = Vec::with_capacity(self.0.len() + other.0.len());
-        let (mut i, mut j) = (0, 0);
         let (a, b) = (&self.0, &other.0);
+        // Sized exactly (labels present on both sides count once): joined taints are kept in
+        // summaries and in the memo's interpretations, and `len + len` left most of them with
+        // room for entries that never came.
+        let mut out = Vec::with_capacity(union_len(a, b));
+        let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
             match (a.get(i), b.get(j)) {
                 (Some(x), Some(y)) if x.label == y.label => {
