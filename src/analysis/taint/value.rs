@@ -47,10 +47,15 @@ pub(super) struct Trails {
 
 /// The hash of a trail node's key (the trail before it and its step).
 fn node_hash(prev: u32, step: Step) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let a = (u64::from(prev) << 32 | u64::from(step.unit)).wrapping_mul(K);
-    let b = (a ^ u64::from(step.line)).wrapping_mul(K);
-    b ^ (b >> 29)
+    // SplitMix64's finaliser over the three fields: every input bit reaches the low bits the
+    // table indexes by and the high bits it tags entries with.
+    let mut x = (u64::from(prev) << 32 | u64::from(step.unit))
+        ^ u64::from(step.line).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 impl Trails {
