@@ -1538,7 +1538,7 @@ pub fn build_service(opts: ServerOptions) -> (LspService<Backend>, ClientSocket,
 }
 
 /// Serves the protocol over a byte stream until `exit`. Returns the exit code: 0 when
-/// `shutdown` came before `exit` (or the stream ended after it), 1 otherwise. Input passes
+/// `shutdown` was received before `exit` (or the stream ended after it), 1 otherwise. Input passes
 /// through [`transport::pump`], so malformed frames are answered, not fatal.
 pub async fn serve<I, O>(input: I, output: O, opts: ServerOptions) -> i32
 where
@@ -1547,10 +1547,15 @@ where
 {
     let (service, socket, shutdown) = build_service(opts);
     let (checked, pipe) = tokio::io::duplex(1 << 20);
-    let pumping = tokio::spawn(transport::pump(input, pipe));
+    // `exit` written right behind `shutdown` can end the session before the `shutdown`
+    // handler has run: the transport's record of what came first decides then.
+    let end = Arc::new(transport::SessionEnd::default());
+    let noted = Arc::clone(&end);
+    let pumping =
+        tokio::spawn(async move { transport::pump_noting_end(input, pipe, &noted).await });
     Server::new(checked, output, socket).serve(service).await;
     pumping.abort();
-    if shutdown.load(Ordering::SeqCst) {
+    if shutdown.load(Ordering::SeqCst) || end.shutdown_before_exit() {
         0
     } else {
         1

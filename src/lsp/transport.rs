@@ -352,7 +352,51 @@ async fn header<R: AsyncRead + Unpin>(inp: &mut Input<R>) -> Option<Header> {
 
 /// Copies LSP frames from `input` to `output`, replacing malformed ones (see the module docs).
 /// Returns at the end of `input` or when `output` is closed.
-pub async fn pump<R, W>(input: R, mut output: W)
+pub async fn pump<R, W>(input: R, output: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    pump_noting_end(input, output, &SessionEnd::default()).await
+}
+
+/// What the transport saw of a session's end, in stream order: the server's own `shutdown`
+/// handler may not have run yet when an `exit` written right behind the request ends the
+/// session, yet the specification asks for exit code 0 when `shutdown` was *received* first.
+#[derive(Debug, Default)]
+pub struct SessionEnd {
+    shutdown: std::sync::atomic::AtomicBool,
+    exit_first: std::sync::atomic::AtomicBool,
+}
+
+impl SessionEnd {
+    /// A `shutdown` request came in before any `exit` notification.
+    pub fn shutdown_before_exit(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.shutdown.load(SeqCst) && !self.exit_first.load(SeqCst)
+    }
+
+    fn note(&self, body: &[u8]) {
+        use std::sync::atomic::Ordering::SeqCst;
+        // Both messages are a few dozen bytes: larger bodies (documents) are not parsed again.
+        if body.len() > 4096 {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(body) else {
+            return;
+        };
+        match v.get("method").and_then(Value::as_str) {
+            Some("shutdown") if v.get("id").is_some_and(|id| !id.is_null()) => {
+                self.shutdown.store(true, SeqCst)
+            }
+            Some("exit") if !self.shutdown.load(SeqCst) => self.exit_first.store(true, SeqCst),
+            _ => {}
+        }
+    }
+}
+
+/// [`pump`], noting in `end` the `shutdown` and `exit` messages it forwards.
+pub async fn pump_noting_end<R, W>(input: R, mut output: W, end: &SessionEnd)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -405,6 +449,9 @@ where
                     ),
                     Some(Ok(body)) => match check_body(body) {
                         Checked::Frame(f) => {
+                            if let Some(b) = f.windows(4).position(|w| w == b"\r\n\r\n") {
+                                end.note(f.get(b + 4..).unwrap_or_default());
+                            }
                             out.extend(f);
                             resyncing = false;
                         }

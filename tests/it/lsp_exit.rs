@@ -136,6 +136,34 @@ fn exit_without_shutdown_exits_with_code_one() {
     assert_eq!(code, 1);
 }
 
+/// A client may write `exit` right behind `shutdown` without waiting for the answer: the
+/// request was received first, so the exit code is 0 (it was 1 every time: `exit` ended the
+/// session before the `shutdown` handler ran). `exit` before `shutdown` stays 1.
+#[test]
+fn shutdown_and_exit_written_together_exit_with_code_zero() {
+    let end = [
+        frame(&json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null})),
+        frame(&json!({"jsonrpc": "2.0", "method": "exit", "params": null})),
+    ]
+    .concat();
+    for _ in 0..3 {
+        let chunks = vec![
+            frame(&init()),
+            frame(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})),
+            end.clone(),
+        ];
+        let (code, _, _) = run_raw_session(&chunks, &[]);
+        assert_eq!(code, 0);
+    }
+    let reversed = [
+        frame(&json!({"jsonrpc": "2.0", "method": "exit", "params": null})),
+        frame(&json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null})),
+    ]
+    .concat();
+    let (code, _, _) = run_raw_session(&[frame(&init()), reversed], &[]);
+    assert_eq!(code, 1, "exit before shutdown");
+}
+
 #[test]
 fn a_desynchronising_frame_costs_one_error_and_shutdown_exit_still_work() {
     let open = br#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/s.py","languageId":"python","version":1,"text":"def f(x):\n    return '\ud800'\n"}}}"#;
