@@ -248,7 +248,7 @@ enum Checked {
 
 /// The body as tower-lsp-server can decode it: unchanged, repaired (lone surrogates, invalid
 /// UTF-8), or the replacement frame that answers it.
-fn check_body(body: Vec<u8>) -> Checked {
+fn check_body(body: Vec<u8>, end: &SessionEnd) -> Checked {
     let mut body = body;
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
@@ -283,6 +283,7 @@ fn check_body(body: Vec<u8>) -> Checked {
     if is_request {
         let method = value.get("method").and_then(Value::as_str).unwrap_or("");
         let id = value.get("id").filter(|v| !v.is_null());
+        end.note(method, id.is_some());
         if let (true, Some(id)) = (method.starts_with("$/"), id) {
             if !KNOWN_DOLLAR_METHODS.contains(&method) {
                 return Checked::Frame(replacement(
@@ -376,20 +377,12 @@ impl SessionEnd {
         self.shutdown.load(SeqCst) && !self.exit_first.load(SeqCst)
     }
 
-    fn note(&self, body: &[u8]) {
+    /// Notes a request (`has_id`) or notification the transport forwards, in stream order.
+    fn note(&self, method: &str, has_id: bool) {
         use std::sync::atomic::Ordering::SeqCst;
-        // Both messages are a few dozen bytes: larger bodies (documents) are not parsed again.
-        if body.len() > 4096 {
-            return;
-        }
-        let Ok(v) = serde_json::from_slice::<Value>(body) else {
-            return;
-        };
-        match v.get("method").and_then(Value::as_str) {
-            Some("shutdown") if v.get("id").is_some_and(|id| !id.is_null()) => {
-                self.shutdown.store(true, SeqCst)
-            }
-            Some("exit") if !self.shutdown.load(SeqCst) => self.exit_first.store(true, SeqCst),
+        match method {
+            "shutdown" if has_id => self.shutdown.store(true, SeqCst),
+            "exit" if !self.shutdown.load(SeqCst) => self.exit_first.store(true, SeqCst),
             _ => {}
         }
     }
@@ -447,11 +440,8 @@ where
                         &mut out,
                         &mut resyncing,
                     ),
-                    Some(Ok(body)) => match check_body(body) {
+                    Some(Ok(body)) => match check_body(body, end) {
                         Checked::Frame(f) => {
-                            if let Some(b) = f.windows(4).position(|w| w == b"\r\n\r\n") {
-                                end.note(f.get(b + 4..).unwrap_or_default());
-                            }
                             out.extend(f);
                             resyncing = false;
                         }
