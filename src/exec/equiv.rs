@@ -231,7 +231,11 @@ pub fn proof_without_signature(
     let (fa, _) = parse_source(language, a.0.to_string());
     let (fb, _) = parse_source(language, b.0.to_string());
     let (ga, gb) = (picked(&fa, a.1).ok()?, picked(&fb, b.1).ok()?);
-    let proved = prove_sides((&fa, &ga), (&fb, &gb), versions) == Ok(true);
+    let proof = prove_sides((&fa, &ga), (&fb, &gb), versions);
+    if let Err(why) = &proof {
+        tracing::debug!("normalisation of {}: {why}", ga.name);
+    }
+    let proved = proof == Ok(true);
     proved.then(|| {
         let det = Deterministic {
             verdict: Verdict::Equivalent,

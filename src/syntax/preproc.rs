@@ -206,6 +206,161 @@ impl Macros {
     }
 }
 
+/// One `#define` as the compiler reads it (see [`define_directives`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefineDirective {
+    pub name: String,
+    /// `None` for object-like macros; the parameter names of function-like ones.
+    pub params: Option<Vec<String>>,
+    /// The replacement with comments replaced by a space and whitespace collapsed.
+    pub body: String,
+    /// The directive's bytes in the original text (its continuation lines included).
+    pub span: std::ops::Range<usize>,
+}
+
+/// The text of a C/C++ file read as translation phases 2 and 3 read it: a backslash before a
+/// line break joins two lines, and a comment is one space, so a comment that runs over
+/// several lines continues the line it starts on. The result lists its logical lines with
+/// their original byte ranges; `#define` directives among them are in `defines`, the other
+/// lines' text (comments removed, literals kept) in `code`.
+///
+/// tree-sitter's grammar can misread a directive that the compiler reads plainly: in GNU
+/// make's `ADD_BLOCK`, a comment holding a line continuation ends the `#define` early, and
+/// the grammar then reports a macro named `if`. What must not be wrong about macros reads
+/// them here instead. Linear in the text; at most `MAX_DEFINITIONS` directives are kept.
+#[derive(Debug, Default, Clone)]
+pub struct DirectiveScan {
+    pub defines: Vec<DefineDirective>,
+    /// The logical lines that are not `#define` directives.
+    pub code: Vec<String>,
+}
+
+pub fn define_directives(text: &str) -> DirectiveScan {
+    let b = text.as_bytes();
+    let mut scan = DirectiveScan::default();
+    let mut line = String::new();
+    let mut start = 0usize;
+    let mut i = 0usize;
+    // A line break (`\n` or `\r\n`) starting at `j`: its length.
+    let newline_at = |j: usize| -> usize {
+        match b.get(j) {
+            Some(b'\n') => 1,
+            Some(b'\r') if b.get(j + 1) == Some(&b'\n') => 2,
+            _ => 0,
+        }
+    };
+    let finish = |line: &mut String, start: usize, end: usize, scan: &mut DirectiveScan| {
+        match parse_define(line) {
+            Some((name, params, body)) => {
+                if scan.defines.len() < MAX_DEFINITIONS {
+                    scan.defines.push(DefineDirective {
+                        name,
+                        params,
+                        body,
+                        span: start..end,
+                    });
+                }
+            }
+            None => scan.code.push(std::mem::take(line)),
+        }
+        line.clear();
+    };
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' && newline_at(i + 1) > 0 {
+            i += 1 + newline_at(i + 1);
+            continue;
+        }
+        let nl = newline_at(i);
+        if nl > 0 {
+            finish(&mut line, start, i, &mut scan);
+            i += nl;
+            start = i;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |j| i + 2 + j + 2);
+            line.push(' ');
+            i = end;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            // To the end of the line; a backslash before the break continues the comment.
+            i += 2;
+            while i < b.len() {
+                if b[i] == b'\\' && newline_at(i + 1) > 0 {
+                    i += 1 + newline_at(i + 1);
+                } else if newline_at(i) > 0 {
+                    break;
+                } else {
+                    i += 1;
+                }
+            }
+            line.push(' ');
+            continue;
+        }
+        if c == b'"' || c == b'\'' {
+            // A literal, copied; it ends at its quote or (unterminated) at the line's end.
+            let from = i;
+            i += 1;
+            while i < b.len() && b[i] != c && newline_at(i) == 0 {
+                i += if b[i] == b'\\' && newline_at(i + 1) == 0 {
+                    2
+                } else {
+                    1
+                };
+            }
+            i = (i + usize::from(i < b.len() && b[i] == c)).min(b.len());
+            line.push_str(&String::from_utf8_lossy(&b[from..i]));
+            continue;
+        }
+        // Copy up to the next byte that needs a look.
+        let from = i;
+        while i < b.len() && !matches!(b[i], b'\\' | b'\n' | b'\r' | b'/' | b'"' | b'\'') {
+            i += 1;
+        }
+        if i == from {
+            i += 1;
+        }
+        line.push_str(&String::from_utf8_lossy(&b[from..i]));
+    }
+    finish(&mut line, start, b.len(), &mut scan);
+    scan
+}
+
+/// `# define NAME(params) body` -> (name, params, body collapsed); `None` for other lines.
+fn parse_define(line: &str) -> Option<(String, Option<Vec<String>>, String)> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("define")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    if !is_identifier(name) {
+        return None;
+    }
+    let mut rest = &rest[end..];
+    let params = match rest.strip_prefix('(') {
+        Some(inner) => {
+            let close = inner.find(')')?;
+            let list = inner[..close]
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect();
+            rest = &inner[close + 1..];
+            Some(list)
+        }
+        None => None,
+    };
+    let body = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some((name.to_string(), params, body))
+}
+
 /// A macro body with comments and line continuations removed and whitespace collapsed.
 fn clean_body(raw: &str) -> String {
     let joined = raw.replace("\\\r\n", " ").replace("\\\n", " ");
@@ -264,6 +419,35 @@ mod tests {
 
     fn macros(lang: Language, src: &str) -> Macros {
         Macros::of(&ParsedFile::parse(lang, src))
+    }
+
+    #[test]
+    fn directives_are_read_as_the_compiler_reads_them() {
+        // GNU make's ADD_BLOCK: a comment inside the body holds a line continuation.
+        let text = "# define ADD_BLOCK(list, addr) \\\n  do { \\\n    /* If we cannot get a block\t \\\n       we stop.  */ \\\n    if (p != NULL) { \\\n      (list) = p; \\\n    } \\\n  } while (0)\n\
+                    int f(int x) { return x; } // #define NOT_A_MACRO 1\n\
+                    #define MULTI 1 /* a comment over\n two lines */ + 2\n\
+                    char *s = \"#define IN_A_STRING 1\";\n\
+                    #  define\tSPACED(a,b)   ((a) +  (b))\n#define EMPTY\n#defineX 1\n";
+        let scan = define_directives(text);
+        let names: Vec<&str> = scan.defines.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["ADD_BLOCK", "MULTI", "SPACED", "EMPTY"]);
+        let add = &scan.defines[0];
+        assert_eq!(
+            add.params.as_deref(),
+            Some(&["list".to_string(), "addr".to_string()][..])
+        );
+        assert_eq!(add.body, "do { if (p != NULL) { (list) = p; } } while (0)");
+        assert_eq!(&text[add.span.clone()][..9], "# define ");
+        assert!(text[add.span.clone()].ends_with("while (0)"));
+        assert_eq!(scan.defines[1].body, "1 + 2");
+        assert_eq!(scan.defines[2].body, "((a) + (b))");
+        assert_eq!(scan.defines[3].body, "");
+        assert!(scan
+            .code
+            .iter()
+            .any(|l| l.contains("return x;") && !l.contains("NOT_A_MACRO")));
+        assert!(scan.code.iter().any(|l| l.contains("IN_A_STRING")));
     }
 
     #[test]

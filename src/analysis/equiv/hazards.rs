@@ -25,10 +25,18 @@
 //!     and any name may be read by an object-like macro. Names, stores, parentheses and
 //!     constants stay as written; zero comparisons without a sign (rule 8) are rewritten
 //!     outside call arguments, and dead post-updates (rule 7) only in a `return` (nothing of
-//!     the function runs after it), outside call arguments. Standard library macros evaluate
-//!     each argument once (C11 7.1.4), so system headers (`<x.h>`) bring no such hazard;
+//!     the function runs after it), outside the arguments of calls other than the standard
+//!     library's. Standard library macros evaluate each argument once (C11 7.1.4), and a
+//!     program may not define a standard function's name as a macro once its header is
+//!     included (7.1.3), so system headers (`<x.h>`) bring no such hazard;
 //! - **shadowed type names**: names the file defines as a type or macro (`typedef long size_t;`),
 //!   whose standard meaning the rewrites must not assume.
+//!
+//! Macros are read from the text as the compiler reads them
+//! ([`crate::syntax::preproc::define_directives`]: lines joined at a backslash, comments as
+//! one space), not from the grammar's tree, which can misread a directive (GNU make's
+//! `ADD_BLOCK` came out of it as a macro named `if`, and every function with an `if` lost its
+//! rewrites).
 
 use crate::syntax::lang::{field, kind};
 use crate::syntax::{Language, ParsedFile};
@@ -65,6 +73,9 @@ pub(super) struct Hazards {
     /// definition). Their values depend on the file's name and the line of use, so a proof
     /// stands only between two versions of one file where each sits on the same line.
     pub positional: Vec<(String, usize, bool)>,
+    /// C/C++ standard headers the file includes (`<string.h>`, as written between the
+    /// brackets).
+    pub system_headers: BTreeSet<String>,
 }
 
 impl Hazards {
@@ -75,6 +86,9 @@ impl Hazards {
         }
         self.opacity = self.opacity.max(other.opacity);
         self.below_strict = self.below_strict.max(other.below_strict);
+        // A name the standard reserves is reserved if either side includes its header.
+        self.system_headers
+            .extend(other.system_headers.iter().cloned());
         for (name, m) in &other.reading_macros {
             merge_macro(&mut self.reading_macros, name, m.clone());
         }
@@ -266,7 +280,11 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
             return h;
         }
     }
-    if matches!(lang, Language::C | Language::Cpp) {
+    // C/C++ directives as the compiler reads them (not as the grammar may misread them).
+    let directives = matches!(lang, Language::C | Language::Cpp)
+        .then(|| crate::syntax::preproc::define_directives(&file.text));
+    if let Some(d) = &directives {
+        let lines = crate::syntax::position::LineIndex::new(&file.text);
         for w in C_PREDEFINED {
             let positional = C_POSITIONAL.contains(w);
             for at in word_positions(&file.text, w) {
@@ -276,23 +294,10 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
                     ));
                     return h;
                 }
-                let line = file.text[..at].matches('\n').count() + 1;
-                let in_macro = file
-                    .tree
-                    .root_node()
-                    .descendant_for_byte_range(at, at + w.len())
-                    .is_some_and(|n| {
-                        let mut cur = Some(n);
-                        while let Some(c) = cur {
-                            if c.kind() == kind::PREPROC_DEF
-                                || c.kind() == kind::PREPROC_FUNCTION_DEF
-                            {
-                                return true;
-                            }
-                            cur = c.parent();
-                        }
-                        false
-                    });
+                let line = lines.line_of(at) + 1;
+                // Spans are in text order: the last one starting at or before `at`.
+                let k = d.defines.partition_point(|def| def.span.start <= at);
+                let in_macro = k > 0 && d.defines[k - 1].span.contains(&at);
                 h.positional.push((w.to_string(), line, in_macro));
             }
         }
@@ -311,21 +316,38 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
             h.decline = Some(format!("nesting deeper than {}", super::normal::MAX_DEPTH));
             return h;
         }
-        if let Some(why) = node_hazard(file, lang, node, &mut h, &mut reading_macros) {
+        if let Some(why) = node_hazard(file, lang, node, &mut h) {
             h.decline = Some(why);
             return h;
         }
         let k = node.kind();
-        if node.child_count() == 0 && (k == kind::IDENTIFIER || k == kind::TYPE_IDENTIFIER) {
-            used.insert(file.node_text(node).to_string());
-        }
-        // A macro's own name in its definition is not a use.
         if k == kind::PREPROC_DEF || k == kind::PREPROC_FUNCTION_DEF {
             continue;
         }
         let mut c = node.walk();
         for kid in node.children(&mut c) {
             stack.push((kid, depth + 1));
+        }
+    }
+    if let Some(d) = &directives {
+        for def in &d.defines {
+            let mut words = body_words(&def.body);
+            if let Some(params) = &def.params {
+                words.retain(|w| !params.contains(w));
+            }
+            // An object-like macro of literals and type keywords reads nothing.
+            if def.params.is_some() || !words.is_empty() {
+                let tokens = def.body.contains('#');
+                merge_macro(&mut reading_macros, &def.name, MacroReads { words, tokens });
+            }
+            h.shadowed_types.insert(def.name.clone());
+        }
+        // Uses: the names of every other logical line (a macro's own definition is no use).
+        for line in &d.code {
+            used.extend(body_words(line));
+            if let Some(header) = system_include(line) {
+                h.system_headers.insert(header.to_string());
+            }
         }
     }
     h.below_strict = h.opacity;
@@ -342,7 +364,6 @@ fn node_hazard(
     lang: Language,
     node: Node<'_>,
     h: &mut Hazards,
-    reading_macros: &mut BTreeMap<String, MacroReads>,
 ) -> Option<String> {
     let k = node.kind();
     let text = |n: Node<'_>| file.node_text(n);
@@ -403,41 +424,6 @@ fn node_hazard(
                 if project {
                     // Its macros are not seen here.
                     h.opacity = h.opacity.max(Opacity::Header);
-                }
-            }
-            kind::PREPROC_FUNCTION_DEF => {
-                if let Some(n) = node.child_by_field_name(field::NAME) {
-                    let body = node
-                        .child_by_field_name(field::VALUE)
-                        .map(&text)
-                        .unwrap_or("");
-                    let params = node
-                        .child_by_field_name(field::PARAMETERS)
-                        .map(|p| body_words(text(p)))
-                        .unwrap_or_default();
-                    let mut words = body_words(body);
-                    words.retain(|w| !params.contains(w));
-                    let m = MacroReads {
-                        words,
-                        tokens: body.contains('#'),
-                    };
-                    merge_macro(reading_macros, text(n), m);
-                    h.shadowed_types.insert(text(n).to_string());
-                }
-            }
-            kind::PREPROC_DEF => {
-                if let Some(n) = node.child_by_field_name(field::NAME) {
-                    let name = text(n).to_string();
-                    let body = node
-                        .child_by_field_name(field::VALUE)
-                        .map(&text)
-                        .unwrap_or("");
-                    let words = body_words(body);
-                    if !words.is_empty() {
-                        let tokens = body.contains('#');
-                        merge_macro(reading_macros, &name, MacroReads { words, tokens });
-                    }
-                    h.shadowed_types.insert(name);
                 }
             }
             kind::TYPE_DEFINITION | kind::ALIAS_DECLARATION => {
@@ -523,6 +509,64 @@ fn body_words(body: &str) -> BTreeSet<String> {
     out
 }
 
+/// `#include <x.h>` -> `x.h`.
+fn system_include(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("include")?.trim_start();
+    let inner = rest.strip_prefix('<')?;
+    Some(inner[..inner.find('>')?].trim())
+}
+
+/// C standard library functions whose every invocation evaluates each argument exactly once
+/// even where the library implements them as macros (C11 7.1.4; `getc` and `putc`, which may
+/// evaluate their stream twice, are not here), with the header that declares them. Once that
+/// header is included, a program that defines one of these names as a macro of its own has
+/// undefined behaviour (C11 7.1.3), so an unseen project header cannot make them evaluate an
+/// argument twice.
+const C_STD_FUNCTIONS: &[(&str, &[&str])] = &[
+    (
+        "string.h",
+        &[
+            "memchr", "memcmp", "memcpy", "memmove", "memset", "strcat", "strchr", "strcmp",
+            "strcoll", "strcpy", "strcspn", "strerror", "strlen", "strncat", "strncmp", "strncpy",
+            "strpbrk", "strrchr", "strspn", "strstr", "strxfrm",
+        ],
+    ),
+    (
+        "stdlib.h",
+        &[
+            "abs", "atof", "atoi", "atol", "atoll", "calloc", "free", "getenv", "labs", "llabs",
+            "malloc", "realloc", "strtod", "strtol", "strtoll", "strtoul", "strtoull",
+        ],
+    ),
+    (
+        "ctype.h",
+        &[
+            "isalnum", "isalpha", "iscntrl", "isdigit", "isgraph", "islower", "isprint", "ispunct",
+            "isspace", "isupper", "isxdigit", "tolower", "toupper",
+        ],
+    ),
+    (
+        "stdio.h",
+        &[
+            "fputs", "printf", "fprintf", "puts", "putchar", "sprintf", "snprintf",
+        ],
+    ),
+];
+
+impl Hazards {
+    /// Whether a call of `name` is the C standard library's function, which evaluates each
+    /// argument once ([`C_STD_FUNCTIONS`]): its header is included, and the file does not
+    /// define the name itself (as a macro or a type).
+    pub fn standard_call(&self, name: &str) -> bool {
+        !self.shadowed_types.contains(name)
+            && !self.reading_macros.contains_key(name)
+            && C_STD_FUNCTIONS
+                .iter()
+                .any(|(h, names)| names.contains(&name) && self.system_headers.contains(*h))
+    }
+}
+
 /// Where `word` occurs in `text` as a whole identifier (byte offsets).
 fn word_positions(text: &str, word: &str) -> Vec<usize> {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
@@ -604,6 +648,44 @@ mod tests {
 
     fn scanned(lang: Language, src: &str) -> Hazards {
         scan(&ParsedFile::parse(lang, src))
+    }
+
+    #[test]
+    fn macros_are_read_from_the_text_not_from_a_misread_tree() {
+        // GNU make's ADD_BLOCK: its comment holds a line continuation, and the grammar reads
+        // a macro named `if` out of the body. The compiler reads one macro, ADD_BLOCK.
+        let src = "# define ADD_BLOCK(list, addr) \\\n  do { \\\n    /* If we cannot get a block\t \\\n       we stop.  */ \\\n    if (p != NULL) { \\\n      (list) = p; \\\n    } \\\n  } while (0)\n\
+                   void g(void *a) { ADD_BLOCK(a, a); }\n\
+                   int f(int x) { if (x > 0) return 1; return 0; }\n";
+        let h = scanned(Language::C, src);
+        assert!(h.decline.is_none());
+        assert_eq!(
+            h.reading_macros.keys().collect::<Vec<_>>(),
+            ["ADD_BLOCK"],
+            "one macro, named as the compiler names it"
+        );
+        // ADD_BLOCK is used, so the file is strict; `f` names no reading macro.
+        assert_eq!(h.opacity, Opacity::Strict);
+        assert_eq!(
+            h.in_function("int f(int x) { if (x > 0) return 1; return 0; }"),
+            Opacity::None
+        );
+        assert_eq!(
+            h.in_function("void g(void *p) { ADD_BLOCK(p, p); }"),
+            Opacity::Strict
+        );
+        // A `__LINE__` inside a continued macro body is inside the macro.
+        let line = scanned(
+            Language::C,
+            "#define WHERE(x) \\\n  log(x, \\\n  __LINE__)\nint f(int x) { WHERE(x); return x; }\n",
+        );
+        assert!(line.decline.is_some_and(|d| d.contains("macro expands")));
+        // Comment words are not names the macro reads.
+        let commented = scanned(
+            Language::C,
+            "#define K 3 /* the count of x */\nint f(int x) { return x + K; }\n",
+        );
+        assert!(commented.reading_macros.is_empty());
     }
 
     #[test]

@@ -191,7 +191,7 @@ fn canonical_tree(
         remove_dead_stores(&mut tree, &ctx);
     }
     let facts = local_facts(file, func, lang, hz);
-    drop_dead_post_updates(&mut tree, &ctx, &facts, header);
+    drop_dead_post_updates(&mut tree, &ctx, &facts, hz, header);
     sign_free_comparisons(&mut tree, &ctx, &facts, header, false);
     if header {
         // Names, parentheses and constants stay as written (a header's macro may see them).
@@ -1579,8 +1579,16 @@ fn last_start(t: &T) -> usize {
 /// which `x` is never named again. `return p++;`, `savestring(s, end--  - s);` as a last use.
 ///
 /// `header_only`: a project header's macros are not seen, so only a `return` qualifies and no
-/// update inside a call's arguments (the callee may be a macro that evaluates them twice).
-fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts, header_only: bool) {
+/// update inside a call's arguments (the callee may be a macro that evaluates them twice),
+/// unless the callee is a C standard library function whose header the file includes
+/// ([`Hazards::standard_call`]: it evaluates each argument once).
+fn drop_dead_post_updates(
+    t: &mut T,
+    ctx: &Ctx,
+    facts: &LocalFacts,
+    hz: &Hazards,
+    header_only: bool,
+) {
     if facts.scalars.is_empty() {
         return;
     }
@@ -1625,12 +1633,22 @@ fn drop_dead_post_updates(t: &mut T, ctx: &Ctx, facts: &LocalFacts, header_only:
         }
         let Some(s_len) = s_len else { continue };
         let s = node_at(t, &path[..s_len]);
-        if header_only
-            && (s.kind != kind::RETURN_STATEMENT
-                || (s_len..path.len())
-                    .any(|len| node_at(t, &path[..len]).kind == kind::ARGUMENT_LIST)
-                || sequences(s))
-        {
+        // Inside the arguments of a call that may be an unseen macro (not the standard
+        // library's: those evaluate each argument once).
+        let in_macro_args = || {
+            (s_len..path.len()).any(|len| {
+                let n = node_at(t, &path[..len]);
+                n.kind == kind::ARGUMENT_LIST && {
+                    let call = node_at(t, &path[..len - 1]);
+                    !(call.kind == kind::CALL_EXPRESSION
+                        && call
+                            .field(field::FUNCTION)
+                            .and_then(ident)
+                            .is_some_and(|f| !ctx.locals.contains(f) && hz.standard_call(f)))
+                }
+            })
+        };
+        if header_only && (s.kind != kind::RETURN_STATEMENT || in_macro_args() || sequences(s)) {
             continue;
         }
         let mut inside = Vec::new();
@@ -2213,6 +2231,38 @@ mod tests {
         assert!(!c(
             "int f(int x) { int k = 1; return x; }",
             "int f(int x) { return x; }"
+        ));
+        // The standard library's functions evaluate each argument once, and an unseen header
+        // may not redefine them once their own header is included (C11 7.1.3, 7.1.4).
+        let std = |a: &str, b: &str| {
+            let h = format!("{h}#include <string.h>\n");
+            proved(Language::C, &format!("{h}{a}"), &format!("{h}{b}"), "f")
+        };
+        assert!(std(
+            "int f(char *p, char *q) { return !strcmp(p++, q); }",
+            "int f(char *p, char *q) { return !strcmp(p, q); }"
+        ));
+        // ... not without that header, not where the file defines the name, not for
+        // another function, not where the name is read twice, not outside a `return`.
+        assert!(!c(
+            "int f(char *p, char *q) { return !strcmp(p++, q); }",
+            "int f(char *p, char *q) { return !strcmp(p, q); }"
+        ));
+        assert!(!std(
+            "#define strcmp(a, b) my_cmp(a, b, a)\nint f(char *p, char *q) { return !strcmp(p++, q); }",
+            "#define strcmp(a, b) my_cmp(a, b, a)\nint f(char *p, char *q) { return !strcmp(p, q); }"
+        ));
+        assert!(!std(
+            "int f(char *p, char *q) { return !strncmp(p++, q, 1) + g(p, q); }",
+            "int f(char *p, char *q) { return !strncmp(p, q, 1) + g(p, q); }"
+        ));
+        assert!(!std(
+            "int f(char *p, char *q) { return !g(p++, q); }",
+            "int f(char *p, char *q) { return !g(p, q); }"
+        ));
+        assert!(!std(
+            "int f(char *p, char *q) { int r = strcmp(p++, q); return r; }",
+            "int f(char *p, char *q) { int r = strcmp(p, q); return r; }"
         ));
         // Without the header, the same pairs are proved.
         let plain = |a: &str, b: &str| proved(Language::C, a, b, "f");
