@@ -130,7 +130,7 @@ pub fn proof_of_specs(a: &str, b: &str) -> Option<EquivReport> {
         return None;
     }
     let (pa, pb) = (pick_of(fa.as_deref()), pick_of(fb.as_deref()));
-    let (mut report, _) = proof_without_signature(la, (&ta, pa), (&tb, pb), false)?;
+    let (mut report, _) = proof_without_signature(la, (&ta, pa), (&tb, pb), false).ok()?;
     // The files too, as `check` names them.
     for (key, path) in [("a", &path_a), ("b", &path_b)] {
         if let Some(what) = report.compared.get(key).and_then(|w| w.as_str()) {
@@ -216,27 +216,27 @@ fn prove_sides(
 
 /// The normalisation proof for two texts whose functions are picked as `side_from_text` picks
 /// them, without the signature a run needs (a function whose parameters no harness can fill,
-/// or a program that does not build, may still be proved equal to its mutant). `Some(report)`
-/// only when proved, with the (qualified) name of the first side's function. `versions` as
-/// for [`prove_sides`].
+/// or a program that does not build, may still be proved equal to its mutant). `Ok(report)`
+/// only when proved, with the (qualified) name of the first side's function; otherwise why
+/// there is no proof. `versions` as for [`prove_sides`].
 pub fn proof_without_signature(
     language: Language,
     a: (&str, Pick<'_>),
     b: (&str, Pick<'_>),
     versions: bool,
-) -> Option<(EquivReport, String)> {
+) -> Result<(EquivReport, String), String> {
     if !crate::analysis::equiv::supports(language) {
-        return None;
+        return Err(format!("no proof for {}", language.name()));
     }
     let (fa, _) = parse_source(language, a.0.to_string());
     let (fb, _) = parse_source(language, b.0.to_string());
-    let (ga, gb) = (picked(&fa, a.1).ok()?, picked(&fb, b.1).ok()?);
-    let proof = prove_sides((&fa, &ga), (&fb, &gb), versions);
-    if let Err(why) = &proof {
-        tracing::debug!("normalisation of {}: {why}", ga.name);
+    let (ga, gb) = (picked(&fa, a.1)?, picked(&fb, b.1)?);
+    match prove_sides((&fa, &ga), (&fb, &gb), versions) {
+        Ok(true) => {}
+        Ok(false) => return Err("the two canonical forms differ".into()),
+        Err(why) => return Err(why),
     }
-    let proved = proof == Ok(true);
-    proved.then(|| {
+    Ok({
         let det = Deterministic {
             verdict: Verdict::Equivalent,
             method: "normalisation",

@@ -116,6 +116,24 @@ impl MutantVerdict {
 /// callees, fields and constants), then proof, differential testing and the LLM as in `equiv`.
 /// Never fails: a mutant that cannot be classified is `unknown` with the reason in `notes`.
 pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict {
+    let mut no_proof = None;
+    let mut v = classify_mutant_with(case, opts, &mut no_proof);
+    // An `unknown` says why the proof, which needs no run, did not decide it either.
+    if v.deterministic == Verdict::Unknown {
+        if let Some(why) = no_proof {
+            if !v.notes.iter().any(|n| n.starts_with("no normalisation")) {
+                v.notes.insert(0, format!("no normalisation proof: {why}"));
+            }
+        }
+    }
+    v
+}
+
+fn classify_mutant_with(
+    case: &MutantCase,
+    opts: &EquivOptions,
+    no_proof: &mut Option<String>,
+) -> MutantVerdict {
     let mutated = match &case.mutated {
         Ok(m) => m.clone(),
         Err(why) => return MutantVerdict::unknown(case, why.clone()),
@@ -140,11 +158,17 @@ pub fn classify_mutant(case: &MutantCase, opts: &EquivOptions) -> MutantVerdict 
     };
     // The proof first: it runs nothing, and it needs no harness (a function whose parameters
     // none can fill, a program that does not build for want of a header).
-    if let Some((report, function)) =
-        super::equiv::proof_without_signature(language, (&case.original, pa), (&mutated, pb), true)
-    {
-        let notes = report.deterministic.notes.clone();
-        return verdict_of(case, language, Some(function), &report, notes);
+    match super::equiv::proof_without_signature(
+        language,
+        (&case.original, pa),
+        (&mutated, pb),
+        true,
+    ) {
+        Ok((report, function)) => {
+            let notes = report.deterministic.notes.clone();
+            return verdict_of(case, language, Some(function), &report, notes);
+        }
+        Err(why) => *no_proof = Some(why),
     }
     // A mutant given as a change of a program's lines is a change of that program: it is
     // observed through what `main` calls (whether or not the function can be called alone).
@@ -1111,5 +1135,41 @@ mod tests {
         let in_main = PROG.replace("lo(1)", "lo(2)");
         assert_eq!(function_of_change(Language::C, PROG, &in_main), None);
         assert_eq!(function_of_change(Language::Python, PROG, &one), None);
+    }
+
+    #[test]
+    fn an_unknown_says_why_the_proof_did_not_decide() {
+        // A function no harness can call (an unknown struct, a header that is not there).
+        let original = "#include \"absent.h\"\nint f(struct thing *t) {\n    return t->n > 0;\n}\n";
+        let case = |mutated: &str, note_of_proof: &str| {
+            let case = MutantCase {
+                id: "m".into(),
+                format: "mutantbench",
+                path: PathBuf::from("prog.c"),
+                original: original.into(),
+                mutated: Ok(mutated.into()),
+                target: Target::Lines {
+                    original: 3,
+                    mutated: 3,
+                },
+                expected: None,
+                description: String::new(),
+            };
+            let opts = EquivOptions {
+                execute: false,
+                ..EquivOptions::default()
+            };
+            let v = classify_mutant(&case, &opts);
+            assert_eq!(v.deterministic, Verdict::Unknown, "{:?}", v.notes);
+            assert_eq!(v.notes[0], note_of_proof, "{:?}", v.notes);
+        };
+        case(
+            &original.replace("> 0", ">= 0"),
+            "no normalisation proof: the two canonical forms differ",
+        );
+        case(
+            &original.replace("> 0", ">= 0 UNKNOWN_MACRO"),
+            "no normalisation proof: syntax errors: no proof",
+        );
     }
 }
