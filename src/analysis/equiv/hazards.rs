@@ -284,7 +284,7 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
     let directives = matches!(lang, Language::C | Language::Cpp)
         .then(|| crate::syntax::preproc::define_directives(&file.text));
     if let Some(d) = &directives {
-        let lines = crate::syntax::position::LineIndex::new(&file.text);
+        let mut lines = None;
         for w in C_PREDEFINED {
             let positional = C_POSITIONAL.contains(w);
             for at in word_positions(&file.text, w) {
@@ -294,7 +294,10 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
                     ));
                     return h;
                 }
-                let line = lines.line_of(at) + 1;
+                let line = lines
+                    .get_or_insert_with(|| crate::syntax::position::LineIndex::new(&file.text))
+                    .line_of(at)
+                    + 1;
                 // Spans are in text order: the last one starting at or before `at`.
                 let k = d.defines.partition_point(|def| def.span.start <= at);
                 let in_macro = k > 0 && d.defines[k - 1].span.contains(&at);
@@ -557,10 +560,9 @@ const C_STD_FUNCTIONS: &[(&str, &[&str])] = &[
 impl Hazards {
     /// Whether a call of `name` is the C standard library's function, which evaluates each
     /// argument once ([`C_STD_FUNCTIONS`]): its header is included, and the file does not
-    /// define the name itself (as a macro or a type).
+    /// define the name itself (`shadowed_types` holds every macro and type name it defines).
     pub fn standard_call(&self, name: &str) -> bool {
         !self.shadowed_types.contains(name)
-            && !self.reading_macros.contains_key(name)
             && C_STD_FUNCTIONS
                 .iter()
                 .any(|(h, names)| names.contains(&name) && self.system_headers.contains(*h))
