@@ -11,15 +11,16 @@
 //!   alias (`#define SYSTEM(x) system(x)`, `#define GETENV(n) getenv(n)`).
 //!
 //! Other bodies (expressions, statements, token pasting) are kept as text and resolve to
-//! nothing. Definitions are collected at file scope and inside preprocessor conditionals and
-//! `extern "C"` / namespace blocks; the walk visits only those containers, so it is linear in
-//! the number of top-level declarations. `#undef` is not tracked (a name keeps every
-//! definition it ever had: the analyses over-approximate).
+//! nothing. Directives are read from the text as translation phases 2 and 3 read it
+//! ([`define_directives`], linear in the text), not from the tree: the grammar can misread a
+//! directive (a comment holding a line continuation ends a `#define` early). Every
+//! `#define` counts, wherever it stands (inside a function body or an `#if 0` arm too).
+//! `#undef` is not tracked (a name keeps every definition it ever had: the analyses
+//! over-approximate).
 
 use super::{Language, ParsedFile};
-use crate::syntax::lang::{field, kind};
+use crate::syntax::lang::kind;
 use std::collections::BTreeMap;
-use tree_sitter::Node;
 
 /// Longest alias chain followed (`#define A B`, `#define B C`, ...).
 const CHAIN_LIMIT: usize = 8;
@@ -61,67 +62,35 @@ pub fn opens_file_scope(kind: &str) -> bool {
 }
 
 impl Macros {
-    /// The macros defined in `file`; empty for languages without a preprocessor.
+    /// The macros defined in `file`; empty for languages without a preprocessor. They are
+    /// read from the text as the compiler reads it ([`define_directives`]), not from the
+    /// tree, whose grammar can misread a directive.
     pub fn of(file: &ParsedFile) -> Macros {
-        let mut m = Macros::default();
         if !matches!(file.language, Language::C | Language::Cpp) {
-            return m;
+            return Macros::default();
         }
-        let mut stack = vec![file.root()];
-        let mut count = 0usize;
-        while let Some(node) = stack.pop() {
-            match node.kind() {
-                kind::PREPROC_DEF | kind::PREPROC_FUNCTION_DEF if count < MAX_DEFINITIONS => {
-                    count += 1;
-                    m.add(file, node);
-                }
-                kind::PREPROC_INCLUDE => {
-                    if let Some(p) = node.child_by_field_name(field::PATH) {
-                        if p.kind() == kind::STRING_LITERAL {
-                            let t = file.node_text(p).trim_matches('"').to_string();
-                            if !t.is_empty() {
-                                m.includes.push(t);
-                            }
-                        }
-                    }
-                }
-                k if opens_file_scope(k) => {
-                    let mut c = node.walk();
-                    let kids: Vec<Node<'_>> = node.named_children(&mut c).collect();
-                    stack.extend(kids.into_iter().rev());
-                }
-                _ => {}
-            }
-        }
-        m
+        Macros::from_scan(read_directives(&file.text, false))
     }
 
-    fn add(&mut self, file: &ParsedFile, node: Node<'_>) {
-        let Some(name) = node.child_by_field_name(field::NAME) else {
-            return;
-        };
-        let body = node
-            .child_by_field_name(field::VALUE)
-            .map(|v| clean_body(file.node_text(v)))
-            .unwrap_or_default();
-        let params = (node.kind() == kind::PREPROC_FUNCTION_DEF).then(|| {
-            node.child_by_field_name(field::PARAMETERS)
-                .map(|p| {
-                    let mut c = p.walk();
-                    p.named_children(&mut c)
-                        .map(|n| file.node_text(n).to_string())
-                        .collect()
-                })
-                .unwrap_or_default()
-        });
-        let def = MacroDef { params, body };
-        let list = self
-            .defs
-            .entry(file.node_text(name).to_string())
-            .or_default();
-        if !list.contains(&def) {
-            list.push(def);
+    fn from_scan(scan: DirectiveScan) -> Macros {
+        let mut m = Macros::default();
+        for d in scan.defines {
+            let def = MacroDef {
+                params: d.params,
+                body: d.body,
+            };
+            let list = m.defs.entry(d.name).or_default();
+            if !list.contains(&def) {
+                list.push(def);
+            }
         }
+        m.includes = scan
+            .includes
+            .into_iter()
+            .filter(|i| !i.system)
+            .map(|i| i.path)
+            .collect();
+        m
     }
 
     /// Adds the definitions of `other` (an included header's).
@@ -231,11 +200,28 @@ pub struct DefineDirective {
 #[derive(Debug, Default, Clone)]
 pub struct DirectiveScan {
     pub defines: Vec<DefineDirective>,
+    /// The `#include` directives, in text order.
+    pub includes: Vec<IncludeDirective>,
     /// The logical lines that are not `#define` directives.
     pub code: Vec<String>,
 }
 
+/// One `#include "path"`, `#include <path>` or `#include NAME` (a macro names the header: it
+/// is read as a project header whose path is `NAME`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncludeDirective {
+    /// The path as written between the quotes or brackets, trimmed.
+    pub path: String,
+    /// `<path>`: a system header.
+    pub system: bool,
+}
+
 pub fn define_directives(text: &str) -> DirectiveScan {
+    read_directives(text, true)
+}
+
+/// [`define_directives`], keeping the other logical lines' text only when `keep_code`.
+fn read_directives(text: &str, keep_code: bool) -> DirectiveScan {
     let b = text.as_bytes();
     let mut scan = DirectiveScan::default();
     let mut line = String::new();
@@ -261,7 +247,14 @@ pub fn define_directives(text: &str) -> DirectiveScan {
                     });
                 }
             }
-            None => scan.code.push(std::mem::take(line)),
+            None => {
+                if let Some(include) = parse_include(line) {
+                    scan.includes.push(include);
+                }
+                if keep_code {
+                    scan.code.push(std::mem::take(line));
+                }
+            }
         }
         line.clear();
     };
@@ -361,31 +354,28 @@ fn parse_define(line: &str) -> Option<(String, Option<Vec<String>>, String)> {
     Some((name.to_string(), params, body))
 }
 
-/// A macro body with comments and line continuations removed and whitespace collapsed.
-fn clean_body(raw: &str) -> String {
-    let joined = raw.replace("\\\r\n", " ").replace("\\\n", " ");
-    let mut out = String::new();
-    let mut rest = joined.as_str();
-    while !rest.is_empty() {
-        if let Some(i) = rest.find("/*") {
-            out.push_str(&rest[..i]);
-            match rest[i + 2..].find("*/") {
-                Some(j) => {
-                    out.push(' ');
-                    rest = &rest[i + 2 + j + 2..];
-                }
-                None => rest = "",
-            }
-        } else {
-            out.push_str(rest);
-            rest = "";
+/// `# include "path"` or `# include <path>` -> the directive; `None` for other lines.
+fn parse_include(line: &str) -> Option<IncludeDirective> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("include")?.trim_start();
+    let (close, system) = match rest.chars().next()? {
+        '"' => ('"', false),
+        '<' => ('>', true),
+        // `#include HEADER`: a macro names the header, which is not known here.
+        _ => {
+            let path = rest.split_whitespace().next()?;
+            return Some(IncludeDirective {
+                path: path.to_string(),
+                system: false,
+            });
         }
-    }
-    let out = match out.find("//") {
-        Some(i) => &out[..i],
-        None => out.as_str(),
     };
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    let inner = &rest[1..];
+    let path = inner[..inner.find(close)?].trim();
+    (!path.is_empty()).then(|| IncludeDirective {
+        path: path.to_string(),
+        system,
+    })
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -448,6 +438,37 @@ mod tests {
             .iter()
             .any(|l| l.contains("return x;") && !l.contains("NOT_A_MACRO")));
         assert!(scan.code.iter().any(|l| l.contains("IN_A_STRING")));
+    }
+
+    #[test]
+    fn includes_are_read_from_the_text() {
+        let scan = define_directives(
+            "#include <stdio.h>\n# include \"local.h\" // why\n/* #include \"no.h\" */\n\
+             #include CONFIG_H\nchar *s = \"#include <no.h>\";\n#include\n",
+        );
+        let got: Vec<(&str, bool)> = scan
+            .includes
+            .iter()
+            .map(|i| (i.path.as_str(), i.system))
+            .collect();
+        assert_eq!(
+            got,
+            [("stdio.h", true), ("local.h", false), ("CONFIG_H", false)]
+        );
+    }
+
+    #[test]
+    fn the_taint_macros_are_the_compilers_not_a_misread_trees() {
+        // tree-sitter-c ends ADD_BLOCK at the comment's continuation and reports a macro `if`.
+        let m = macros(
+            Language::C,
+            "# define ADD_BLOCK(l, a) \\\n  do { \\\n    /* a comment \t \\\n  on.  */ \\\n    if (p) \\\n      (l) = p; \\\n  } while (0)\n\
+             int f(void) {\n#define RUN system\n  return 0;\n}\n",
+        );
+        assert!(m.get("if").is_empty());
+        assert_eq!(m.get("ADD_BLOCK").len(), 1);
+        // A definition inside a function body is a macro all the same.
+        assert_eq!(m.call_aliases("RUN"), ["system"]);
     }
 
     #[test]

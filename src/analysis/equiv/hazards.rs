@@ -287,7 +287,7 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
         let mut lines = None;
         for w in C_PREDEFINED {
             let positional = C_POSITIONAL.contains(w);
-            for at in word_positions(&file.text, w) {
+            for at in super::slice::word_positions(&file.text, w) {
                 if !positional {
                     h.decline = Some(format!(
                         "the file uses `{w}`, which differs between the two files or functions"
@@ -348,8 +348,13 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
         // Uses: the names of every other logical line (a macro's own definition is no use).
         for line in &d.code {
             used.extend(body_words(line));
-            if let Some(header) = system_include(line) {
-                h.system_headers.insert(header.to_string());
+        }
+        for include in &d.includes {
+            if include.system {
+                h.system_headers.insert(include.path.clone());
+            } else {
+                // A project header: its macros are not seen here.
+                h.opacity = h.opacity.max(Opacity::Header);
             }
         }
     }
@@ -420,15 +425,6 @@ fn node_hazard(
             }
         }
         Language::C | Language::Cpp => match k {
-            kind::PREPROC_INCLUDE => {
-                let project = node
-                    .child_by_field_name(field::PATH)
-                    .is_some_and(|p| p.kind() == kind::STRING_LITERAL);
-                if project {
-                    // Its macros are not seen here.
-                    h.opacity = h.opacity.max(Opacity::Header);
-                }
-            }
             kind::TYPE_DEFINITION | kind::ALIAS_DECLARATION => {
                 let mut c = node.walk();
                 let mut names: Vec<Node<'_>> = node
@@ -512,14 +508,6 @@ fn body_words(body: &str) -> BTreeSet<String> {
     out
 }
 
-/// `#include <x.h>` -> `x.h`.
-fn system_include(line: &str) -> Option<&str> {
-    let rest = line.trim_start().strip_prefix('#')?.trim_start();
-    let rest = rest.strip_prefix("include")?.trim_start();
-    let inner = rest.strip_prefix('<')?;
-    Some(inner[..inner.find('>')?].trim())
-}
-
 /// C standard library functions whose every invocation evaluates each argument exactly once
 /// even where the library implements them as macros (C11 7.1.4; `getc` and `putc`, which may
 /// evaluate their stream twice, are not here), with the header that declares them. Once that
@@ -567,19 +555,6 @@ impl Hazards {
                 .iter()
                 .any(|(h, names)| names.contains(&name) && self.system_headers.contains(*h))
     }
-}
-
-/// Where `word` occurs in `text` as a whole identifier (byte offsets).
-fn word_positions(text: &str, word: &str) -> Vec<usize> {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word)
-        .filter(|(at, _)| {
-            let before = text[..*at].chars().next_back();
-            let after = text[at + word.len()..].chars().next();
-            !before.is_some_and(ident) && !after.is_some_and(ident)
-        })
-        .map(|(at, _)| at)
-        .collect()
 }
 
 /// A Java `\uXXXX` escape the proof cannot read as tree-sitter does: any outside a string or

@@ -432,7 +432,7 @@ const STANDARD_HEADERS: &[&str] = &[
 ];
 
 /// Byte offsets where `name` occurs as a whole word.
-fn word_positions(text: &str, name: &str) -> Vec<usize> {
+pub(super) fn word_positions(text: &str, name: &str) -> Vec<usize> {
     let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     text.match_indices(name)
         .filter(|(i, _)| {
