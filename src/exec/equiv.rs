@@ -1670,6 +1670,9 @@ pub fn check_entries_texts(
     };
     for e in &ea {
         if let Some(i) = named(&all_a, e) {
+            if pairs.iter().any(|(k, _, _)| *k == key_a[i]) {
+                continue;
+            }
             let j = key_b.iter().position(|k| *k == key_a[i]);
             pairs.push((key_a[i].clone(), Some(i), j));
         }
@@ -1692,6 +1695,20 @@ pub fn check_entries_texts(
         ..*opts
     };
     for (key, i, j) in &pairs {
+        // Two functions of one side under one key (overloads of one arity): which is whose
+        // counterpart is not guessed.
+        let twice = |keys: &[String]| keys.iter().filter(|k| *k == key).count() > 1;
+        if twice(&key_a) || twice(&key_b) {
+            missing = true;
+            let side = if twice(&key_a) { "A" } else { "B" };
+            let note = format!(
+                "{key}: several functions of {side} have this name, class and number of \
+                 parameters; they are not paired"
+            );
+            listed.push(json!({"entry": key, "verdict": "unknown", "note": note}));
+            notes.push(note);
+            continue;
+        }
         let (Some(i), Some(j)) = (i, j) else {
             missing = true;
             let side = if i.is_some() { "B" } else { "A" };

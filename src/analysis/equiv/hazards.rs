@@ -76,6 +76,9 @@ pub(super) struct Hazards {
     /// C/C++ standard headers the file includes (`<string.h>`, as written between the
     /// brackets).
     pub system_headers: BTreeSet<String>,
+    /// C++ with `decltype`: `decltype((x))` is a reference where `decltype(x)` is not, and
+    /// `decltype(auto)` deduces from `return (x);` likewise, so parentheses stay as written.
+    pub keep_parens: bool,
 }
 
 impl Hazards {
@@ -106,6 +109,7 @@ impl Hazards {
         }
         self.shadowed_types
             .extend(other.shadowed_types.iter().cloned());
+        self.keep_parens |= other.keep_parens;
         self
     }
 
@@ -120,37 +124,60 @@ impl Hazards {
         if self.opacity != Opacity::Strict {
             return self.opacity;
         }
-        let words: BTreeSet<&str> = text
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words = text_words(text);
+        let mut named = false;
+        let strict = self.macros_reached(&words, |m| {
+            named = true;
+            // A word that is itself a macro is followed, not read.
+            m.tokens
+                || m.words
+                    .iter()
+                    .any(|w| !self.reading_macros.contains_key(w) && words.contains(w.as_str()))
+        });
+        if strict {
+            Opacity::Strict
+        } else if named {
+            self.below_strict.max(Opacity::Header)
+        } else {
+            self.below_strict
+        }
+    }
+
+    /// Whether code whose text is `text` names a macro of the file that stringizes an argument
+    /// (`#e`), directly or through the macros it uses: the argument's spelling, a space between
+    /// two tokens or a comment included, is then a value the program sees.
+    pub fn stringizes_in(&self, text: &str) -> bool {
+        let words = text_words(text);
+        self.macros_reached(&words, |m| m.stringizes)
+    }
+
+    /// Visits the macros of the file that `words` name and, in turn, those their replacements
+    /// name; true as soon as `stop` is.
+    fn macros_reached(
+        &self,
+        words: &BTreeSet<&str>,
+        mut stop: impl FnMut(&MacroReads) -> bool,
+    ) -> bool {
         let mut todo: Vec<&str> = words
             .iter()
             .copied()
             .filter(|w| self.reading_macros.contains_key(*w))
             .collect();
-        if todo.is_empty() {
-            return self.below_strict;
-        }
         let mut seen: BTreeSet<&str> = todo.iter().copied().collect();
         while let Some(name) = todo.pop() {
             let Some(m) = self.reading_macros.get(name) else {
                 continue;
             };
-            if m.tokens {
-                return Opacity::Strict;
+            if stop(m) {
+                return true;
             }
             for w in &m.words {
-                if self.reading_macros.contains_key(w) {
-                    if seen.insert(w) {
-                        todo.push(w);
-                    }
-                } else if words.contains(w.as_str()) {
-                    return Opacity::Strict;
+                if self.reading_macros.contains_key(w) && seen.insert(w) {
+                    todo.push(w);
                 }
             }
         }
-        self.below_strict.max(Opacity::Header)
+        false
     }
 
     /// Whether a type spelled `ty` may mean something else than its standard meaning here.
@@ -169,6 +196,8 @@ pub(super) struct MacroReads {
     pub words: BTreeSet<String>,
     /// It pastes or stringizes tokens (`##`, `#`).
     pub tokens: bool,
+    /// It stringizes (`#`, not `##`).
+    pub stringizes: bool,
 }
 
 /// Records macro `name` (a name defined twice, under `#if` branches, reads what either reads).
@@ -176,6 +205,35 @@ fn merge_macro(map: &mut BTreeMap<String, MacroReads>, name: &str, m: MacroReads
     let e = map.entry(name.to_string()).or_default();
     e.words.extend(m.words);
     e.tokens |= m.tokens;
+    e.stringizes |= m.stringizes;
+}
+
+/// Whether a macro replacement stringizes (a `#` outside literals that is not part of `##`).
+fn stringizes(body: &str) -> bool {
+    let b = body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'#' if b.get(i + 1) == Some(&b'#') => i += 2,
+            b'#' => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// The identifier-like words of a text.
+fn text_words(text: &str) -> BTreeSet<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 /// Python names whose call sees the caller's names or code (bare names only: `re.compile` is
@@ -274,6 +332,27 @@ const C_TYPE_WORDS: &[&str] = &[
 pub(super) fn scan(file: &ParsedFile) -> Hazards {
     let mut h = Hazards::default();
     let lang = file.language;
+    if let Some(why) = lone_carriage_return(&file.text) {
+        h.decline = Some(why);
+        return h;
+    }
+    if lang == Language::Python {
+        if let Some(why) = python_source_encoding(&file.text) {
+            h.decline = Some(why);
+            return h;
+        }
+    }
+    if lang == Language::Cpp {
+        h.keep_parens = !super::slice::word_positions(&file.text, "decltype").is_empty();
+    }
+    if matches!(lang, Language::C | Language::Cpp) && has_trigraph(&file.text) {
+        // `??/` is a backslash in ISO C (and C++ before 17): at a line's end it continues a
+        // `//` comment over the next line. Whether a compiler replaces trigraphs depends on
+        // its mode (`-std=c11` does, GNU C does not).
+        h.decline =
+            Some("the file has a trigraph (`??/` and kin), read by some compiler modes".into());
+        return h;
+    }
     if lang == Language::Java {
         if let Some(why) = java_unicode_escape(file) {
             h.decline = Some(why);
@@ -341,7 +420,16 @@ pub(super) fn scan(file: &ParsedFile) -> Hazards {
             // An object-like macro of literals and type keywords reads nothing.
             if def.params.is_some() || !words.is_empty() {
                 let tokens = def.body.contains('#');
-                merge_macro(&mut reading_macros, &def.name, MacroReads { words, tokens });
+                let stringizes = stringizes(&def.body);
+                merge_macro(
+                    &mut reading_macros,
+                    &def.name,
+                    MacroReads {
+                        words,
+                        tokens,
+                        stringizes,
+                    },
+                );
             }
             h.shadowed_types.insert(def.name.clone());
         }
@@ -557,6 +645,58 @@ impl Hazards {
     }
 }
 
+fn has_trigraph(text: &str) -> bool {
+    text.as_bytes()
+        .windows(3)
+        .any(|w| w[0] == b'?' && w[1] == b'?' && b"=/'()!<>-".contains(&w[2]))
+}
+
+/// A carriage return not followed by a line feed. Python, Java, C and C++ end a line there (a
+/// `//` or `#` comment ends with it), while the grammar reads on: code after it inside a
+/// comment would be set aside by the proof though the compiler runs it.
+fn lone_carriage_return(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    b.iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+        .then(|| {
+            "the file has a carriage return without a line feed, a line break to the compiler \
+             but not to the parser"
+                .to_string()
+        })
+}
+
+/// A Python source-encoding declaration (PEP 263: a comment on line 1 or 2 matching
+/// `coding[:=]\s*([-\w.]+)`) naming another encoding than UTF-8: the interpreter reads the
+/// bytes in that encoding (a string's length, a name's spelling) and the proof reads UTF-8.
+fn python_source_encoding(text: &str) -> Option<String> {
+    for line in text.lines().take(2) {
+        let t = line.trim_start();
+        if !t.starts_with('#') {
+            continue;
+        }
+        let Some(at) = t.find("coding") else {
+            continue;
+        };
+        let rest = &t[at + "coding".len()..];
+        let Some(rest) = rest.strip_prefix([':', '=']) else {
+            continue;
+        };
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            .collect();
+        let norm = name.to_ascii_lowercase().replace('_', "-");
+        if !name.is_empty() && !matches!(norm.as_str(), "utf-8" | "utf8") {
+            return Some(format!(
+                "the file declares the source encoding `{name}`, which the proof does not read"
+            ));
+        }
+    }
+    None
+}
+
 /// A Java `\uXXXX` escape the proof cannot read as tree-sitter does: any outside a string or
 /// character literal (Java translates escapes before it finds comments and tokens), or one
 /// inside a literal that stands for a quote, a backslash or a line break.
@@ -715,6 +855,17 @@ mod tests {
         assert!(scanned(Language::Java, escaped).decline.is_none());
         let reflect = "class A { String f() { return getClass().getName(); } }";
         assert!(scanned(Language::Java, reflect).decline.is_some());
+    }
+
+    #[test]
+    fn a_stringizing_macro_is_told_from_pasting_and_from_a_hash_in_a_string() {
+        assert!(stringizes("#e"));
+        assert!(stringizes("f(# e, 1)"));
+        assert!(!stringizes("a ## b"));
+        assert!(!stringizes(
+            "printf( \"#define yy%s %s%s\\n\", name, prefix, name )"
+        ));
+        assert!(!stringizes("'#'"));
     }
 
     #[test]

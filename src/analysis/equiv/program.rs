@@ -17,9 +17,12 @@
 //!   (smaller instances of the same input, which stay valid where the sample was);
 //! - digits with a leading zero (`0110`) are a string, and so are the integers other samples
 //!   write at that place (`10010`);
-//! - a line of integers that is a permutation of `1..=k` stays a permutation (shuffled); a
-//!   line whose integers are all distinct stays distinct when the range allows; a sorted line
-//!   stays sorted;
+//! - a line of integers that is a permutation of `1..=k` in every sample that has the line
+//!   stays a permutation (shuffled); a line whose integers are all distinct stays distinct
+//!   when the range allows, except in the one input in four made of ties (two or three values
+//!   of the range, repeated; a column of a run of records repeating earlier lines' values),
+//!   since a sample's few values are distinct by chance as often as by rule (a strictly
+//!   increasing line stays strictly increasing); a sorted line stays sorted;
 //! - a run of records (two or more `l r` or `u v w` lines; three or more lines of up to eight
 //!   integers whose columns hold different kinds of value, `a b c d`) draws each column from
 //!   its own range, and keeps every order between two columns that all its lines show
@@ -508,6 +511,9 @@ struct Observed {
     /// Characters that every grid of every sample holds exactly once (`S` and `G` of a maze),
     /// when the samples show two grids or more ([`unique_chars`]).
     unique_chars: BTreeSet<char>,
+    /// Lines that some sample writes with integers that are not a permutation of `1..=k`
+    /// (`5` where another sample writes `3 1 4 2`): no permutation is kept there.
+    not_permutation: BTreeSet<usize>,
 }
 
 /// A grid of a sample ([`grids`]) and how often each character occurs in it.
@@ -564,6 +570,21 @@ fn unique_chars(facts: &[SampleFacts]) -> BTreeSet<char> {
 
 fn observe(samples: &[Sample]) -> Observed {
     let mut o = Observed::default();
+    for s in samples {
+        for (i, line) in s.lines.iter().enumerate() {
+            let mut ints: Vec<i128> = line
+                .iter()
+                .filter_map(|f| match f {
+                    Field::Int(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            ints.sort_unstable();
+            if !ints.is_empty() && ints.iter().enumerate().any(|(x, v)| *v != x as i128 + 1) {
+                o.not_permutation.insert(i);
+            }
+        }
+    }
     for s in samples {
         let runs: BTreeSet<(usize, usize)> = s.runs.iter().copied().collect();
         for (start, end) in runs {
@@ -1012,6 +1033,13 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
         letters: 1 + below(rng, 3).min(1) as usize,
         seed: rng.next_u64(),
     });
+    // One input in four is made of ties: the free integers of a line (distinct in the sample
+    // or not, a permutation aside) take two or three values of their range, and a column of
+    // a run of same-shaped lines repeats an earlier line's value half the time. Equal values (`5 5`, a
+    // query of a value inserted before) are where wrong answers about ties, duplicates and
+    // `<` for `<=` show; distinct draws from a range of thousands never make them.
+    let ties = below(rng, 4) == 0;
+    let mut run_values: BTreeMap<(usize, usize), Vec<i128>> = BTreeMap::new();
     let mut out: Vec<Vec<String>> = Vec::with_capacity(s.lines.len());
     // The free integers drawn so far, in line order, and where each line's begin: a run that
     // refers to earlier values ([`SampleFacts::refers`]) takes half of its values from them,
@@ -1034,6 +1062,10 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
         let mut new_ints: Vec<i128> = Vec::new();
         // Drawn value by value from a range (not a permutation, distinct values or a record).
         let mut free_draw = false;
+        // Whether the line may take ties across its run (not a permutation, not a strictly
+        // increasing line of three values or more).
+        let increasing = ints.len() >= 3 && ints.windows(2).all(|w| w[0] < w[1]);
+        let mut may_tie = !increasing;
         if ints.len() >= 2 {
             let mut sorted = ints.clone();
             sorted.sort_unstable();
@@ -1043,7 +1075,8 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
             let (start, end) = run_of(s, i);
             let record = end > start && s.records.contains(&start);
             // A record that happens to hold `1..=k` (`2 3 1`, an edge `1 2`) is no permutation.
-            if permutation && !record {
+            if permutation && !record && !o.not_permutation.contains(&i) {
+                may_tie = false;
                 new_ints = (1..=k).collect();
                 shuffle(&mut new_ints, rng);
             } else if record {
@@ -1056,6 +1089,21 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
                         skewed(rng, lo, hi, skew)
                     })
                     .collect();
+            } else if ties && !increasing {
+                // (A strictly increasing line stays so: `x_1 < x_2 < ...` is a common rule.)
+                let (lo, hi) = free
+                    .iter()
+                    .map(|&j| int_range(s, line, i, j, fixed, o, false))
+                    .fold((i128::MAX, i128::MIN), |(a, b), (x, y)| {
+                        (a.min(x), b.max(y))
+                    });
+                let pool: Vec<i128> = (0..2 + below(rng, 2))
+                    .map(|_| skewed(rng, lo, hi, skew))
+                    .collect();
+                new_ints = (0..ints.len())
+                    .map(|_| pool[below(rng, pool.len() as u64) as usize])
+                    .collect();
+                free_draw = true;
             } else {
                 let (lo, hi) = free
                     .iter()
@@ -1096,8 +1144,24 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
             new_ints.push(skewed(rng, lo, hi, skew));
             free_draw = true;
         }
+        // Ties across a run of same-shaped lines (queries, records): a column repeats an
+        // earlier line's value half the time.
+        let (start, end) = run_of(s, i);
+        if ties
+            && may_tie
+            && end > start
+            && new_ints.len() == free.len()
+            && !sf.refers.contains(&start)
+        {
+            for (v, &j) in new_ints.iter_mut().zip(&free) {
+                let earlier = run_values.entry((start, j)).or_default();
+                if !earlier.is_empty() && below(rng, 2) == 0 {
+                    *v = earlier[below(rng, earlier.len() as u64) as usize];
+                }
+                earlier.push(*v);
+            }
+        }
         ints_before.push(drawn_ints.len());
-        let start = run_of(s, i).0;
         if free_draw && sf.refers.contains(&start) {
             let earlier = &drawn_ints[..ints_before[start]];
             let used = referred.entry(start).or_default();
@@ -2080,6 +2144,55 @@ mod tests {
             assert_eq!(p, vec![1, 2, 3, 4], "{g}");
             assert!(lines[2].windows(2).all(|w| w[0] < w[1]), "{g}");
         }
+    }
+
+    #[test]
+    fn some_inputs_repeat_values_the_samples_show_distinct() {
+        // Found on CP pairs: `>=` for `>` on prefix maxima, duplicates not removed before
+        // taking the second largest, a count of `<= x` after inserting `x`: each needs equal
+        // values, which the samples (distinct by chance) never show.
+        let samples = ["5\n1 3 2 5 4\n".to_string(), "4\n10 9 8 7\n".to_string()];
+        let gen = generate_inputs(&samples, 80, 3);
+        let repeats = |g: &String| {
+            let v: Vec<&str> = g.lines().nth(1).unwrap().split_whitespace().collect();
+            let set: BTreeSet<&&str> = v.iter().collect();
+            set.len() < v.len()
+        };
+        assert!(gen.iter().any(repeats), "{gen:?}");
+        // Most inputs keep the sample's distinct values.
+        assert!(
+            gen.iter().filter(|g| !repeats(g)).count() * 2 > gen.len(),
+            "{gen:?}"
+        );
+        // A line that is a permutation in every sample stays one.
+        let perms = ["4\n3 1 4 2\n".to_string(), "3\n2 3 1\n".to_string()];
+        for g in generate_inputs(&perms, 40, 3) {
+            let mut v: Vec<i128> = g
+                .lines()
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .map(|t| t.parse().unwrap())
+                .collect();
+            v.sort();
+            assert!(
+                v.iter().enumerate().all(|(x, y)| *y == x as i128 + 1),
+                "{g}"
+            );
+        }
+        // A query run: some query repeats a value an earlier line inserted.
+        let q = "5\n1 5\n1 3\n2 4\n1 10\n2 100\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&q), 80, 3);
+        let repeated = gen.iter().any(|g| {
+            let xs: Vec<&str> = g
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.split_whitespace().nth(1))
+                .collect();
+            let set: BTreeSet<&&str> = xs.iter().collect();
+            set.len() < xs.len()
+        });
+        assert!(repeated, "{gen:?}");
     }
 
     #[test]

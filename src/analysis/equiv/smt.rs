@@ -103,7 +103,18 @@ pub fn check(
         Ok(p) => p,
         Err(e) => return Symbolic::Unknown(format!("second function not lowered: {e}")),
     };
+    // An unannotated Python parameter is checked as the type its use suggests (an integer
+    // unless it reads as a string, a list or a float); a float or a string passed there may
+    // behave otherwise (`(x + y) + z`, `a + b`), so no bounded claim stands on the guess.
+    let guessed = |s: &Signature| {
+        s.language == crate::syntax::Language::Python && s.params.iter().any(|p| p.inferred)
+    };
     match check_programs((&pa, a.2), (&pb, b.2), doms, globals, bounds) {
+        Ok(Symbolic::Bounded(..)) if guessed(a.2) || guessed(b.2) => Symbolic::Unknown(
+            "no bounded claim: a Python parameter has no type annotation, and the check covered \
+             only the type its use suggests (other types, floats or strings, may differ)"
+                .into(),
+        ),
         Ok(o) => o,
         Err(e) => Symbolic::Unknown(e),
     }
@@ -1949,8 +1960,8 @@ mod tests {
 
     #[test]
     fn python_floor_division_and_modulo() {
-        let a = "def f(a, b):\n    return a // b * b + a % b\n";
-        let b = "def f(a, b):\n    if b == 0:\n        return a // b\n    return a\n";
+        let a = "def f(a: int, b: int):\n    return a // b * b + a % b\n";
+        let b = "def f(a: int, b: int):\n    if b == 0:\n        return a // b\n    return a\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
         // C truncates: -7 / 2 * 2 + -7 % 2 is still -7, but `/` alone differs from `>> 1`.
         let a = "int f(int a) { return a / 2; }";
@@ -1962,10 +1973,11 @@ mod tests {
 
     #[test]
     fn loops_and_lists_within_the_bound() {
-        let a = "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n";
-        let b = "def f(xs):\n    s = 0\n    i = len(xs) - 1\n    while i >= 0:\n        s = s + xs[i]\n        i -= 1\n    return s\n";
+        let a =
+            "def f(xs: list[int]):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n";
+        let b = "def f(xs: list[int]):\n    s = 0\n    i = len(xs) - 1\n    while i >= 0:\n        s = s + xs[i]\n        i -= 1\n    return s\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
-        let b = "def f(xs):\n    s = 0\n    for i in range(1, len(xs)):\n        s += xs[i]\n    return s\n";
+        let b = "def f(xs: list[int]):\n    s = 0\n    for i in range(1, len(xs)):\n        s += xs[i]\n    return s\n";
         let v = cex(run(Language::Python, a, b, "f"));
         let Value::List(xs) = &v[0] else { panic!() };
         assert!(matches!(xs.first(), Some(Value::Int(x)) if *x != 0));
@@ -2066,17 +2078,19 @@ mod tests {
     #[test]
     fn raised_classes_are_outcomes() {
         // Another class behind a magic value: found, not sampled.
-        let a = "def f(x):\n    if x == 123457:\n        raise ValueError('bad')\n    return x\n";
-        let b = "def f(x):\n    if x == 123457:\n        raise KeyError('bad')\n    return x\n";
+        let a =
+            "def f(x: int):\n    if x == 123457:\n        raise ValueError('bad')\n    return x\n";
+        let b =
+            "def f(x: int):\n    if x == 123457:\n        raise KeyError('bad')\n    return x\n";
         assert_eq!(cex(run(Language::Python, a, b, "f"))[0], Value::Int(123457));
-        let b = "def f(x):\n    if x != 123457:\n        return x\n    raise ValueError\n";
+        let b = "def f(x: int):\n    if x != 123457:\n        return x\n    raise ValueError\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
         // A failed assert raises AssertionError; a raise of the implicit class is that class.
-        let b = "def f(x):\n    assert x != 123457, 'no'\n    return x\n";
+        let b = "def f(x: int):\n    assert x != 123457, 'no'\n    return x\n";
         assert_eq!(cex(run(Language::Python, a, b, "f"))[0], Value::Int(123457));
-        let a = "def f(x):\n    return 10 // x\n";
+        let a = "def f(x: int):\n    return 10 // x\n";
         let b =
-            "def f(x):\n    if x == 0:\n        raise ZeroDivisionError()\n    return 10 // x\n";
+            "def f(x: int):\n    if x == 0:\n        raise ZeroDivisionError()\n    return 10 // x\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
         let a = "class A { static int f(int x) { if (x == 4242) throw new IllegalArgumentException(\"x\"); return x; } }";
         let b = "class A { static int f(int x) { if (x == 4242) throw new java.lang.IllegalStateException(); return x; } }";
@@ -2084,15 +2098,15 @@ mod tests {
         let b = "class A { static int f(int x) { if (x != 4242) return x; throw new java.lang.IllegalArgumentException(); } }";
         assert!(bounded(run(Language::Java, a, b, "f")));
         // What a function returns is raised as whatever class it is: not lowered.
-        let b = "def f(x):\n    if x == 3:\n        raise make_error('e')\n    return x\n";
-        let o = run(Language::Python, "def f(x):\n    return x\n", b, "f");
+        let b = "def f(x: int):\n    if x == 3:\n        raise make_error('e')\n    return x\n";
+        let o = run(Language::Python, "def f(x: int):\n    return x\n", b, "f");
         assert!(
             matches!(&o, Symbolic::Unknown(why) if why.contains("named class")),
             "{o:?}"
         );
         // Computed arguments and re-raises are not lowered.
-        let b = "def f(x):\n    if x == 3:\n        raise ValueError(1 // (x - 3))\n    return x\n";
-        let o = run(Language::Python, "def f(x):\n    return x\n", b, "f");
+        let b = "def f(x: int):\n    if x == 3:\n        raise ValueError(1 // (x - 3))\n    return x\n";
+        let o = run(Language::Python, "def f(x: int):\n    return x\n", b, "f");
         assert!(
             matches!(&o, Symbolic::Unknown(why) if why.contains("literal")),
             "{o:?}"
@@ -2136,19 +2150,34 @@ mod tests {
     }
 
     #[test]
-    fn mutated_lists_are_compared() {
-        let a = "def f(xs):\n    for i in range(len(xs)):\n        xs[i] = xs[i] * 2\n";
-        let b = "def f(xs):\n    for i in range(len(xs)):\n        xs[i] = xs[i] + xs[i]\n";
+    fn an_unannotated_python_parameter_gives_no_bounded_claim() {
+        // Equal on integers, not on floats or strings: the check sees only integers.
+        let a = "def f(x, y, z):\n    return (x + y) + z\n";
+        let b = "def f(x, y, z):\n    return x + (y + z)\n";
+        match run(Language::Python, a, b, "f") {
+            Symbolic::Unknown(why) => assert!(why.contains("annotation"), "{why}"),
+            other => panic!("expected no bounded claim, got {other:?}"),
+        }
+        let a = "def f(x: int, y: int, z: int):\n    return (x + y) + z\n";
+        let b = "def f(x: int, y: int, z: int):\n    return x + (y + z)\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
-        let b = "def f(xs):\n    for i in range(len(xs) - 1):\n        xs[i] = xs[i] + xs[i]\n";
+    }
+
+    #[test]
+    fn mutated_lists_are_compared() {
+        let a = "def f(xs: list[int]):\n    for i in range(len(xs)):\n        xs[i] = xs[i] * 2\n";
+        let b =
+            "def f(xs: list[int]):\n    for i in range(len(xs)):\n        xs[i] = xs[i] + xs[i]\n";
+        assert!(bounded(run(Language::Python, a, b, "f")));
+        let b = "def f(xs: list[int]):\n    for i in range(len(xs) - 1):\n        xs[i] = xs[i] + xs[i]\n";
         let v = cex(run(Language::Python, a, b, "f"));
         assert!(matches!(&v[0], Value::List(xs) if !xs.is_empty()));
     }
 
     #[test]
     fn helpers_are_inlined_and_recursion_is_bounded() {
-        let a = "def g(x):\n    return x * x\n\ndef f(x):\n    return g(x) + 1\n";
-        let b = "def f(x):\n    return x * x + 1\n";
+        let a = "def g(x):\n    return x * x\n\ndef f(x: int):\n    return g(x) + 1\n";
+        let b = "def f(x: int):\n    return x * x + 1\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
         let a = "int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }";
         let b = "int fact(int n) { int r = 1; for (int i = 2; i <= n; i++) r = r * i; return r; }";
@@ -2178,8 +2207,8 @@ mod tests {
     #[test]
     fn one_list_passed_twice_is_refused() {
         // Here `a` and `b` are one object: writing `a[0]` changes `b[0]`.
-        let a = "def g(a, b):\n    a[0] = 1\n    return b[0]\n\ndef f(xs):\n    if len(xs) == 0:\n        return 0\n    return g(xs, xs)\n";
-        let b = "def f(xs):\n    if len(xs) == 0:\n        return 0\n    return 1\n";
+        let a = "def g(a, b):\n    a[0] = 1\n    return b[0]\n\ndef f(xs: list[int]):\n    if len(xs) == 0:\n        return 0\n    return g(xs, xs)\n";
+        let b = "def f(xs: list[int]):\n    if len(xs) == 0:\n        return 0\n    return 1\n";
         match run(Language::Python, a, b, "f") {
             Symbolic::Unknown(why) => assert!(why.contains("two arguments"), "{why}"),
             other => panic!("expected a refusal, got {other:?}"),

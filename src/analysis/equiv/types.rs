@@ -835,8 +835,14 @@ pub fn entry_points(file: &ParsedFile) -> Vec<Function<'_>> {
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 return false;
             }
+            // Inside another function, but not that function's own name in its header (an
+            // overload, or a method of the same name in another class, is no call).
             funcs.iter().any(|g| {
-                g.node.id() != f.node.id() && (g.node.start_byte()..g.node.end_byte()).contains(&at)
+                let header =
+                    g.simple_name == f.simple_name && g.body.is_some_and(|b| at < b.start_byte());
+                g.node.id() != f.node.id()
+                    && (g.node.start_byte()..g.node.end_byte()).contains(&at)
+                    && !header
             })
         })
     };
