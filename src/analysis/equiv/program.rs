@@ -2146,6 +2146,16 @@ mod tests {
         }
     }
 
+    /// The integers of line `n` of a generated input.
+    fn ints_of_line(g: &str, n: usize) -> Vec<i128> {
+        g.lines()
+            .nth(n)
+            .unwrap()
+            .split_whitespace()
+            .map(|t| t.parse().unwrap())
+            .collect()
+    }
+
     #[test]
     fn some_inputs_repeat_values_the_samples_show_distinct() {
         // Found on CP pairs: `>=` for `>` on prefix maxima, duplicates not removed before
@@ -2167,13 +2177,7 @@ mod tests {
         // A line that is a permutation in every sample stays one.
         let perms = ["4\n3 1 4 2\n".to_string(), "3\n2 3 1\n".to_string()];
         for g in generate_inputs(&perms, 40, 3) {
-            let mut v: Vec<i128> = g
-                .lines()
-                .nth(1)
-                .unwrap()
-                .split_whitespace()
-                .map(|t| t.parse().unwrap())
-                .collect();
+            let mut v = ints_of_line(&g, 1);
             v.sort();
             assert!(
                 v.iter().enumerate().all(|(x, y)| *y == x as i128 + 1),
@@ -2767,13 +2771,7 @@ mod tests {
         // Two permutations: the second holds the first's values but stays a permutation.
         let perms = ["4\n2 4 1 3\n3 1 4 2\n".to_string()];
         for g in generate_inputs(&perms, 20, 8) {
-            let mut second: Vec<i128> = g
-                .lines()
-                .nth(2)
-                .unwrap()
-                .split_whitespace()
-                .map(|t| t.parse().unwrap())
-                .collect();
+            let mut second = ints_of_line(&g, 2);
             second.sort_unstable();
             assert_eq!(second, vec![1, 2, 3, 4], "{g}");
         }
