@@ -1694,13 +1694,20 @@ pub fn check_entries_texts(
         llm_samples: None,
         ..*opts
     };
+    // Keys that two functions of one side share (overloads of one arity): which is whose
+    // counterpart is not guessed.
+    let shared = |keys: &[String]| {
+        let mut seen = std::collections::HashSet::new();
+        keys.iter()
+            .filter(|k| !seen.insert(k.as_str()))
+            .cloned()
+            .collect::<std::collections::HashSet<String>>()
+    };
+    let (shared_a, shared_b) = (shared(&key_a), shared(&key_b));
     for (key, i, j) in &pairs {
-        // Two functions of one side under one key (overloads of one arity): which is whose
-        // counterpart is not guessed.
-        let twice = |keys: &[String]| keys.iter().filter(|k| *k == key).count() > 1;
-        if twice(&key_a) || twice(&key_b) {
+        if shared_a.contains(key) || shared_b.contains(key) {
             missing = true;
-            let side = if twice(&key_a) { "A" } else { "B" };
+            let side = if shared_a.contains(key) { "A" } else { "B" };
             let note = format!(
                 "{key}: several functions of {side} have this name, class and number of \
                  parameters; they are not paired"

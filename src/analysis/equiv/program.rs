@@ -2146,6 +2146,14 @@ mod tests {
         }
     }
 
+    /// The second field of every line after the first (a query's value, a record's amount).
+    fn second_fields(g: &str) -> Vec<&str> {
+        g.lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect()
+    }
+
     /// The integers of line `n` of a generated input.
     fn ints_of_line(g: &str, n: usize) -> Vec<i128> {
         g.lines()
@@ -2188,11 +2196,7 @@ mod tests {
         let q = "5\n1 5\n1 3\n2 4\n1 10\n2 100\n".to_string();
         let gen = generate_inputs(std::slice::from_ref(&q), 80, 3);
         let repeated = gen.iter().any(|g| {
-            let xs: Vec<&str> = g
-                .lines()
-                .skip(1)
-                .filter_map(|l| l.split_whitespace().nth(1))
-                .collect();
+            let xs = second_fields(g);
             let set: BTreeSet<&&str> = xs.iter().collect();
             set.len() < xs.len()
         });
@@ -2302,11 +2306,7 @@ mod tests {
         let gen = generate_inputs(&samples, 60, 7);
         assert!(gen.len() >= 20, "{gen:?}");
         for g in &gen {
-            let years: Vec<&str> = g
-                .lines()
-                .skip(1)
-                .filter_map(|l| l.split_whitespace().nth(1))
-                .collect();
+            let years = second_fields(g);
             let distinct: BTreeSet<&&str> = years.iter().collect();
             assert_eq!(distinct.len(), years.len(), "{g}");
             for l in g.lines().skip(1) {
