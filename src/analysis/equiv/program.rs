@@ -151,6 +151,14 @@ struct Sample {
     /// columns are drawn each from its own range; other runs (rows of a grid, value lists)
     /// draw a line's values from one range.
     records: BTreeSet<usize>,
+    /// Runs of records (by first line) whose first column names a kind of line: three lines or
+    /// more whose first integers take two to four values of `0..=4`, some repeated, the
+    /// largest given by no short line before the run (`1 x` inserts, `2 x` asks; in `n m`
+    /// then `p y` with `p <= n`, `p` indexes). A kind is no index: it keeps its values and is
+    /// not stretched to an earlier count as index columns are ([`int_range`]); and the other
+    /// columns of such a run (the values inserted and asked for) may repeat in an input made
+    /// of ties though the samples show them different ([`keep_distinct_columns`]).
+    kinds: BTreeSet<usize>,
     /// Per run (by first line) and column: the shortest and longest word, in characters.
     run_word_len: BTreeMap<(usize, usize), (usize, usize)>,
     /// Runs (by first line) with a line of other than one word.
@@ -252,8 +260,19 @@ fn parse_sample(text: &str, digit_words: &BTreeSet<(usize, usize)>) -> Sample {
     let mut run_words: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
     let mut run_seen: BTreeMap<(usize, usize), BTreeSet<&str>> = BTreeMap::new();
     let mut run_word_repeats = BTreeSet::new();
+    // Per run: the values of its first column (while they are few and small).
+    let mut first_column: BTreeMap<usize, Option<BTreeSet<i128>>> = BTreeMap::new();
     for (i, line) in lines.iter().enumerate() {
         let start = runs[i].0;
+        let kinds = first_column
+            .entry(start)
+            .or_insert_with(|| Some(BTreeSet::new()));
+        match (line.first(), kinds.as_mut()) {
+            (Some(Field::Int(v @ 0..=4)), Some(set)) => {
+                set.insert(*v);
+            }
+            _ => *kinds = None,
+        }
         if line.iter().filter(|f| matches!(f, Field::Word(_))).count() != 1 {
             run_not_one_word.insert(start);
         }
@@ -300,6 +319,26 @@ fn parse_sample(text: &str, digit_words: &BTreeSet<(usize, usize)>) -> Sample {
         .iter()
         .filter(|&&(start, end)| is_record_run(&lines, &run_ints, start, end))
         .map(|r| r.0)
+        .collect::<BTreeSet<usize>>();
+    let kinds = records
+        .iter()
+        .copied()
+        .filter(|start| {
+            let height = runs[*start].1 - start + 1;
+            let Some(set) = first_column.get(start).and_then(|k| k.as_ref()) else {
+                return false;
+            };
+            // A first column whose largest value a short line before the run gives (`n m`,
+            // then `p y` with `p <= n`) indexes something counted there.
+            let counted = set.last().is_some_and(|top| {
+                lines[..*start]
+                    .iter()
+                    .filter(|l| l.len() <= 3)
+                    .flatten()
+                    .any(|f| matches!(f, Field::Int(v) if *v == *top))
+            });
+            height >= 3 && (2..=4).contains(&set.len()) && set.len() < height && !counted
+        })
         .collect();
     Sample {
         lines,
@@ -309,6 +348,7 @@ fn parse_sample(text: &str, digit_words: &BTreeSet<(usize, usize)>) -> Sample {
         run_chars,
         run_positive,
         records,
+        kinds,
         run_word_len,
         run_not_one_word,
         run_words,
@@ -480,6 +520,46 @@ fn structural(s: &Sample) -> BTreeSet<(usize, usize)> {
             }
         }
     }
+    out.extend(
+        kind_blocks(s)
+            .into_iter()
+            .flat_map(|(a, b)| (a..=b).map(|l| (l, 0))),
+    );
+    out
+}
+
+/// Blocks (first and last line) of lines of several kinds (`1 x` inserts, `2 x` deletes, `3`
+/// asks for the largest): three or more lines after the first whose first integer (of `0..=4`,
+/// some repeated) tells the line's shape, two shapes or more. A kind is no number to draw (`5 5`
+/// is no line of the problem): it stays as the sample writes it, though half the inputs take
+/// the block's lines in another order ([`generate_inputs`]). Linear in the sample.
+fn kind_blocks(s: &Sample) -> Vec<(usize, usize)> {
+    let kind = |l: &[Field]| match l.first() {
+        Some(Field::Int(v @ 0..=4)) => Some(*v),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i < s.lines.len() {
+        if kind(&s.lines[i]).is_none() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < s.lines.len() && kind(&s.lines[i]).is_some() {
+            i += 1;
+        }
+        let mut shape_of: BTreeMap<i128, Vec<u8>> = BTreeMap::new();
+        let consistent = s.lines[start..i].iter().all(|l| {
+            let k = kind(l).unwrap_or_default();
+            let shape = line_shape(l);
+            shape_of.entry(k).or_insert_with(|| shape.clone()) == &shape
+        });
+        let shapes: BTreeSet<&Vec<u8>> = shape_of.values().collect();
+        if consistent && i - start >= 3 && shape_of.len() < i - start && shapes.len() >= 2 {
+            out.push((start, i - 1));
+        }
+    }
     out
 }
 
@@ -511,6 +591,10 @@ struct Observed {
     /// Characters that every grid of every sample holds exactly once (`S` and `G` of a maze),
     /// when the samples show two grids or more ([`unique_chars`]).
     unique_chars: BTreeSet<char>,
+    /// Whether some sample gives a graph that is not connected ([`forest_or_not`]): the
+    /// problem's graphs are general, so a sample tree is a tree by chance and new graphs of
+    /// its node and edge counts need not be trees (`m = n - 1` with a cycle and a lone node).
+    general_graphs: bool,
     /// Lines that some sample writes with integers that are not a permutation of `1..=k`
     /// (`5` where another sample writes `3 1 4 2`): no permutation is kept there.
     not_permutation: BTreeSet<usize>,
@@ -733,7 +817,7 @@ fn int_range(
             lo = lo.min(*a);
             hi = hi.max(*b);
         }
-        if s.run_positive.contains(&start) {
+        if s.run_positive.contains(&start) && !(j == 0 && s.kinds.contains(&start)) {
             let count = counts_before(s, fixed, start).filter(|&v| v >= hi).min();
             if let Some(n) = count {
                 hi = n;
@@ -1208,12 +1292,25 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
                         let key = (run_of(s, i).0, j);
                         let few = narrow
                             .as_ref()
-                            .filter(|_| alphabet.len() >= 3 && !s.run_word_distinct.contains(&key))
+                            .filter(|_| alphabet.len() >= 3)
                             .map(|x| x.of(&alphabet));
-                        let new = match few {
-                            Some(few) => (0..n)
-                                .map(|_| few[below(rng, few.len() as u64) as usize])
-                                .collect(),
+                        // A column whose words must stay different redraws a narrow word
+                        // (up to 32 times) while it repeats one, then draws as usual: `aab`
+                        // and `abb` (one letter set, two multisets) are as much a pair of
+                        // distinct words as `listen` and `abc`.
+                        let distinct = s.run_word_distinct.contains(&key);
+                        let narrow_word = few.and_then(|few| {
+                            (0..if distinct { 32 } else { 1 }).find_map(|_| {
+                                let w: String = (0..n)
+                                    .map(|_| few[below(rng, few.len() as u64) as usize])
+                                    .collect();
+                                let repeats = distinct
+                                    && words_drawn.get(&key).is_some_and(|e| e.all.contains(&w));
+                                (!repeats).then_some(w)
+                            })
+                        });
+                        let new = match narrow_word {
+                            Some(w) => w,
                             None => new_word(s, o, (i, j), key, n, &alphabet, &words_drawn, rng),
                         };
                         words_drawn.entry(key).or_default().add(&new);
@@ -1224,12 +1321,12 @@ fn perturb(s: &Sample, sf: &SampleFacts, o: &Observed, rng: &mut ChaCha8Rng) -> 
         }
         out.push(row);
     }
-    keep_distinct_columns(s, o, fixed, &mut out, rng);
+    keep_distinct_columns(s, o, fixed, ties, &mut out, rng);
     keep_unique_chars(s, sf, o, &mut out, rng);
     for (i, row) in out.iter_mut().enumerate() {
         keep_order(&line_order(s, o, i, fixed), row);
     }
-    keep_graphs(s, fixed, &mut out, rng);
+    keep_graphs(s, fixed, o.general_graphs, &mut out, rng);
     render(&out, s.trailing_newline)
 }
 
@@ -1353,17 +1450,19 @@ fn splice(pool: (&[String], &[String]), n: usize, rng: &mut ChaCha8Rng) -> Strin
 /// A column of a run of three or more same-shaped lines whose sample values are all different
 /// (the years of ABC113 C, ids) stays all different: redrawn where a draw repeats one.
 /// Equal values there are often outside the problem's guarantees, and two right answers may
-/// differ on them.
+/// differ on them. Not in an input made of `ties` for a run whose lines are of several kinds
+/// ([`Sample::kinds`]): asking for a value inserted before is what such queries are for.
 fn keep_distinct_columns(
     s: &Sample,
     o: &Observed,
     fixed: &BTreeSet<(usize, usize)>,
+    ties: bool,
     out: &mut [Vec<String>],
     rng: &mut ChaCha8Rng,
 ) {
     let runs: BTreeSet<(usize, usize)> = s.runs.iter().copied().collect();
     for (start, end) in runs {
-        if end < start + 2 || !s.records.contains(&start) {
+        if end < start + 2 || !s.records.contains(&start) || (ties && s.kinds.contains(&start)) {
             continue;
         }
         for j in 0..s.lines[start].len() {
@@ -1591,8 +1690,18 @@ fn line_order(s: &Sample, o: &Observed, i: usize, fixed: &BTreeSet<(usize, usize
     }
     let asc = ints.windows(2).all(|w| w[0] <= w[1]);
     let desc = ints.windows(2).all(|w| w[0] >= w[1]);
-    let columns = free.iter().map(|f| f.0).collect();
-    match (asc, desc) {
+    let columns: Vec<usize> = free.iter().map(|f| f.0).collect();
+    // A line in order in this sample but not in another sample's line at its place (`7 9 10`
+    // beside `6 6 2` and `1 10 3`) is in order by chance: only the pairs every sample keeps
+    // hold.
+    let everywhere = |up: bool| {
+        o.line_le.get(&(i, line.len())).is_none_or(|le| {
+            columns
+                .windows(2)
+                .all(|w| le.contains(&if up { (w[0], w[1]) } else { (w[1], w[0]) }))
+        })
+    };
+    match (asc && everywhere(true), desc && everywhere(false)) {
         (true, false) => Order::Sorted(columns, false),
         (false, true) => Order::Sorted(columns, true),
         _ => {
@@ -1826,14 +1935,55 @@ fn random_tree(n: i128, ascending: bool, rng: &mut ChaCha8Rng) -> Vec<(i128, i12
     tree
 }
 
+/// `m` distinct edges over `1..=n` without self-loops, drawn at random (`m` at most
+/// `n (n - 1) / 2`; fewer when the draws run out, which the callers' bounds make rare).
+fn random_simple_graph(
+    n: i128,
+    m: usize,
+    ascending: bool,
+    rng: &mut ChaCha8Rng,
+) -> Vec<(i128, i128)> {
+    let mut seen = BTreeSet::new();
+    let mut edges = Vec::with_capacity(m);
+    let mut guard = 0;
+    while edges.len() < m && guard < 64 * (m + 1) && n >= 2 {
+        guard += 1;
+        let a = int_in(rng, 1, n);
+        let b = int_in(rng, 1, n);
+        if a == b || !seen.insert((a.min(b), a.max(b))) {
+            continue;
+        }
+        edges.push(if ascending || below(rng, 2) == 0 {
+            (a.min(b), a.max(b))
+        } else {
+            (a.max(b), a.min(b))
+        });
+    }
+    edges
+}
+
+/// See [`Observed::general_graphs`]: a run of pairs whose edge count and largest node a count
+/// before it give (`5 2`, then `1 2`, `4 5`), a simple graph, not connected.
+fn forest_or_not(s: &Sample, fixed: &BTreeSet<(usize, usize)>) -> bool {
+    pair_runs(s, fixed).into_iter().any(|(start, end)| {
+        let edges: Vec<(i128, i128)> = (start..=end).map(|i| pair_of(&s.lines[i])).collect();
+        let n = n_of(&edges);
+        let counted = counts_before(s, fixed, start).any(|m| m == edges.len() as i128)
+            && counts_before(s, fixed, start).any(|v| v >= n);
+        counted && is_simple(&edges) && !connected(&edges, n)
+    })
+}
+
 /// Graphs stay graphs of the sample's kind. A run of pairs that is a tree over `1..=n` in the
-/// sample (`n - 1` edges joining every node) becomes another random tree over `1..=n`; a run
+/// sample (`n - 1` edges joining every node) becomes another random tree over `1..=n` (or,
+/// when some sample's graph is not connected, a random simple graph of as many edges); a run
 /// without self-loops or repeated pairs gets none (a line that would make one keeps the
 /// sample's pair). Two right answers for trees may differ on a graph with a cycle, which the
 /// problem never gives them.
 fn keep_graphs(
     s: &Sample,
     fixed: &BTreeSet<(usize, usize)>,
+    general_graphs: bool,
     out: &mut [Vec<String>],
     rng: &mut ChaCha8Rng,
 ) {
@@ -1875,8 +2025,12 @@ fn keep_graphs(
             }
         };
         if is_tree(&edges, n) {
-            let tree = random_tree(n, ascending, rng);
-            for (row, (a, b)) in out[start..=end].iter_mut().zip(tree) {
+            let graph = if general_graphs {
+                random_simple_graph(n, edges.len(), ascending, rng)
+            } else {
+                random_tree(n, ascending, rng)
+            };
+            for (row, (a, b)) in out[start..=end].iter_mut().zip(graph) {
                 *row = vec![a.to_string(), b.to_string()];
             }
             continue;
@@ -1928,6 +2082,21 @@ fn keep_graphs(
     }
 }
 
+/// `text` with the lines of each block (first and last line) in a random order.
+fn reorder_blocks(text: &str, blocks: &[(usize, usize)], rng: &mut ChaCha8Rng) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    for &(start, end) in blocks {
+        if end < lines.len() {
+            shuffle(&mut lines[start..=end], rng);
+        }
+    }
+    let mut out = lines.join("\n");
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
 /// `count` inputs of the samples' shape (none when there are no samples), without duplicates
 /// of each other or of the samples.
 pub fn generate_inputs(samples: &[String], count: usize, seed: u64) -> Vec<String> {
@@ -1942,6 +2111,11 @@ pub fn generate_inputs(samples: &[String], count: usize, seed: u64) -> Vec<Strin
     let facts: Vec<SampleFacts> = parsed.iter().map(SampleFacts::of).collect();
     let mut o = observe(&parsed);
     o.unique_chars = unique_chars(&facts);
+    o.general_graphs = parsed
+        .iter()
+        .zip(&facts)
+        .any(|(s, f)| forest_or_not(s, &f.fixed));
+    let blocks: Vec<Vec<(usize, usize)>> = parsed.iter().map(kind_blocks).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen: BTreeSet<String> = samples.iter().cloned().collect();
     let mut out = Vec::new();
@@ -1949,7 +2123,18 @@ pub fn generate_inputs(samples: &[String], count: usize, seed: u64) -> Vec<Strin
     while out.len() < count && attempts < count * 20 {
         let k = attempts % parsed.len();
         attempts += 1;
-        let x = perturb(&parsed[k], &facts[k], &o, &mut rng);
+        // Half the inputs of a sample with lines of several kinds take them in another order
+        // (a query at an even size, a deletion before the next insertion): the sample's own
+        // order is one of many the problem allows. The reordered sample is read afresh, in
+        // time linear in it, as the sample itself was.
+        let x = if !blocks[k].is_empty() && below(&mut rng, 2) == 0 {
+            let text = reorder_blocks(&samples[k], &blocks[k], &mut rng);
+            let s = parse_sample(&text, &digit_words);
+            let f = SampleFacts::of(&s);
+            perturb(&s, &f, &o, &mut rng)
+        } else {
+            perturb(&parsed[k], &facts[k], &o, &mut rng)
+        };
         if seen.insert(x.clone()) {
             out.push(x);
         }
@@ -2201,6 +2386,192 @@ mod tests {
             set.len() < xs.len()
         });
         assert!(repeated, "{gen:?}");
+    }
+
+    #[test]
+    fn a_query_kind_keeps_its_values_and_some_query_asks_for_an_inserted_value() {
+        // `1 x` inserts, `2 x` counts the values `<= x`: the kind column is no index to
+        // stretch up to the count 5 (kinds 3, 4, 5 are outside the problem), and a count of
+        // `< x` for `<= x` shows only when a query asks for a value inserted before it.
+        let q = "5\n1 5\n1 3\n2 4\n1 10\n2 100\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&q), 120, 7);
+        assert!(gen.len() >= 100);
+        let mut asks_inserted = 0;
+        for g in &gen {
+            let mut inserted = BTreeSet::new();
+            for l in g.lines().skip(1) {
+                let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                assert!(v[0] == 1 || v[0] == 2, "{g}");
+                if v[0] == 1 {
+                    inserted.insert(v[1]);
+                } else if inserted.contains(&v[1]) {
+                    asks_inserted += 1;
+                }
+            }
+        }
+        assert!(asks_inserted >= 5, "{asks_inserted}");
+        // Queries `l r` whose first column holds three different values stay indices.
+        let lr = "6 3\n1 2 3 4 5 6\n1 3\n2 4\n4 4\n".to_string();
+        let top = generate_inputs(std::slice::from_ref(&lr), 60, 4)
+            .iter()
+            .flat_map(|g| {
+                g.lines()
+                    .skip(2)
+                    .map(|l| ints_of_line(l, 0)[0])
+                    .collect::<Vec<_>>()
+            })
+            .max();
+        assert!(top > Some(4), "{top:?}");
+    }
+
+    #[test]
+    fn distinct_words_are_sometimes_written_with_two_letters_and_stay_distinct() {
+        // Anagram checks: `aab abb` (one set of letters, two multisets) tells a comparison
+        // of letter sets from one of letter counts; the samples' words are all different
+        // (so new words stay different) and are never written with so few letters.
+        let sample = "3\nlisten silent\nabc abd\nab ba\n".to_string();
+        let gen = generate_inputs(std::slice::from_ref(&sample), 200, 11);
+        let mut same_letters = 0;
+        for g in &gen {
+            let rows: Vec<Vec<&str>> = g
+                .lines()
+                .skip(1)
+                .map(|l| l.split_whitespace().collect())
+                .collect();
+            let firsts: BTreeSet<&str> = rows.iter().map(|r| r[0]).collect();
+            assert_eq!(firsts.len(), rows.len(), "{g}");
+            same_letters += rows
+                .iter()
+                .filter(|r| {
+                    let set = |w: &str| w.chars().collect::<BTreeSet<char>>();
+                    let mut a: Vec<char> = r[0].chars().collect();
+                    let mut b: Vec<char> = r[1].chars().collect();
+                    a.sort_unstable();
+                    b.sort_unstable();
+                    set(r[0]) == set(r[1]) && a != b
+                })
+                .count();
+        }
+        assert!(same_letters >= 1, "{gen:?}");
+    }
+
+    #[test]
+    fn lines_of_several_kinds_keep_their_kinds_in_some_order() {
+        // `1 x` inserts, `2 x` deletes, `3` asks for the largest: a kind drawn as a number
+        // (`5 5`) is outside the problem, and two right answers differ on it.
+        let samples = [
+            "6\n1 5\n1 3\n3\n2 5\n3\n1 7\n".to_string(),
+            "5\n3\n1 2\n1 2\n2 2\n3\n".to_string(),
+        ];
+        let kinds = |g: &str| -> Vec<String> {
+            g.lines()
+                .skip(1)
+                .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+                .collect()
+        };
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        let gen = generate_inputs(&samples, 60, 5);
+        assert!(gen.len() >= 30, "{gen:?}");
+        let mut reordered = 0;
+        for g in &gen {
+            let k = kinds(g);
+            assert!(
+                sorted(k.clone()) == sorted(kinds(&samples[0]))
+                    || sorted(k.clone()) == sorted(kinds(&samples[1])),
+                "{g}"
+            );
+            reordered += usize::from(k != kinds(&samples[0]) && k != kinds(&samples[1]));
+            for l in g.lines().skip(1) {
+                let width = l.split_whitespace().count();
+                assert_eq!(width, if l.starts_with('3') { 1 } else { 2 }, "{g}");
+            }
+        }
+        assert!(reordered >= 10, "{reordered}");
+        // The median after an even number of insertions: the samples ask only after odd ones.
+        let median = [
+            "5\n1 5\n2\n1 1\n1 9\n2\n".to_string(),
+            "4\n1 3\n1 8\n1 2\n2\n".to_string(),
+        ];
+        let even = generate_inputs(&median, 60, 5).iter().any(|g| {
+            let mut size = 0;
+            g.lines().skip(1).any(|l| {
+                size += usize::from(l.starts_with('1'));
+                l == "2" && size % 2 == 0 && size > 0
+            })
+        });
+        assert!(even);
+        let kinds_of = |text: &str| kind_blocks(&parse_sample(text, &BTreeSet::new()));
+        assert_eq!(kinds_of(&samples[1]), vec![(1, 5)]);
+        // Counted lists of small numbers (one count, two shapes) and a grid of digits (one
+        // shape) are no kinds.
+        assert!(kinds_of("3\n2\n1 2\n3\n1 1 2\n2\n2 1\n").is_empty());
+        assert!(kinds_of("3 3\n1 0 1\n0 0 1\n1 1 0\n").is_empty());
+    }
+
+    #[test]
+    fn a_line_in_order_by_chance_in_one_sample_keeps_only_the_order_every_sample_shows() {
+        // `a b k` with `a <= b`: `6 6 2` is descending and `7 9 10` ascending by chance.
+        let samples = [
+            "1 10 3\n".to_string(),
+            "6 6 2\n".to_string(),
+            "7 9 10\n".to_string(),
+        ];
+        let gen = generate_inputs(&samples, 90, 2);
+        assert!(gen.len() >= 60, "{gen:?}");
+        let mut b_above_k = false;
+        let mut b_below_k = false;
+        for g in &gen {
+            let v = ints_of_line(g, 0);
+            assert!(v[0] <= v[1], "{g}");
+            b_above_k |= v[1] > v[2];
+            b_below_k |= v[1] < v[2];
+        }
+        assert!(b_above_k && b_below_k);
+    }
+
+    #[test]
+    fn a_sample_tree_need_not_stay_a_tree_when_another_sample_graph_is_not_connected() {
+        // Is the graph a tree? `m == n - 1` alone is wrong on a triangle plus a lone node;
+        // the samples give a tree, a triangle and a disconnected forest.
+        let samples = [
+            "4 3\n1 2\n1 3\n3 4\n".to_string(),
+            "3 3\n1 2\n2 3\n1 3\n".to_string(),
+            "5 2\n1 2\n4 5\n".to_string(),
+        ];
+        let edges = |g: &str| -> Vec<(i128, i128)> {
+            g.lines()
+                .skip(1)
+                .map(|l| {
+                    let v: Vec<i128> = l.split_whitespace().map(|t| t.parse().unwrap()).collect();
+                    (v[0], v[1])
+                })
+                .collect()
+        };
+        let gen = generate_inputs(&samples, 90, 8);
+        let mut cyclic_n_minus_one = 0;
+        for g in gen.iter().filter(|g| g.starts_with("4 3\n")) {
+            let e = edges(g);
+            assert!(is_simple(&e), "{g}");
+            assert!(e
+                .iter()
+                .all(|&(a, b)| (1..=4).contains(&a) && (1..=4).contains(&b)));
+            cyclic_n_minus_one += usize::from(!is_tree(&e, 4));
+        }
+        assert!(cyclic_n_minus_one >= 1, "{gen:?}");
+        // Samples that are all trees or connected keep giving trees.
+        let trees = [
+            "4 3\n1 2\n1 3\n3 4\n".to_string(),
+            "3 3\n1 2\n2 3\n1 3\n".to_string(),
+        ];
+        for g in generate_inputs(&trees, 40, 8)
+            .iter()
+            .filter(|g| g.starts_with("4 3\n"))
+        {
+            assert!(is_tree(&edges(g), 4), "{g}");
+        }
     }
 
     #[test]
