@@ -32,7 +32,7 @@ use crate::analysis::equiv::normal::{prove_program_equivalent, prove_versions_eq
 use crate::analysis::equiv::slice::{java_missing_type_stubs, java_reachable};
 use crate::analysis::equiv::smt::{self, Bounds, Symbolic};
 use crate::analysis::equiv::types::{
-    common_domain, global_inputs, select_function, signature, Dom, Signature,
+    common_domain, global_inputs, select_function, signature, Dom, Signature, Ty,
 };
 use crate::analysis::equiv::value::{compare, Cmp, Outcome, Sides, Value};
 use crate::analysis::equiv::Verdict;
@@ -399,6 +399,69 @@ fn add_null_references(doms: &[Dom], inputs: &mut Vec<Vec<Value>>) {
     inputs.splice(at..at, extra);
 }
 
+/// Whether two Python sides differ when their integer parameters are given bools (a subtype
+/// of `int` that the symbolic integers do not model): every integer parameter `True`, every
+/// one `False`, and each alone `True` in the first input. A difference voids a bounded claim;
+/// it is no counterexample (the code was written for integers).
+fn differs_on_bools(
+    a: &Side,
+    b: &Side,
+    doms: &[Dom],
+    inputs: &[Vec<Value>],
+    limits: Limits,
+    sides: Sides<'_>,
+) -> bool {
+    if a.language != Language::Python || b.language != Language::Python {
+        return false;
+    }
+    let ints: Vec<usize> = (0..doms.len())
+        .filter(|&i| matches!(doms[i], Dom::Int { .. }))
+        .collect();
+    let Some(first) = inputs.first().filter(|_| !ints.is_empty()) else {
+        return false;
+    };
+    let with = |slots: &[usize], v: bool| {
+        let mut t = first.clone();
+        for &i in slots {
+            if let Some(x) = t.get_mut(i) {
+                *x = Value::Bool(v);
+            }
+        }
+        t
+    };
+    let mut probes = vec![with(&ints, true), with(&ints, false)];
+    if ints.len() > 1 {
+        probes.extend(ints.iter().map(|&i| with(&[i], true)));
+    }
+    // The harness writes a bool for an `int` parameter as `1`: declared `bool` there, it
+    // writes `True`.
+    let boolish = |side: &Side| {
+        let mut sig = side.sig.clone();
+        for &i in &ints {
+            if let Some(p) = sig.params.get_mut(i) {
+                p.ty = Ty::Bool;
+            }
+        }
+        Side {
+            path: side.path.clone(),
+            text: side.text.clone(),
+            language: side.language,
+            sig,
+            function_text: side.function_text.clone(),
+        }
+    };
+    match (
+        run_side(&boolish(a), &probes, limits),
+        run_side(&boolish(b), &probes, limits),
+    ) {
+        (Ok(x), Ok(y)) => x
+            .iter()
+            .zip(&y)
+            .any(|(p, q)| compare(p, q, sides) == Cmp::Differ),
+        _ => false,
+    }
+}
+
 pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
     let mut notes = Vec::new();
     let doms = match common_domain(&a.sig, &b.sig) {
@@ -648,6 +711,12 @@ pub fn differential(a: &Side, b: &Side, opts: DiffOptions) -> Deterministic {
         ));
     }
     match symbolic {
+        Symbolic::Bounded(..)
+            if trials > 0 && differs_on_bools(a, b, &doms, &inputs, opts.limits, sides) =>
+        {
+            notes.push("a bool argument where an int is declared (Python's bool is an int) gives different results on the two sides (`True + 0` is `1`, not `True`); no bounded verdict".into());
+            Deterministic::no_difference(trials, notes)
+        }
         Symbolic::Bounded(bounds, complete) if trials > 0 => {
             notes.push(bounded_note(bounds, complete));
             Deterministic {

@@ -881,8 +881,21 @@ impl<'a> Lower<'a> {
         let ty_node = n.child_by_field_name(field::TYPE).ok_or("declaration")?;
         let base = self.text(ty_node);
         let text = self.text(n);
-        if text.contains("static ") {
-            return Err("static local variable".into());
+        // Storage that outlives the call (`static`, `thread_local`, `_Thread_local`,
+        // `__thread`) or names a global (`extern`): no local of one call.
+        let mut sc = n.walk();
+        let lasting = n.children(&mut sc).any(|c| {
+            c.kind() == kind::STORAGE_CLASS_SPECIFIER
+                && matches!(
+                    self.text(c),
+                    "static" | "thread_local" | "_Thread_local" | "__thread" | "extern"
+                )
+        });
+        let word = text
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|w| matches!(w, "static" | "thread_local" | "_Thread_local" | "__thread"));
+        if lasting || word {
+            return Err("static, thread-local or extern local variable".into());
         }
         let mut cur = n.walk();
         let decls: Vec<Node> = n

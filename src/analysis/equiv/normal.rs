@@ -299,6 +299,38 @@ fn interpolates(node: Node<'_>) -> bool {
     false
 }
 
+/// The text of `node` that none of its children covers, where it has meaning: inside a string
+/// that interpolates (the literal text of an f-string's format spec, `{x:4}`, and of a string
+/// part with escapes, is no child of the grammar's), any gap; elsewhere, a gap that is not
+/// whitespace. Each piece with the number of children before it and its first byte.
+fn uncovered(
+    file: &ParsedFile,
+    node: Node<'_>,
+    kids: &[(Node<'_>, Option<&'static str>)],
+) -> Vec<(usize, String, usize)> {
+    let stringish = is_leaf_kind(node.kind())
+        || matches!(node.kind(), kind::FORMAT_SPECIFIER | kind::INTERPOLATION);
+    let text = file.node_text(node);
+    let base = node.start_byte();
+    let mut out = Vec::new();
+    let mut at = base;
+    let piece = |from: usize, to: usize, count: usize, out: &mut Vec<_>| {
+        if to > from {
+            if let Some(gap) = text.get(from - base..to - base) {
+                if stringish || !gap.trim().is_empty() {
+                    out.push((count, gap.to_string(), from));
+                }
+            }
+        }
+    };
+    for (n, (k, _)) in kids.iter().enumerate() {
+        piece(at, k.start_byte().max(at), n, &mut out);
+        at = at.max(k.end_byte());
+    }
+    piece(at, node.end_byte().max(at), kids.len(), &mut out);
+    out
+}
+
 /// Builds the owned tree iteratively, with depth and size limits.
 fn build(
     file: &ParsedFile,
@@ -382,6 +414,15 @@ fn build(
                         break;
                     }
                 }
+            }
+            for (at, gap, start) in uncovered(file, node, &kids) {
+                arena.push(A {
+                    kind: "$text".into(),
+                    field: None,
+                    text: Some(format!("@{at}:{gap:?}")),
+                    parent: Some(idx),
+                    start,
+                });
             }
             for (k, f) in kids.into_iter().rev() {
                 stack.push((k, Some(idx), f, depth + 1));
@@ -485,7 +526,12 @@ impl Scopes {
                     .as_deref()
                     .filter(|t| !hz.shadows(t))
                     .map(|t| {
-                        matches!(parse_type(lang, t), Ty::Int { bits, .. } if bits >= 32)
+                        // A Java `Integer` or `Long` may be null and unboxes in arithmetic: no
+                        // integer of these rules.
+                        let boxed = lang == Language::Java
+                            && t.trim().starts_with(|c: char| c.is_uppercase());
+                        (!boxed
+                            && matches!(parse_type(lang, t), Ty::Int { bits, .. } if bits >= 32))
                             || (lang == Language::Python && clean_type(t) == "int")
                     })
                     .unwrap_or(false);
@@ -1023,6 +1069,22 @@ fn may_trap(t: &T, lang: Language) -> bool {
     t.kids.iter().any(|k| may_trap(k, lang))
 }
 
+/// The name `t` is, through any parentheses.
+fn bare_name(t: &T) -> Option<&str> {
+    let mut t = t;
+    for _ in 0..64 {
+        if t.kind != kind::PARENTHESIZED_EXPRESSION {
+            return ident(t);
+        }
+        let mut named = t.named_kids().filter(|k| k.kind != "$text");
+        match (named.next(), named.next()) {
+            (Some(inner), None) => t = inner,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Bottom-up algebraic simplification; `stmt` marks a discarded-value position.
 fn simplify(t: &mut T, ctx: &Ctx, stmt: bool) {
     let kind = t.kind.clone();
@@ -1087,7 +1149,14 @@ fn simplify(t: &mut T, ctx: &Ctx, stmt: bool) {
             let unit = if op == "+" { 0 } else { 1 };
             let keep_l = int_literal(r, ctx.lang) == Some(unit);
             let keep_r = !keep_l && int_literal(l, ctx.lang) == Some(unit);
-            if keep_l || keep_r {
+            // `x + 0` is no `x` in Python or C++ when `x` is a name: the sum is a new value
+            // (Python's `True + 0` is `1`, an `int` subclass's `__add__` runs) and no lvalue (a
+            // C++ reference or `decltype` binds to a temporary). An operand that is itself
+            // arithmetic already is such a value; a Java or C integer name (32 bits or more,
+            // not boxed: see `Scopes::int_typed`) is its own sum with zero.
+            let kept_is_name = bare_name(if keep_l { l } else { r }).is_some()
+                && matches!(ctx.lang, Language::Python | Language::Cpp);
+            if (keep_l || keep_r) && !kept_is_name {
                 let mut kept = if keep_l { l.clone() } else { r.clone() };
                 kept.field = field;
                 *t = kept;
@@ -2712,6 +2781,62 @@ mod tests {
         );
         let d = "int f(int n) { int s = 0; for (int i = 0; i < n; ++i) s += i; return s; }";
         assert!(same(Language::C, a, d));
+    }
+
+    #[test]
+    fn format_specs_and_sums_with_zero_that_change_the_value_get_no_proof() {
+        // The literal text of an f-string's format spec is no child of the grammar's.
+        for (x, y) in [
+            ("4", "9"),
+            ("x", "o"),
+            (">4", "<4"),
+            (".2f", ".3f"),
+            ("4", " 4"),
+        ] {
+            let a = format!("def f(x):\n    return f\"{{x:{x}}}\"\n");
+            let b = format!("def f(x):\n    return f\"{{x:{y}}}\"\n");
+            assert!(!same(Language::Python, &a, &b), "{a} {b}");
+        }
+        // A string part with escapes keeps its text around them.
+        assert!(!same(
+            Language::Python,
+            "def f(x):\n    return f\"ab\\n{x}\"\n",
+            "def f(x):\n    return f\"cd\\n{x}\"\n"
+        ));
+        // Equal specs, renamed locals: still proved.
+        assert!(same(
+            Language::Python,
+            "def f(x):\n    y = x\n    return f\"{y:>4}\"\n",
+            "def f(x):\n    z = x\n    return f\"{z:>4}\"\n"
+        ));
+        // `True + 0` is `1`; a boxed `Integer` unboxes (and `==` compares values, not
+        // references); a C++ reference binds to the temporary `y + 0`.
+        assert!(!same(
+            Language::Python,
+            "def f(x: int):\n    return x + 0\n",
+            "def f(x: int):\n    return x\n"
+        ));
+        assert!(!same(
+            Language::Java,
+            "class A { static boolean f(Integer a, Integer b) { return a + 0 == b + 0; } }",
+            "class A { static boolean f(Integer a, Integer b) { return a == b; } }"
+        ));
+        assert!(!same(
+            Language::Cpp,
+            "int f(int y) { const int &r = y + 0; y = 7; return r; }",
+            "int f(int y) { const int &r = y; y = 7; return r; }"
+        ));
+        // A C or Java `int` is its own sum with zero; so is an arithmetic operand.
+        assert!(same(
+            Language::C,
+            "int f(int x) { return x + 0; }",
+            "int f(int x) { return x; }"
+        ));
+        assert!(same(
+            Language::Python,
+            "def f(x: int, y: int):\n    return (x * y) + 0\n",
+            "def f(x: int, y: int):\n    return x * y\n"
+        ));
     }
 
     #[test]

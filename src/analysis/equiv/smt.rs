@@ -31,7 +31,8 @@ use super::lower::{lower_function, Ex, LFunc, Op, Place, Program, STy, Sem, St};
 use super::types::{Charset, Dom, Role, Signature};
 use super::value::Value;
 use crate::syntax::functions::Function;
-use crate::syntax::ParsedFile;
+use crate::syntax::lang::{field, kind};
+use crate::syntax::{Language, ParsedFile};
 use std::collections::BTreeMap;
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::{Params, SatResult, Solver};
@@ -87,6 +88,13 @@ pub fn check(
     globals: &[(String, Dom)],
     bounds: Bounds,
 ) -> Symbolic {
+    if runs_before_main(a.0) || runs_before_main(b.0) {
+        return Symbolic::Unknown(
+            "no bounded claim: a file runs code before `main` (a constructor function or a \
+             global object's initialisation), which may set the state the function reads"
+                .into(),
+        );
+    }
     // The harness reports every global after the call: a global that differs between the files
     // (even one no function touches) differs there, which the check would not see.
     if a.0.language == b.0.language
@@ -94,6 +102,20 @@ pub fn check(
         && !(a.2.globals.is_empty() || b.2.globals.is_empty())
     {
         return Symbolic::Unknown("the two files declare different global variables".into());
+    }
+    if boxed_parameter(a.0, a.1) || boxed_parameter(b.0, b.1) {
+        return Symbolic::Unknown(
+            "no bounded claim: a Java parameter of a boxed type (`Integer`, `Long`, ...) may be \
+             null, which the check's integers never are"
+                .into(),
+        );
+    }
+    if a.0.language == b.0.language && caller_view(a.0, a.1) != caller_view(b.0, b.1) {
+        return Symbolic::Unknown(
+            "no bounded claim: the parameter lists differ in what callers see besides the types \
+             (Python names, `/` and `*`, default values; C++ default arguments)"
+                .into(),
+        );
     }
     let pa = match lower_function(a.0, a.1, a.2) {
         Ok(p) => p,
@@ -118,6 +140,138 @@ pub fn check(
         Ok(o) => o,
         Err(e) => Symbolic::Unknown(e),
     }
+}
+
+/// Whether a C or C++ file runs code of its own before `main`: a function marked as a
+/// constructor (`__attribute__((constructor))`, `[[gnu::constructor]]`), or in C++ a
+/// namespace-scope variable of a type that is not a built-in one (its constructor runs) or
+/// whose initialiser calls a function.
+fn runs_before_main(file: &ParsedFile) -> bool {
+    if !matches!(file.language, Language::C | Language::Cpp) {
+        return false;
+    }
+    let text = file.text.as_str();
+    if text.contains("constructor") && (text.contains("__attribute__") || text.contains("[[")) {
+        return true;
+    }
+    if file.language != Language::Cpp {
+        return false;
+    }
+    let root = file.tree.root_node();
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if n.kind() == kind::DECLARATION {
+            let mut c = n.walk();
+            let declarators: Vec<_> = n
+                .children_by_field_name(field::DECLARATOR, &mut c)
+                .collect();
+            if declarators
+                .iter()
+                .all(|d| d.kind() == kind::FUNCTION_DECLARATOR)
+            {
+                continue;
+            }
+            let builtin = n.child_by_field_name(field::TYPE).is_some_and(|t| {
+                matches!(t.kind(), kind::PRIMITIVE_TYPE | kind::SIZED_TYPE_SPECIFIER)
+            });
+            let calls = declarators.iter().any(|d| {
+                d.kind() == kind::INIT_DECLARATOR
+                    && d.child_by_field_name(field::VALUE)
+                        .is_some_and(|v| contains_call(v, 0))
+            });
+            if !builtin || calls {
+                return true;
+            }
+            continue;
+        }
+        // Namespaces and `extern "C"` blocks hold namespace-scope declarations too; function
+        // bodies and classes do not.
+        if depth < 8 && crate::syntax::lang::holds_file_scope(n.kind()) {
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c).map(|k| (k, depth + 1)));
+        }
+    }
+    false
+}
+
+fn contains_call(n: tree_sitter::Node<'_>, depth: usize) -> bool {
+    if n.kind() == kind::CALL_EXPRESSION {
+        return true;
+    }
+    let mut c = n.walk();
+    depth < 32
+        && n.named_children(&mut c)
+            .any(|k| contains_call(k, depth + 1))
+}
+
+/// Whether a Java function takes a parameter of a boxed primitive type.
+fn boxed_parameter(file: &ParsedFile, func: &Function<'_>) -> bool {
+    if file.language != Language::Java {
+        return false;
+    }
+    let Some(params) = func.node.child_by_field_name(field::PARAMETERS) else {
+        return false;
+    };
+    let mut c = params.walk();
+    let boxed = |p: tree_sitter::Node<'_>| {
+        p.child_by_field_name(field::TYPE).is_some_and(|t| {
+            let ty = file.node_text(t).trim();
+            let ty = ty.strip_prefix("java.lang.").unwrap_or(ty);
+            matches!(
+                ty,
+                "Integer"
+                    | "Long"
+                    | "Short"
+                    | "Byte"
+                    | "Character"
+                    | "Boolean"
+                    | "Double"
+                    | "Float"
+            )
+        })
+    };
+    let any = params.named_children(&mut c).any(boxed);
+    any
+}
+
+/// What callers see of a parameter list beyond the types, whitespace aside: in Python each
+/// parameter as written (a keyword caller names it, a caller that leaves it out gets its
+/// default; `/` and `*` say which calls are allowed), in C++ each default argument.
+fn caller_view(file: &ParsedFile, func: &Function<'_>) -> Vec<String> {
+    let params = match file.language {
+        Language::Python => func.node.child_by_field_name(field::PARAMETERS),
+        Language::Cpp => {
+            let mut d = func.node.child_by_field_name(field::DECLARATOR);
+            let mut found = None;
+            for _ in 0..64 {
+                let Some(n) = d else { break };
+                if n.kind() == kind::FUNCTION_DECLARATOR {
+                    found = n.child_by_field_name(field::PARAMETERS);
+                    break;
+                }
+                d = n.child_by_field_name(field::DECLARATOR);
+            }
+            found
+        }
+        _ => None,
+    };
+    let Some(params) = params else {
+        return Vec::new();
+    };
+    let mut c = params.walk();
+    params
+        .named_children(&mut c)
+        .filter(|p| !p.kind().contains(kind::COMMENT))
+        .map(|p| {
+            let text = match file.language {
+                Language::Python => file.node_text(p),
+                _ => p
+                    .child_by_field_name(field::DEFAULT_VALUE)
+                    .map_or("", |d| file.node_text(d)),
+            };
+            text.split_whitespace().collect::<String>()
+        })
+        .collect()
 }
 
 /// [`check`] on lowered programs. Loops are unrolled `bounds.unroll` times first; while no
@@ -2167,6 +2321,61 @@ mod tests {
         let a = "def f(x: int, y: int, z: int):\n    return (x + y) + z\n";
         let b = "def f(x: int, y: int, z: int):\n    return x + (y + z)\n";
         assert!(bounded(run(Language::Python, a, b, "f")));
+    }
+
+    #[test]
+    fn what_callers_see_besides_types_and_code_before_main_void_a_bounded_claim() {
+        // A default value, a keyword caller's names, `/`: each is seen by some call.
+        for (a, b) in [
+            (
+                "def f(x: int, a: int = 1):\n    return x - a\n",
+                "def f(x: int, a: int = 2):\n    return x - a\n",
+            ),
+            (
+                "def f(*, a: int, b: int):\n    return a - b\n",
+                "def f(*, b: int, a: int):\n    return b - a\n",
+            ),
+            (
+                "def f(a: int, /):\n    return a\n",
+                "def f(a: int):\n    return a\n",
+            ),
+        ] {
+            let why = refused(run(Language::Python, a, b, "f"));
+            assert!(why.contains("parameter lists differ"), "{why}");
+        }
+        let a = "int f(int x, int y = 1) { return x - y; }";
+        let b = "int f(int x, int y = 2) { return x - y; }";
+        let why = refused(run(Language::Cpp, a, b, "f"));
+        assert!(why.contains("parameter lists differ"), "{why}");
+        // Whitespace is no difference.
+        let a = "def f(x: int, a: int = 1):\n    return x - a\n";
+        let b = "def f(x: int, a: int=1):\n    return x - a\n";
+        assert!(bounded(run(Language::Python, a, b, "f")));
+        // A constructor function or a global object's constructor sets `g` before `main`.
+        let b = "int g = 1;\nint f(int x) { return g + x; }\n";
+        for a in [
+            "int g = 1;\n__attribute__((constructor)) static void init(void) { g = 5; }\nint f(int x) { return g + x; }\n",
+            "int g = 1;\n[[gnu::constructor]] static void init(void) { g = 5; }\nint f(int x) { return g + x; }\n",
+        ] {
+            let why = refused(run(Language::Cpp, a, b, "f"));
+            assert!(why.contains("before `main`"), "{why}");
+        }
+        let a = "int g = 1;\nstruct S { S() { g = 5; } } s;\nint f(int x) { return g + x; }\n";
+        let why = refused(run(Language::Cpp, a, b, "f"));
+        assert!(why.contains("before `main`"), "{why}");
+        let a = "int g = 1;\nint h() { g = 5; return 0; }\nint k = h();\nint f(int x) { return g + x; }\n";
+        let why = refused(run(Language::Cpp, a, b, "f"));
+        assert!(why.contains("before `main`"), "{why}");
+        // A boxed Java parameter may be null: `a + 0` throws where `a` does not.
+        let a = "class A { static Integer f(Integer a) { return a + 0; } }";
+        let b = "class A { static Integer f(Integer a) { return a; } }";
+        let why = refused(run(Language::Java, a, b, "f"));
+        assert!(why.contains("boxed"), "{why}");
+        // A `thread_local` local keeps its value between calls, like a `static` one.
+        let a = "int f(int x) { thread_local int c = 0; c += 1; return c + x; }";
+        let b = "int f(int x) { int c = 0; c += 1; return c + x; }";
+        let why = refused(run(Language::Cpp, a, b, "f"));
+        assert!(why.contains("thread-local"), "{why}");
     }
 
     #[test]

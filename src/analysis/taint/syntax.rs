@@ -1312,14 +1312,7 @@ pub(super) fn c_file_scope_variables(file: &ParsedFile, out: &mut BTreeSet<Strin
                     }
                 }
             }
-            kind::TRANSLATION_UNIT
-            | kind::NAMESPACE_DEFINITION
-            | kind::DECLARATION_LIST
-            | kind::LINKAGE_SPECIFICATION
-            | kind::PREPROC_IF
-            | kind::PREPROC_IFDEF
-            | kind::PREPROC_ELSE
-            | kind::PREPROC_ELIF => stack.extend(named_children(n)),
+            k if crate::syntax::lang::holds_file_scope(k) => stack.extend(named_children(n)),
             _ => {}
         }
     }

@@ -302,6 +302,22 @@ impl LangSpec {
 }
 
 /// The spec of a language.
+/// C/C++ nodes whose children are file-scope (namespace-scope) declarations: the file, a
+/// namespace, an `extern "C"` block, a preprocessor conditional.
+pub fn holds_file_scope(kind: &str) -> bool {
+    matches!(
+        kind,
+        kind::TRANSLATION_UNIT
+            | kind::NAMESPACE_DEFINITION
+            | kind::DECLARATION_LIST
+            | kind::LINKAGE_SPECIFICATION
+            | kind::PREPROC_IF
+            | kind::PREPROC_IFDEF
+            | kind::PREPROC_ELSE
+            | kind::PREPROC_ELIF
+    )
+}
+
 pub fn spec(lang: Language) -> &'static LangSpec {
     match lang {
         Language::Python => &python::SPEC,
