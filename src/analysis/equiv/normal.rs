@@ -299,6 +299,9 @@ fn interpolates(node: Node<'_>) -> bool {
     false
 }
 
+/// The kind of a piece of text no child of the grammar's covers ([`uncovered`]).
+const GAP: &str = "$text";
+
 /// The text of `node` that none of its children covers, where it has meaning: inside a string
 /// that interpolates (the literal text of an f-string's format spec, `{x:4}`, and of a string
 /// part with escapes, is no child of the grammar's), any gap; elsewhere, a gap that is not
@@ -417,7 +420,7 @@ fn build(
             }
             for (at, gap, start) in uncovered(file, node, &kids) {
                 arena.push(A {
-                    kind: "$text".into(),
+                    kind: GAP.into(),
                     field: None,
                     text: Some(format!("@{at}:{gap:?}")),
                     parent: Some(idx),
@@ -1076,7 +1079,7 @@ fn bare_name(t: &T) -> Option<&str> {
         if t.kind != kind::PARENTHESIZED_EXPRESSION {
             return ident(t);
         }
-        let mut named = t.named_kids().filter(|k| k.kind != "$text");
+        let mut named = t.named_kids().filter(|k| k.kind != GAP);
         match (named.next(), named.next()) {
             (Some(inner), None) => t = inner,
             _ => return None,
